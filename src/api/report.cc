@@ -1,0 +1,156 @@
+#include "api/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace onnxtrim {
+
+namespace {
+void count_graph(const ir::Graph& g, ModelStats& s, bool top) {
+  g.for_each_node([&](const ir::Node* n) {
+    ++s.nodes;
+    if (top) ++s.top_level_nodes;
+    std::string key = n->is_default_domain() ? n->op_type : n->domain + "." + n->op_type;
+    ++s.op_histogram[key];
+    for (const ir::Graph* sg : n->subgraphs()) count_graph(*sg, s, false);
+  });
+  for (const ir::Value* v : g.initializers()) {
+    ++s.initializers;
+    s.initializer_bytes += static_cast<int64_t>(v->initializer()->byte_size());
+    for (const auto& str : v->initializer()->strings()) s.initializer_bytes += static_cast<int64_t>(str.size());
+  }
+}
+}  // namespace
+
+ModelStats compute_stats(const ir::Model& m) {
+  ModelStats s;
+  count_graph(*m.graph, s, true);
+  return s;
+}
+
+std::string human_bytes(int64_t n) {
+  if (n < 0) return "-";
+  char buf[64];
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(n));
+  else std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += static_cast<char>(c);
+        }
+    }
+  }
+  return o;
+}
+
+std::string Report::to_text() const {
+  std::ostringstream os;
+  char line[256];
+  std::set<std::string> ops;
+  for (const auto& [k, v] : before.op_histogram) ops.insert(k);
+  for (const auto& [k, v] : after.op_histogram) ops.insert(k);
+  size_t w = 10;
+  for (const auto& k : ops) w = std::max(w, k.size());
+  auto row = [&](const std::string& name, const std::string& a, const std::string& b, bool mark) {
+    std::snprintf(line, sizeof line, "%s %-*s %14s %14s\n", mark ? "*" : " ", static_cast<int>(w), name.c_str(), a.c_str(),
+                  b.c_str());
+    os << line;
+  };
+  row("", "before", "after", false);
+  for (const auto& k : ops) {
+    auto get = [&](const ModelStats& s) {
+      auto it = s.op_histogram.find(k);
+      return it == s.op_histogram.end() ? int64_t{0} : it->second;
+    };
+    int64_t a = get(before), b = get(after);
+    row(k, std::to_string(a), std::to_string(b), a != b);
+  }
+  row("nodes", std::to_string(before.nodes), std::to_string(after.nodes), before.nodes != after.nodes);
+  row("initializers", std::to_string(before.initializers), std::to_string(after.initializers),
+      before.initializers != after.initializers);
+  row("init. bytes", human_bytes(before.initializer_bytes), human_bytes(after.initializer_bytes),
+      before.initializer_bytes != after.initializer_bytes);
+  row("file size", human_bytes(before.file_bytes), human_bytes(after.file_bytes), before.file_bytes != after.file_bytes);
+  if (!passes.empty()) {
+    os << "\npasses (" << rounds << " round" << (rounds == 1 ? "" : "s") << (converged ? "" : ", cap hit") << "):\n";
+    for (const auto& p : passes) {
+      std::snprintf(line, sizeof line, "  %-28s %6lld changes %6lld nodes removed %9.3f ms\n", p.name.c_str(),
+                    static_cast<long long>(p.changes), static_cast<long long>(p.nodes_removed), p.seconds * 1e3);
+      os << line;
+    }
+  }
+  os << "\ntime:";
+  double total = 0;
+  for (const auto& [name, sec] : stages) {
+    std::snprintf(line, sizeof line, " %s %.3f s,", name.c_str(), sec);
+    os << line;
+    total += sec;
+  }
+  std::snprintf(line, sizeof line, " total %.3f s\n", total);
+  os << line;
+  for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
+  return os.str();
+}
+
+namespace {
+void stats_json(std::ostringstream& os, const ModelStats& s) {
+  os << "{\"nodes\": " << s.nodes << ", \"top_level_nodes\": " << s.top_level_nodes
+     << ", \"initializers\": " << s.initializers << ", \"initializer_bytes\": " << s.initializer_bytes
+     << ", \"file_bytes\": " << s.file_bytes << ", \"op_histogram\": {";
+  bool first = true;
+  for (const auto& [k, v] : s.op_histogram) {
+    os << (first ? "" : ", ") << "\"" << json_escape(k) << "\": " << v;
+    first = false;
+  }
+  os << "}}";
+}
+}  // namespace
+
+std::string Report::to_json() const {
+  std::ostringstream os;
+  os << "{\n  \"input\": \"" << json_escape(input_path) << "\",\n  \"output\": \"" << json_escape(output_path)
+     << "\",\n  \"before\": ";
+  stats_json(os, before);
+  os << ",\n  \"after\": ";
+  stats_json(os, after);
+  os << ",\n  \"stages\": [";
+  for (size_t i = 0; i < stages.size(); ++i)
+    os << (i ? ", " : "") << "{\"name\": \"" << json_escape(stages[i].first) << "\", \"seconds\": " << stages[i].second << "}";
+  os << "],\n  \"rounds\": " << rounds << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"passes\": [";
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const auto& p = passes[i];
+    os << (i ? ", " : "") << "{\"name\": \"" << json_escape(p.name) << "\", \"runs\": " << p.runs
+       << ", \"changes\": " << p.changes << ", \"nodes_removed\": " << p.nodes_removed << ", \"seconds\": " << p.seconds
+       << "}";
+  }
+  os << "],\n  \"warnings\": [";
+  for (size_t i = 0; i < warnings.size(); ++i) os << (i ? ", " : "") << "\"" << json_escape(warnings[i]) << "\"";
+  os << "]\n}\n";
+  return os.str();
+}
+
+}  // namespace onnxtrim

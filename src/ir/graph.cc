@@ -1,0 +1,443 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace onnxtrim::ir {
+
+// ---------------------------------------------------------------- Node
+
+const Attribute* Node::attr(std::string_view n) const {
+  for (const auto& a : attributes)
+    if (a.name == n) return &a;
+  return nullptr;
+}
+
+Attribute* Node::mutable_attr(std::string_view n) {
+  for (auto& a : attributes)
+    if (a.name == n) return &a;
+  return nullptr;
+}
+
+int64_t Node::attr_int(std::string_view n, int64_t def) const {
+  const Attribute* a = attr(n);
+  return a && a->type == AttrType::kInt ? a->i : def;
+}
+
+float Node::attr_float(std::string_view n, float def) const {
+  const Attribute* a = attr(n);
+  return a && a->type == AttrType::kFloat ? a->f : def;
+}
+
+std::string Node::attr_string(std::string_view n, std::string def) const {
+  const Attribute* a = attr(n);
+  return a && a->type == AttrType::kString ? a->s : def;
+}
+
+std::vector<int64_t> Node::attr_ints(std::string_view n, std::vector<int64_t> def) const {
+  const Attribute* a = attr(n);
+  return a && a->type == AttrType::kInts ? a->ints : def;
+}
+
+std::vector<Graph*> Node::subgraphs() const {
+  std::vector<Graph*> out;
+  for (const auto& a : attributes) {
+    if (a.type == AttrType::kGraph && a.g) out.push_back(a.g.get());
+    if (a.type == AttrType::kGraphs)
+      for (const auto& g : a.graphs) out.push_back(g.get());
+  }
+  return out;
+}
+
+std::string Node::describe() const {
+  std::string who = name;
+  if (who.empty()) {
+    for (Value* o : outputs_)
+      if (o) {
+        who = "producing " + o->name();
+        break;
+      }
+  }
+  if (who.empty()) who = "<unnamed>";
+  return who + " (" + (domain.empty() ? "" : domain + ".") + op_type + ")";
+}
+
+// ---------------------------------------------------------------- Graph: values
+
+Value* Graph::create_value(const std::string& name) {
+  auto v = std::make_unique<Value>();
+  v->name_ = name;
+  v->graph_ = this;
+  Value* raw = v.get();
+  values_.push_back(std::move(v));
+  if (!name.empty()) {
+    by_name_[name] = raw;
+    model_->reserve_name(name);
+  }
+  return raw;
+}
+
+Value* Graph::create_fresh_value(std::string_view hint) { return create_value(model_->unique_name(hint)); }
+
+Value* Graph::find_value(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+Value* Graph::lookup(std::string_view name) const {
+  for (const Graph* g = this; g != nullptr; g = g->parent_)
+    if (Value* v = g->find_value(name)) return v;
+  return nullptr;
+}
+
+void Graph::rename_value(Value* v, const std::string& new_name) {
+  assert(v->graph_ == this);
+  auto it = by_name_.find(v->name_);
+  if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+  v->name_ = new_name;
+  by_name_[new_name] = v;
+  model_->reserve_name(new_name);
+}
+
+void Graph::add_input(Value* v) {
+  v->graph_input_ = true;
+  inputs_.push_back(v);
+}
+
+void Graph::add_output(Value* v) {
+  v->graph_outputs_++;
+  outputs_.push_back(v);
+}
+
+void Graph::set_output(size_t i, Value* v) {
+  outputs_[i]->graph_outputs_--;
+  v->graph_outputs_++;
+  outputs_[i] = v;
+}
+
+void Graph::set_initializer(Value* v, std::shared_ptr<Tensor> t) {
+  if (!v->initializer_) initializers_.push_back(v);
+  v->initializer_ = std::move(t);
+}
+
+void Graph::remove_initializer(Value* v) {
+  if (!v->initializer_) return;
+  v->initializer_.reset();
+  initializers_.erase(std::find(initializers_.begin(), initializers_.end(), v));
+}
+
+// ---------------------------------------------------------------- Graph: nodes
+
+Node* Graph::make_node(std::string op_type, std::string domain) {
+  auto n = std::make_unique<Node>();
+  n->op_type = std::move(op_type);
+  n->domain = std::move(domain);
+  n->graph_ = this;
+  return n.release();
+}
+
+Node* Graph::append_node(std::string op_type, std::string domain) {
+  Node* n = make_node(std::move(op_type), std::move(domain));
+  n->pos_ = nodes_.insert(nodes_.end(), std::unique_ptr<Node>(n));
+  ++num_nodes_;
+  return n;
+}
+
+Node* Graph::insert_node_before(Node* pos, std::string op_type, std::string domain) {
+  if (pos == nullptr) return append_node(std::move(op_type), std::move(domain));
+  assert(pos->graph_ == this && !pos->dead_);
+  Node* n = make_node(std::move(op_type), std::move(domain));
+  n->pos_ = nodes_.insert(pos->pos_, std::unique_ptr<Node>(n));
+  ++num_nodes_;
+  return n;
+}
+
+Node* Graph::insert_node_after(Node* pos, std::string op_type, std::string domain) {
+  assert(pos->graph_ == this && !pos->dead_);
+  Node* n = make_node(std::move(op_type), std::move(domain));
+  n->pos_ = nodes_.insert(std::next(pos->pos_), std::unique_ptr<Node>(n));
+  ++num_nodes_;
+  return n;
+}
+
+void Graph::move_node_before(Node* n, Node* pos) {
+  assert(n->graph_ == this && pos->graph_ == this);
+  if (n == pos) return;
+  nodes_.splice(pos->pos_, nodes_, n->pos_);
+}
+
+void Graph::add_node_input(Node* n, Value* v) {
+  n->inputs_.push_back(v);
+  if (v) v->uses_.push_back(Use{n, static_cast<int>(n->inputs_.size() - 1)});
+}
+
+void Graph::drop_use(Value* v, Node* n, int index) {
+  auto& u = v->uses_;
+  auto it = std::find(u.begin(), u.end(), Use{n, index});
+  assert(it != u.end());
+  *it = u.back();
+  u.pop_back();
+}
+
+void Graph::set_node_input(Node* n, size_t i, Value* v) {
+  if (i >= n->inputs_.size()) n->inputs_.resize(i + 1, nullptr);
+  Value* old = n->inputs_[i];
+  if (old == v) return;
+  if (old) drop_use(old, n, static_cast<int>(i));
+  n->inputs_[i] = v;
+  if (v) v->uses_.push_back(Use{n, static_cast<int>(i)});
+}
+
+void Graph::remove_trailing_inputs(Node* n, size_t keep) {
+  while (n->inputs_.size() > keep) {
+    if (Value* v = n->inputs_.back()) drop_use(v, n, static_cast<int>(n->inputs_.size() - 1));
+    n->inputs_.pop_back();
+  }
+}
+
+void Graph::add_node_output(Node* n, Value* v) {
+  n->outputs_.push_back(v);
+  if (v) {
+    assert(v->producer_ == nullptr);
+    v->producer_ = n;
+    v->producer_output_ = static_cast<int>(n->outputs_.size() - 1);
+  }
+}
+
+void Graph::set_node_output(Node* n, size_t i, Value* v) {
+  if (i >= n->outputs_.size()) n->outputs_.resize(i + 1, nullptr);
+  if (Value* old = n->outputs_[i]) {
+    old->producer_ = nullptr;
+    old->producer_output_ = -1;
+  }
+  n->outputs_[i] = v;
+  if (v) {
+    v->producer_ = n;
+    v->producer_output_ = static_cast<int>(i);
+  }
+}
+
+void Graph::erase_node(Node* n) {
+  assert(n->graph_ == this && !n->dead_);
+  for (size_t i = 0; i < n->inputs_.size(); ++i)
+    if (Value* v = n->inputs_[i]) drop_use(v, n, static_cast<int>(i));
+  n->inputs_.clear();
+  for (Value* o : n->outputs_) {
+    if (!o) continue;
+    assert(o->uses_.empty() && !o->is_graph_output());
+    o->producer_ = nullptr;
+    erase_value(o);
+  }
+  n->dead_ = true;
+  graveyard_.push_back(std::move(*n->pos_));
+  nodes_.erase(n->pos_);
+  --num_nodes_;
+}
+
+void Graph::erase_value(Value* v) {
+  assert(v->graph_ == this && v->uses_.empty() && v->producer_ == nullptr);
+  assert(!v->graph_input_ && v->graph_outputs_ == 0 && !v->initializer_);
+  if (v->dead_) return;
+  v->dead_ = true;
+  ++dead_values_;
+  auto it = by_name_.find(v->name_);
+  if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+  if (v->has_value_info) {
+    value_info_.erase(std::remove(value_info_.begin(), value_info_.end(), v), value_info_.end());
+    v->has_value_info = false;
+  }
+}
+
+void Graph::purge() {
+  graveyard_.clear();
+  if (dead_values_ == 0) return;
+  values_.erase(std::remove_if(values_.begin(), values_.end(), [](const auto& v) { return v->dead_; }),
+                values_.end());
+  dead_values_ = 0;
+}
+
+std::vector<Node*> Graph::node_list() const {
+  std::vector<Node*> out;
+  out.reserve(num_nodes_);
+  for (const auto& n : nodes_) out.push_back(n.get());
+  return out;
+}
+
+// Kahn's algorithm, stable: among ready nodes the earliest in the current order goes first.
+bool Graph::topological_sort(std::string* cycle_node) {
+  std::vector<Node*> order = node_list();
+  std::unordered_map<Node*, size_t> index;
+  index.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
+  // Producers of a node's inputs, including values used inside its subgraphs (outer-scope refs).
+  std::vector<std::vector<size_t>> succ(order.size());
+  std::vector<size_t> indeg(order.size(), 0);
+  auto add_edges_from = [&](size_t consumer, const Graph& g, auto&& self) -> void {
+    g.for_each_node([&](Node* n) {
+      for (Value* v : n->inputs_) {
+        if (!v || !v->producer_) continue;
+        auto it = index.find(v->producer_);
+        if (it != index.end() && it->second != consumer) {
+          succ[it->second].push_back(consumer);
+          indeg[consumer]++;
+        }
+      }
+      for (Graph* sg : n->subgraphs()) self(consumer, *sg, self);
+    });
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    Node* n = order[i];
+    for (Value* v : n->inputs_) {
+      if (!v || !v->producer_) continue;
+      auto it = index.find(v->producer_);
+      if (it != index.end()) {
+        if (it->second == i) {
+          if (cycle_node) *cycle_node = n->describe();
+          return false;
+        }
+        succ[it->second].push_back(i);
+        indeg[i]++;
+      }
+    }
+    for (Graph* sg : n->subgraphs()) add_edges_from(i, *sg, add_edges_from);
+  }
+  bool already_sorted = true;
+  for (size_t i = 0; i < order.size() && already_sorted; ++i)
+    for (size_t s : succ[i])
+      if (s < i) already_sorted = false;
+  if (already_sorted) return true;
+
+  // Min-heap on original index keeps the order stable.
+  std::vector<size_t> ready;
+  auto cmp = [](size_t a, size_t b) { return a > b; };
+  for (size_t i = 0; i < order.size(); ++i)
+    if (indeg[i] == 0) ready.push_back(i);
+  std::make_heap(ready.begin(), ready.end(), cmp);
+  std::vector<size_t> sorted;
+  sorted.reserve(order.size());
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), cmp);
+    size_t i = ready.back();
+    ready.pop_back();
+    sorted.push_back(i);
+    for (size_t s : succ[i])
+      if (--indeg[s] == 0) {
+        ready.push_back(s);
+        std::push_heap(ready.begin(), ready.end(), cmp);
+      }
+  }
+  if (sorted.size() != order.size()) {
+    for (size_t i = 0; i < order.size(); ++i)
+      if (indeg[i] != 0) {
+        if (cycle_node) *cycle_node = order[i]->describe();
+        break;
+      }
+    return false;
+  }
+  for (size_t i : sorted) nodes_.splice(nodes_.end(), nodes_, order[i]->pos_);
+  return true;
+}
+
+void Graph::clone_into(Graph& into) const {
+  into.name = name;
+  into.doc_string = doc_string;
+  into.extra = extra;
+  std::unordered_map<const Value*, Value*> map;
+  auto get = [&](const Value* v) -> Value* {
+    if (!v) return nullptr;
+    auto it = map.find(v);
+    if (it != map.end()) return it->second;
+    // Outer-scope reference: resolve by name in the destination's scope chain.
+    Value* outer = into.parent_ ? into.parent_->lookup(v->name_) : nullptr;
+    map[v] = outer;
+    return outer;
+  };
+  auto copy_meta = [](const Value* from, Value* to) {
+    to->type = from->type;
+    to->doc_string = from->doc_string;
+    to->info_extra = from->info_extra;
+  };
+  for (const auto& v : values_) {
+    if (v->dead_) continue;
+    Value* nv = into.create_value(v->name_);
+    copy_meta(v.get(), nv);
+    map[v.get()] = nv;
+  }
+  for (Value* v : inputs_) into.add_input(map[v]);
+  for (Value* v : initializers_) into.set_initializer(map[v], v->initializer_);
+  for (Value* v : value_info_) {
+    Value* nv = map[v];
+    nv->has_value_info = true;
+    into.value_info_.push_back(nv);
+  }
+  for (const auto& n : nodes_) {
+    Node* nn = into.append_node(n->op_type, n->domain);
+    nn->name = n->name;
+    nn->doc_string = n->doc_string;
+    nn->extra = n->extra;
+    for (const Attribute& a : n->attributes) {
+      Attribute c;
+      c.name = a.name;
+      c.type = a.type;
+      c.f = a.f;
+      c.i = a.i;
+      c.s = a.s;
+      c.t = a.t;
+      c.floats = a.floats;
+      c.ints = a.ints;
+      c.strings = a.strings;
+      c.tensors = a.tensors;
+      c.ref_attr_name = a.ref_attr_name;
+      c.doc_string = a.doc_string;
+      c.extra = a.extra;
+      nn->attributes.push_back(std::move(c));
+    }
+    for (Value* o : n->outputs_) into.add_node_output(nn, o ? map[o] : nullptr);
+    // Subgraphs are cloned after the node's outputs exist, before its inputs are looked up
+    // (inputs come from earlier nodes, which are all mapped already).
+    for (size_t ai = 0; ai < n->attributes.size(); ++ai) {
+      const Attribute& a = n->attributes[ai];
+      Attribute& c = nn->attributes[ai];
+      if (a.type == AttrType::kGraph && a.g) {
+        c.g = std::make_shared<Graph>(into.model_, &into, nn);
+        a.g->clone_into(*c.g);
+      } else if (a.type == AttrType::kGraphs) {
+        for (const auto& g : a.graphs) {
+          auto ng = std::make_shared<Graph>(into.model_, &into, nn);
+          g->clone_into(*ng);
+          c.graphs.push_back(std::move(ng));
+        }
+      }
+    }
+    for (Value* in : n->inputs_) into.add_node_input(nn, get(in));
+  }
+  for (Value* v : outputs_) into.add_output(get(v));
+}
+
+// ---------------------------------------------------------------- Model
+
+Model::Model() : graph(std::make_unique<Graph>(this, nullptr, nullptr)) {}
+
+int64_t Model::opset(std::string_view d) const {
+  if (d == "ai.onnx") d = "";
+  for (const auto& o : opset_import)
+    if (o.domain == d || (d.empty() && o.domain == "ai.onnx")) return o.version;
+  return 0;
+}
+
+std::string Model::unique_name(std::string_view hint) {
+  std::string base(hint.empty() ? "v" : hint);
+  if (!used_names_.count(base)) {
+    used_names_.insert(base);
+    return base;
+  }
+  for (;;) {
+    std::string cand = base + "__" + std::to_string(++name_counter_);
+    if (!used_names_.count(cand)) {
+      used_names_.insert(cand);
+      return cand;
+    }
+  }
+}
+
+}  // namespace onnxtrim::ir

@@ -1,0 +1,163 @@
+#include "ir/rewriter.h"
+
+#include <algorithm>
+
+namespace onnxtrim::ir {
+
+bool Rewriter::can_replace(const Value* from, const Value* to) {
+  if (from == to || to == nullptr) return false;
+  if (!from->is_graph_output()) return true;
+  // `to` must be able to take over from's name.
+  return to->graph() == from->graph() && to->producer() != nullptr && !to->is_graph_input() &&
+         !to->is_graph_output() && !to->is_initializer();
+}
+
+bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
+  if (!can_replace(from, to)) return false;
+  Graph* g = from->graph();
+  if (from->is_graph_output()) {
+    // Hand the name over: `from` becomes an anonymous internal value, `to` carries the name.
+    std::string name = from->name();
+    g->rename_value(from, model_.unique_name(name + "_replaced"));
+    g->rename_value(to, name);
+    for (size_t i = 0; i < g->outputs().size(); ++i)
+      if (g->outputs()[i] == from) g->set_output(i, to);
+    if (from->has_value_info && !to->has_value_info) {
+      to->has_value_info = true;
+      to->doc_string = from->doc_string;
+      auto& vi = g->value_info_order();
+      std::replace(vi.begin(), vi.end(), from, to);
+      from->has_value_info = false;
+    }
+  }
+  std::vector<Use> uses = from->uses();
+  for (const Use& u : uses) u.node->graph()->set_node_input(u.node, static_cast<size_t>(u.index), to);
+  ++changes_;
+  return true;
+}
+
+void Rewriter::set_input(Node* n, size_t i, Value* v) {
+  if (n->input(i) == v && i < n->num_inputs()) return;
+  n->graph()->set_node_input(n, i, v);
+  ++changes_;
+}
+
+void Rewriter::remove_trailing_inputs(Node* n, size_t keep) {
+  if (n->num_inputs() <= keep) return;
+  n->graph()->remove_trailing_inputs(n, keep);
+  ++changes_;
+}
+
+void Rewriter::set_attribute(Node* n, Attribute a) {
+  for (auto& existing : n->attributes)
+    if (existing.name == a.name) {
+      existing = std::move(a);
+      ++changes_;
+      return;
+    }
+  n->attributes.push_back(std::move(a));
+  ++changes_;
+}
+
+void Rewriter::remove_attribute(Node* n, std::string_view name) {
+  auto& as = n->attributes;
+  auto it = std::find_if(as.begin(), as.end(), [&](const Attribute& a) { return a.name == name; });
+  if (it == as.end()) return;
+  as.erase(it);
+  ++changes_;
+}
+
+void Rewriter::set_op_type(Node* n, std::string op_type) {
+  if (n->op_type == op_type) return;
+  n->op_type = std::move(op_type);
+  ++changes_;
+}
+
+void Rewriter::erase_node(Node* n) {
+  n->graph()->erase_node(n);
+  ++changes_;
+  ++nodes_removed_;
+}
+
+void Rewriter::erase_node_and_dead_producers(Node* n) {
+  std::vector<Node*> work{n};
+  while (!work.empty()) {
+    Node* cur = work.back();
+    work.pop_back();
+    if (cur->is_dead()) continue;
+    bool removable = true;
+    for (Value* o : cur->outputs())
+      if (o && (o->has_uses() || o->is_graph_output())) removable = false;
+    if (!removable) continue;
+    std::vector<Node*> producers;
+    for (Value* in : cur->inputs())
+      if (in && in->producer() && in->uses().size() == 1) producers.push_back(in->producer());
+    std::vector<Value*> inits;
+    for (Value* in : cur->inputs())
+      if (in && in->is_initializer() && in->uses().size() == 1 && !in->is_graph_output() &&
+          !in->is_graph_input())
+        inits.push_back(in);
+    erase_node(cur);
+    for (Value* v : inits)
+      if (!v->has_uses()) remove_initializer(v);
+    for (Node* p : producers) work.push_back(p);
+  }
+}
+
+Node* Rewriter::insert_node(Graph& g, Node* pos, std::string op_type, const std::vector<Value*>& inputs,
+                            size_t num_outputs, std::string_view name_hint, std::string domain) {
+  Node* n = pos ? g.insert_node_before(pos, std::move(op_type), std::move(domain))
+                : g.append_node(std::move(op_type), std::move(domain));
+  n->name = model_.unique_name(name_hint);
+  for (Value* v : inputs) g.add_node_input(n, v);
+  for (size_t i = 0; i < num_outputs; ++i)
+    g.add_node_output(n, g.create_fresh_value(std::string(name_hint) + (num_outputs > 1 ? "_" + std::to_string(i) : "")));
+  ++changes_;
+  ++nodes_added_;
+  return n;
+}
+
+Value* Rewriter::add_initializer(Graph& g, Tensor t, std::string_view name_hint) {
+  Value* v = g.create_fresh_value(name_hint);
+  t.set_name(v->name());
+  v->type = Type::tensor(t.dtype(), {});
+  for (int64_t d : t.dims()) v->type.dims.push_back(Dim::known(d));
+  g.set_initializer(v, std::make_shared<Tensor>(std::move(t)));
+  ++changes_;
+  return v;
+}
+
+void Rewriter::make_constant(Value* v, Tensor t) {
+  Graph* g = v->graph();
+  if (Node* p = v->producer()) g->set_node_output(p, static_cast<size_t>(v->producer_output()), nullptr);
+  t.set_name(v->name());
+  std::vector<Dim> dims;
+  for (int64_t d : t.dims()) dims.push_back(Dim::known(d));
+  v->type = Type::tensor(t.dtype(), std::move(dims));
+  g->set_initializer(v, std::make_shared<Tensor>(std::move(t)));
+  ++changes_;
+}
+
+void Rewriter::remove_initializer(Value* v) {
+  Graph* g = v->graph();
+  g->remove_initializer(v);
+  if (!v->has_uses() && !v->is_graph_output() && !v->is_graph_input() && v->producer() == nullptr)
+    g->erase_value(v);
+  ++changes_;
+}
+
+void Rewriter::set_type(Value* v, Type t) {
+  if (v->type == t) return;
+  v->type = std::move(t);
+  ++changes_;
+}
+
+void Rewriter::remove_value_info(Value* v) {
+  if (!v->has_value_info) return;
+  auto& vi = v->graph()->value_info_order();
+  vi.erase(std::remove(vi.begin(), vi.end(), v), vi.end());
+  v->has_value_info = false;
+  ++changes_;
+}
+
+}  // namespace onnxtrim::ir

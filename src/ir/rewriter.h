@@ -1,0 +1,66 @@
+// The Rewriter: the one door through which passes change a model. It counts every change it
+// makes, so the pass manager decides "did anything change" from the count, not from a flag a
+// pass reports. It is also the one place that protects graph input and output names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace onnxtrim::ir {
+
+class Rewriter {
+ public:
+  explicit Rewriter(Model& model) : model_(model) {}
+
+  Model& model() { return model_; }
+  int64_t changes() const { return changes_; }
+  int64_t nodes_removed() const { return nodes_removed_; }
+  int64_t nodes_added() const { return nodes_added_; }
+
+  // Every use of `from` reads `to` instead. When `from` is an output of its graph, its name
+  // must survive: `to` takes over the name if it is a plain node output of the same graph
+  // (not an input, initializer, another output or an outer-scope value); otherwise nothing is
+  // changed and false is returned. Graph inputs are never renamed.
+  bool replace_all_uses_with(Value* from, Value* to);
+  // True when replace_all_uses_with(from, to) would succeed.
+  static bool can_replace(const Value* from, const Value* to);
+
+  void set_input(Node* n, size_t i, Value* v);
+  void remove_trailing_inputs(Node* n, size_t keep);
+  void set_attribute(Node* n, Attribute a);  // adds or replaces by name
+  void remove_attribute(Node* n, std::string_view name);
+  void set_op_type(Node* n, std::string op_type);
+
+  // Erases a node whose outputs are all unused and none of which is a graph output.
+  void erase_node(Node* n);
+  // Erases n and, transitively, the producers that become unused (not graph outputs).
+  void erase_node_and_dead_producers(Node* n);
+
+  // New node before `pos` (nullptr: at the end of g), outputs get fresh names from hint.
+  Node* insert_node(Graph& g, Node* pos, std::string op_type, const std::vector<Value*>& inputs,
+                    size_t num_outputs, std::string_view name_hint, std::string domain = "");
+
+  // A new initializer value named after hint (made unique) holding t.
+  Value* add_initializer(Graph& g, Tensor t, std::string_view name_hint);
+  // Turns a node output into an initializer holding t: the node producing it loses the output
+  // (the caller erases the node when all outputs are done). Keeps the value and its name.
+  void make_constant(Value* v, Tensor t);
+  void remove_initializer(Value* v);  // v must have no uses and not be a graph output
+  void set_type(Value* v, Type t);    // shape/type refinement; counts only if it differs
+  void remove_value_info(Value* v);
+
+  // For changes no helper above covers (e.g. editing an attribute in place): counts one change.
+  void note_change() { ++changes_; }
+
+ private:
+  Model& model_;
+  int64_t changes_ = 0;
+  int64_t nodes_removed_ = 0;
+  int64_t nodes_added_ = 0;
+};
+
+}  // namespace onnxtrim::ir

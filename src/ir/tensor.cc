@@ -1,0 +1,64 @@
+#include "ir/tensor.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+namespace onnxtrim::ir {
+
+MmapBuffer::~MmapBuffer() {
+  if (base_ != nullptr && map_size_ != 0) munmap(base_, map_size_);
+}
+
+std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
+  if (n == 0) return std::make_shared<MmapBuffer>(nullptr, 0, 0, 0);
+  void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return std::make_shared<MmapBuffer>(p, n, 0, n);
+}
+
+Tensor::Tensor(DataType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)) {
+  if (dtype_ == DataType::kString) {
+    strings_.resize(static_cast<size_t>(numel()));
+  } else {
+    nbytes_ = dtype_storage_bytes(dtype_, numel());
+    buf_ = std::make_shared<VectorBuffer>(nbytes_);
+  }
+}
+
+Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.nbytes_ = dtype == DataType::kString ? 0 : dtype_storage_bytes(dtype, t.numel());
+  return t;
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+uint8_t* Tensor::mutable_bytes() {
+  // Sole owner of a vector we allocated: write in place. Otherwise copy first.
+  if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
+    if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
+      return const_cast<VectorBuffer*>(vb)->mutable_data();
+  }
+  auto fresh = std::make_shared<VectorBuffer>(nbytes_);
+  if (nbytes_ != 0 && buf_) std::memcpy(fresh->mutable_data(), bytes(), nbytes_);
+  uint8_t* p = fresh->mutable_data();
+  buf_ = std::move(fresh);
+  offset_ = 0;
+  return p;
+}
+
+bool Tensor::same_contents(const Tensor& o) const {
+  if (dtype_ != o.dtype_ || dims_ != o.dims_) return false;
+  if (dtype_ == DataType::kString) return strings_ == o.strings_;
+  if (nbytes_ != o.nbytes_) return false;
+  return nbytes_ == 0 || std::memcmp(bytes(), o.bytes(), nbytes_) == 0;
+}
+
+}  // namespace onnxtrim::ir

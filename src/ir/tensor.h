@@ -1,0 +1,149 @@
+// Tensor: dtype, dims and data.
+//
+// Numeric data is held as raw little-endian bytes (sub-byte types packed, low bits first),
+// in a shared, immutable Buffer: copying a Tensor shares the bytes; writing through
+// mutable_bytes() copies them first if anybody else holds them. A Buffer may own a string
+// moved out of the parsed protobuf, a vector, or a read-only mmap of an external-data file,
+// so loading never copies weights more than the parser already did.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace onnxtrim::ir {
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual const uint8_t* data() const = 0;
+  virtual size_t size() const = 0;
+};
+
+class StringBuffer final : public Buffer {
+ public:
+  explicit StringBuffer(std::string s) : s_(std::move(s)) {}
+  const uint8_t* data() const override { return reinterpret_cast<const uint8_t*>(s_.data()); }
+  size_t size() const override { return s_.size(); }
+  std::string& str() { return s_; }
+
+ private:
+  std::string s_;
+};
+
+class VectorBuffer final : public Buffer {
+ public:
+  explicit VectorBuffer(size_t n) : v_(n) {}
+  explicit VectorBuffer(std::vector<uint8_t> v) : v_(std::move(v)) {}
+  const uint8_t* data() const override { return v_.data(); }
+  size_t size() const override { return v_.size(); }
+  uint8_t* mutable_data() { return v_.data(); }
+
+ private:
+  std::vector<uint8_t> v_;
+};
+
+// A read-only or anonymous memory mapping; unmapped when the last tensor lets go of it.
+class MmapBuffer final : public Buffer {
+ public:
+  MmapBuffer(void* base, size_t map_size, size_t offset, size_t size)
+      : base_(base), map_size_(map_size), offset_(offset), size_(size) {}
+  ~MmapBuffer() override;
+  const uint8_t* data() const override { return static_cast<const uint8_t*>(base_) + offset_; }
+  size_t size() const override { return size_; }
+  uint8_t* mutable_data() { return static_cast<uint8_t*>(base_) + offset_; }
+  // Anonymous zero-filled mapping of n bytes (pages cost nothing until touched).
+  static std::shared_ptr<MmapBuffer> anonymous(size_t n);
+
+ private:
+  void* base_;
+  size_t map_size_;
+  size_t offset_;
+  size_t size_;
+};
+
+// Where a tensor's bytes were found outside the model file (ExternalData.md).
+struct ExternalRef {
+  std::string location;  // relative to the model's folder
+  int64_t offset = 0;
+  int64_t length = -1;   // -1: to the end of the file
+  std::string checksum;
+  bool present() const { return !location.empty(); }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(DataType dtype, std::vector<int64_t> dims);  // zero-filled
+
+  // dtype and dims only; bytes are attached later with set_buffer (or mutable_bytes allocates).
+  static Tensor shell(DataType dtype, std::vector<int64_t> dims);
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
+  int64_t numel() const;
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+
+  // Raw bytes (not for strings).
+  size_t byte_size() const { return nbytes_; }
+  const uint8_t* bytes() const { return buf_ ? buf_->data() + offset_ : nullptr; }
+  uint8_t* mutable_bytes();  // copy-on-write
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(bytes()); }
+  template <typename T>
+  T* mutable_data() { return reinterpret_cast<T*>(mutable_bytes()); }
+  template <typename T>
+  std::vector<T> to_vector() const {
+    std::vector<T> out(static_cast<size_t>(numel()));
+    if (!out.empty()) std::memcpy(out.data(), bytes(), out.size() * sizeof(T));
+    return out;
+  }
+
+  // Adopt bytes (size must equal dtype_storage_bytes(dtype, numel)).
+  void set_buffer(std::shared_ptr<const Buffer> buf, size_t offset, size_t nbytes) {
+    buf_ = std::move(buf);
+    offset_ = offset;
+    nbytes_ = nbytes;
+  }
+  const std::shared_ptr<const Buffer>& buffer() const { return buf_; }
+  size_t buffer_offset() const { return offset_; }
+
+  std::vector<std::string>& strings() { return strings_; }
+  const std::vector<std::string>& strings() const { return strings_; }
+
+  // Bookkeeping that serialization uses to write the tensor back as it was read.
+  bool typed_encoding = false;  // came from float_data/int32_data/... rather than raw_data
+  ExternalRef external;         // came from (or is to go to) an external file
+  std::string extra;            // serialized TensorProto fields the IR does not interpret
+  uint32_t presence = 0;        // optional proto fields present in the file (onnx_io only)
+
+  // Equal dtype, dims and bytes (strings compared element-wise). Names are ignored.
+  bool same_contents(const Tensor& other) const;
+
+  template <typename T>
+  static Tensor from_vector(DataType dtype, std::vector<int64_t> dims, const std::vector<T>& v) {
+    Tensor t(dtype, std::move(dims));
+    if (!v.empty()) std::memcpy(t.mutable_bytes(), v.data(), v.size() * sizeof(T));
+    return t;
+  }
+  static Tensor scalar_i64(int64_t v) { return from_vector<int64_t>(DataType::kInt64, {}, {v}); }
+  static Tensor scalar_f32(float v) { return from_vector<float>(DataType::kFloat, {}, {v}); }
+
+ private:
+  DataType dtype_ = DataType::kUndefined;
+  std::vector<int64_t> dims_;
+  std::string name_;
+  std::shared_ptr<const Buffer> buf_;
+  size_t offset_ = 0;
+  size_t nbytes_ = 0;
+  std::vector<std::string> strings_;
+};
+
+}  // namespace onnxtrim::ir

@@ -1,0 +1,110 @@
+#include "ir/verifier.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace onnxtrim::ir {
+
+namespace {
+
+// `defined` holds the values visible at the current point: those of enclosing scopes (up to
+// the node that owns the subgraph) and those of this graph defined so far.
+Status check(const Graph& g, std::unordered_set<const Value*>& defined) {
+  std::vector<const Value*> added;
+  auto define = [&](const Value* v) {
+    if (defined.insert(v).second) added.push_back(v);
+  };
+  for (Value* v : g.inputs()) define(v);
+  for (Value* v : g.initializers()) define(v);
+  Status st;
+  g.for_each_node([&](Node* n) {
+    if (!st.is_ok()) return;
+    if (n->graph() != &g || n->is_dead()) {
+      st = make_error(ErrorCode::kInternal, "node is not live in this graph");
+      st.with_node(n->describe());
+      return;
+    }
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      Value* v = n->inputs()[i];
+      if (!v) continue;
+      if (!defined.count(v)) {
+        st = make_error(ErrorCode::kInvalidModel,
+                        "input '" + v->name() + "' is used before it is defined (or never defined)");
+        st.with_node(n->describe());
+        return;
+      }
+      auto& u = v->uses();
+      if (std::find(u.begin(), u.end(), Use{n, static_cast<int>(i)}) == u.end()) {
+        st = make_error(ErrorCode::kInternal, "use list of '" + v->name() + "' misses this node");
+        st.with_node(n->describe());
+        return;
+      }
+    }
+    for (Graph* sg : n->subgraphs()) {
+      if (sg->parent() != &g) {
+        st = make_error(ErrorCode::kInternal, "subgraph parent link broken");
+        st.with_node(n->describe());
+        return;
+      }
+      Status s2 = check(*sg, defined);
+      if (!s2.is_ok()) {
+        st = s2;
+        return;
+      }
+    }
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      Value* o = n->outputs()[i];
+      if (!o) continue;
+      if (o->producer() != n || o->producer_output() != static_cast<int>(i)) {
+        st = make_error(ErrorCode::kInternal, "producer link of '" + o->name() + "' broken");
+        st.with_node(n->describe());
+        return;
+      }
+      if (defined.count(o)) {
+        st = make_error(ErrorCode::kInvalidModel, "value '" + o->name() + "' is defined twice");
+        st.with_node(n->describe());
+        return;
+      }
+      define(o);
+    }
+  });
+  if (st.is_ok()) {
+    for (Value* v : g.outputs())
+      if (!v || !defined.count(v)) {
+        st = make_error(ErrorCode::kInvalidModel,
+                        "graph output '" + (v ? v->name() : std::string("?")) + "' is never defined");
+        break;
+      }
+  }
+  if (st.is_ok()) {
+    // Every recorded use points back at a live node that reads this value.
+    for (const Value* v : added)
+      for (const Use& u : v->uses())
+        if (u.node->is_dead() || u.node->input(static_cast<size_t>(u.index)) != v) {
+          st = make_error(ErrorCode::kInternal, "stale use of '" + v->name() + "'");
+          break;
+        }
+  }
+  for (const Value* v : added) defined.erase(v);
+  return st;
+}
+
+}  // namespace
+
+Status verify_graph(const Graph& g) {
+  std::unordered_set<const Value*> defined;
+  // Values of enclosing scopes are visible.
+  for (const Graph* p = g.parent(); p; p = p->parent()) {
+    for (Value* v : p->inputs()) defined.insert(v);
+    for (Value* v : p->initializers()) defined.insert(v);
+    p->for_each_node([&](Node* n) {
+      for (Value* o : n->outputs())
+        if (o) defined.insert(o);
+    });
+  }
+  return check(g, defined);
+}
+
+Status verify_model(const Model& m) { return verify_graph(*m.graph); }
+
+}  // namespace onnxtrim::ir

@@ -1,0 +1,633 @@
+// protobuf -> IR. The parsed ModelProto is consumed destructively: tensor bytes are moved into
+// the IR (never copied), and what the IR does not interpret is re-serialized into `extra`.
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "onnx/onnx_pb.h"
+#include "onnx_io/onnx_io.h"
+#include "onnx_io/proto_fields.h"
+
+namespace onnxtrim::onnx_io {
+
+namespace fs = std::filesystem;
+using namespace presence;
+
+namespace {
+
+struct LoadCtx {
+  std::string display;   // file name for messages
+  std::string base_dir;  // external data is relative to this
+  const LoadOptions* opts;
+  ir::Model* model;
+  std::map<std::string, std::shared_ptr<ir::MmapBuffer>> mapped;  // external files
+};
+
+Status err(ErrorCode c, std::string detail) { return make_error(c, std::move(detail)); }
+
+// ---------------------------------------------------------------- files
+
+struct MappedFile {
+  void* base = nullptr;
+  size_t size = 0;
+};
+
+Result<std::shared_ptr<ir::MmapBuffer>> map_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return err(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return err(ErrorCode::kIo, "not a regular file");
+  }
+  size_t n = static_cast<size_t>(st.st_size);
+  if (n == 0) {
+    ::close(fd);
+    return std::make_shared<ir::MmapBuffer>(nullptr, 0, 0, 0);
+  }
+  void* p = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return err(ErrorCode::kIo, std::string("cannot map: ") + std::strerror(errno));
+  return std::make_shared<ir::MmapBuffer>(p, n, 0, n);
+}
+
+// ---------------------------------------------------------------- tensors
+
+template <typename Src>
+void narrow_into(uint8_t* dst, const Src& src, int bytes_per) {
+  for (int i = 0; i < src.size(); ++i) {
+    auto v = static_cast<uint64_t>(src.Get(i));
+    std::memcpy(dst + static_cast<size_t>(i) * bytes_per, &v, static_cast<size_t>(bytes_per));  // little endian
+  }
+}
+
+Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
+  std::vector<int64_t> dims(tp.dims().begin(), tp.dims().end());
+  int32_t raw_type = tp.data_type();
+  if (!ir::dtype_is_known(raw_type))
+    return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has unknown data type " + std::to_string(raw_type));
+  for (int64_t d : dims)
+    if (d < 0) return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has a negative dimension");
+  auto dtype = static_cast<ir::DataType>(raw_type);
+  uint32_t pres = 0;
+  if (tp.has_data_type()) pres |= kTensorDataType;
+  if (tp.has_name()) pres |= kTensorName;
+  if (tp.has_doc_string()) pres |= kTensorDoc;
+  if (tp.has_raw_data()) pres |= kTensorRaw;
+  if (tp.has_data_location()) pres |= kTensorLocation;
+
+  // numel with overflow check
+  int64_t numel = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && numel > INT64_MAX / d)
+      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' is too large");
+    numel *= d;
+  }
+  ir::Tensor t = ir::Tensor::shell(dtype, dims);  // no bytes yet: set below
+  t.set_name(tp.name());
+  t.presence = pres;
+  size_t expect = ir::dtype_storage_bytes(dtype, numel);
+
+  const bool external = tp.data_location() == onnx::TensorProto::EXTERNAL;
+  if (dtype == ir::DataType::kString) {
+    if (external) return err(ErrorCode::kInvalidModel, "string tensor '" + tp.name() + "' cannot use external data");
+    auto& s = t.strings();
+    s.assign(tp.string_data().begin(), tp.string_data().end());
+    if (static_cast<int64_t>(s.size()) != numel && !(s.empty() && numel == 0))
+      return err(ErrorCode::kInvalidModel, "string tensor '" + tp.name() + "' has " + std::to_string(s.size()) +
+                                               " strings, expected " + std::to_string(numel));
+    t.typed_encoding = true;
+    tp.clear_string_data();
+  } else if (external) {
+    ir::ExternalRef ref;
+    for (const auto& kv : tp.external_data()) {
+      if (kv.key() == "location") ref.location = kv.value();
+      else if (kv.key() == "offset") ref.offset = std::strtoll(kv.value().c_str(), nullptr, 10);
+      else if (kv.key() == "length") ref.length = std::strtoll(kv.value().c_str(), nullptr, 10);
+      else if (kv.key() == "checksum") ref.checksum = kv.value();
+    }
+    if (ref.location.empty())
+      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' uses external data without a location");
+    fs::path rel(ref.location);
+    if (rel.is_absolute() || ref.location.find("..") != std::string::npos)
+      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data location '" + ref.location +
+                                               "' must be a relative path inside the model's folder");
+    t.external = ref;
+    if (ctx.opts->load_external_data) {
+      std::string full = (fs::path(ctx.base_dir) / rel).string();
+      auto it = ctx.mapped.find(full);
+      if (it == ctx.mapped.end()) {
+        auto m = map_file(full);
+        if (!m)
+          return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data file '" + ref.location +
+                                                   "': " + m.status().detail());
+        it = ctx.mapped.emplace(full, m.value()).first;
+      }
+      const auto& buf = it->second;
+      uint64_t off = static_cast<uint64_t>(ref.offset);
+      uint64_t len = ref.length >= 0 ? static_cast<uint64_t>(ref.length) : buf->size() - std::min<uint64_t>(off, buf->size());
+      if (ref.offset < 0 || off + len > buf->size() || off > buf->size())
+        return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data file '" + ref.location +
+                                                 "' is too short (" + std::to_string(buf->size()) + " bytes, need " +
+                                                 std::to_string(off + len) + ")");
+      if (len != expect)
+        return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data holds " + std::to_string(len) +
+                                                 " bytes, the tensor needs " + std::to_string(expect));
+      t.set_buffer(buf, static_cast<size_t>(off), static_cast<size_t>(len));
+    } else {
+      t.set_buffer(nullptr, 0, expect);
+    }
+    tp.clear_external_data();
+  } else if (tp.has_raw_data()) {
+    std::string* raw = tp.mutable_raw_data();
+    if (raw->size() != expect)
+      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has " + std::to_string(raw->size()) +
+                                               " bytes of data, its type and shape need " + std::to_string(expect));
+    auto buf = std::make_shared<ir::StringBuffer>(std::move(*raw));
+    t.set_buffer(buf, 0, expect);
+    tp.clear_raw_data();
+  } else {
+    // Typed fields: decode into raw little-endian storage.
+    t.typed_encoding = true;
+    auto bad = [&](int have) {
+      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has " + std::to_string(have) +
+                                               " values, its shape needs " + std::to_string(numel));
+    };
+    uint8_t* dst = expect ? t.mutable_bytes() : nullptr;
+    int bits = ir::dtype_bits(dtype);
+    switch (dtype) {
+      case ir::DataType::kFloat:
+      case ir::DataType::kComplex64: {
+        int64_t want = dtype == ir::DataType::kFloat ? numel : 2 * numel;
+        if (tp.float_data_size() != want) {
+          if (tp.float_data_size() == 0 && numel == 0) break;
+          return bad(tp.float_data_size());
+        }
+        if (want) std::memcpy(dst, tp.float_data().data(), expect);
+        break;
+      }
+      case ir::DataType::kDouble:
+      case ir::DataType::kComplex128: {
+        int64_t want = dtype == ir::DataType::kDouble ? numel : 2 * numel;
+        if (tp.double_data_size() != want) return bad(tp.double_data_size());
+        if (want) std::memcpy(dst, tp.double_data().data(), expect);
+        break;
+      }
+      case ir::DataType::kInt64:
+        if (tp.int64_data_size() != numel) return bad(tp.int64_data_size());
+        if (numel) std::memcpy(dst, tp.int64_data().data(), expect);
+        break;
+      case ir::DataType::kUint32:
+      case ir::DataType::kUint64:
+        if (tp.uint64_data_size() != numel) return bad(tp.uint64_data_size());
+        narrow_into(dst, tp.uint64_data(), bits / 8);
+        break;
+      default: {
+        if (bits >= 8) {
+          if (tp.int32_data_size() != numel) return bad(tp.int32_data_size());
+          narrow_into(dst, tp.int32_data(), bits / 8);
+        } else {
+          // Sub-byte types: each int32 holds one packed byte.
+          if (static_cast<size_t>(tp.int32_data_size()) != expect) return bad(tp.int32_data_size());
+          narrow_into(dst, tp.int32_data(), 1);
+        }
+        break;
+      }
+    }
+    tp.clear_float_data();
+    tp.clear_double_data();
+    tp.clear_int32_data();
+    tp.clear_int64_data();
+    tp.clear_uint64_data();
+  }
+  tp.clear_dims();
+  tp.clear_data_type();
+  tp.clear_name();
+  tp.clear_data_location();
+  if (tp.has_doc_string() || tp.ByteSizeLong() != 0) t.extra = tp.SerializeAsString();
+  out = std::move(t);
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- types
+
+void convert_shape(const onnx::TensorShapeProto& sp, ir::Type& ty) {
+  ty.has_shape = true;
+  for (const auto& d : sp.dim()) {
+    ir::Dim dim;
+    if (d.has_dim_value()) dim.value = d.dim_value();
+    else if (d.has_dim_param()) dim.param = d.dim_param();
+    if (d.has_denotation()) {
+      dim.denotation = d.denotation();
+      dim.denotation_present = true;
+    }
+    ty.dims.push_back(std::move(dim));
+  }
+}
+
+ir::Type convert_type(onnx::TypeProto& tp) {
+  ir::Type ty;
+  if (tp.has_denotation()) {
+    ty.denotation = tp.denotation();
+    ty.presence |= kTypeDenotation;
+  }
+  switch (tp.value_case()) {
+    case onnx::TypeProto::kTensorType: {
+      ty.kind = ir::Type::Kind::kTensor;
+      const auto& tt = tp.tensor_type();
+      if (tt.has_elem_type()) ty.presence |= kTypeElem;
+      ty.elem = static_cast<ir::DataType>(tt.elem_type());
+      if (tt.has_shape()) convert_shape(tt.shape(), ty);
+      break;
+    }
+    case onnx::TypeProto::kSparseTensorType: {
+      ty.kind = ir::Type::Kind::kSparseTensor;
+      const auto& tt = tp.sparse_tensor_type();
+      if (tt.has_elem_type()) ty.presence |= kTypeElem;
+      ty.elem = static_cast<ir::DataType>(tt.elem_type());
+      if (tt.has_shape()) convert_shape(tt.shape(), ty);
+      break;
+    }
+    case onnx::TypeProto::kSequenceType:
+      ty.kind = ir::Type::Kind::kSequence;
+      if (tp.sequence_type().has_elem_type()) {
+        ty.presence |= kTypeInner;
+        ty.inner = std::make_shared<ir::Type>(convert_type(*tp.mutable_sequence_type()->mutable_elem_type()));
+      }
+      break;
+    case onnx::TypeProto::kOptionalType:
+      ty.kind = ir::Type::Kind::kOptional;
+      if (tp.optional_type().has_elem_type()) {
+        ty.presence |= kTypeInner;
+        ty.inner = std::make_shared<ir::Type>(convert_type(*tp.mutable_optional_type()->mutable_elem_type()));
+      }
+      break;
+    case onnx::TypeProto::kMapType:
+      ty.kind = ir::Type::Kind::kMap;
+      if (tp.map_type().has_key_type()) ty.presence |= kTypeElem;
+      ty.elem = static_cast<ir::DataType>(tp.map_type().key_type());
+      if (tp.map_type().has_value_type()) {
+        ty.presence |= kTypeInner;
+        ty.inner = std::make_shared<ir::Type>(convert_type(*tp.mutable_map_type()->mutable_value_type()));
+      }
+      break;
+    case onnx::TypeProto::kOpaqueType:
+      ty.kind = ir::Type::Kind::kOpaque;
+      ty.extra = tp.SerializeAsString();
+      break;
+    default:
+      // No type case set (or one this build does not know): keep the bytes.
+      if (tp.ByteSizeLong() != 0 && !tp.has_denotation()) ty.extra = tp.SerializeAsString();
+      break;
+  }
+  return ty;
+}
+
+void apply_value_info(onnx::ValueInfoProto& vi, ir::Value* v) {
+  uint32_t pres = 0;
+  if (vi.has_name()) pres |= kInfoName;
+  if (vi.has_doc_string()) {
+    pres |= kInfoDoc;
+    v->doc_string = vi.doc_string();
+  }
+  if (vi.has_type()) {
+    pres |= kInfoType;
+    v->type = convert_type(*vi.mutable_type());
+  }
+  v->presence = pres;
+  vi.clear_name();
+  vi.clear_doc_string();
+  vi.clear_type();
+  if (vi.ByteSizeLong() != 0) v->info_extra = vi.SerializeAsString();
+}
+
+// ---------------------------------------------------------------- graphs
+
+Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx);
+
+Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& g, ir::Node* owner, LoadCtx& ctx) {
+  a.name = ap.name();
+  if (ap.has_name()) a.presence |= kAttrName;
+  if (ap.has_ref_attr_name()) {
+    a.presence |= kAttrRef;
+    a.ref_attr_name = ap.ref_attr_name();
+  }
+  if (ap.has_doc_string()) {
+    a.presence |= kAttrDoc;
+    a.doc_string = ap.doc_string();
+  }
+  if (ap.has_type()) a.presence |= kAttrType;
+  a.type = static_cast<ir::AttrType>(ap.type());
+  if (ap.has_f()) a.presence |= kAttrF;
+  if (ap.has_i()) a.presence |= kAttrI;
+  if (ap.has_s()) a.presence |= kAttrS;
+  a.f = ap.f();
+  a.i = ap.i();
+  a.s = ap.s();
+  if (ap.has_t()) {
+    a.presence |= kAttrT;
+    a.t = std::make_shared<ir::Tensor>();
+    OT_RETURN_IF_ERROR(convert_tensor(*ap.mutable_t(), *a.t, ctx));
+  }
+  if (ap.has_g()) {
+    a.presence |= kAttrG;
+    a.g = std::make_shared<ir::Graph>(ctx.model, &g, owner);
+    OT_RETURN_IF_ERROR(convert_graph(*ap.mutable_g(), *a.g, ctx));
+  }
+  a.floats.assign(ap.floats().begin(), ap.floats().end());
+  a.ints.assign(ap.ints().begin(), ap.ints().end());
+  a.strings.assign(ap.strings().begin(), ap.strings().end());
+  for (auto& tp : *ap.mutable_tensors()) {
+    a.tensors.emplace_back();
+    OT_RETURN_IF_ERROR(convert_tensor(tp, a.tensors.back(), ctx));
+  }
+  for (auto& sgp : *ap.mutable_graphs()) {
+    auto sg = std::make_shared<ir::Graph>(ctx.model, &g, owner);
+    OT_RETURN_IF_ERROR(convert_graph(sgp, *sg, ctx));
+    a.graphs.push_back(std::move(sg));
+  }
+  ap.clear_name();
+  ap.clear_ref_attr_name();
+  ap.clear_doc_string();
+  ap.clear_type();
+  ap.clear_f();
+  ap.clear_i();
+  ap.clear_s();
+  ap.clear_t();
+  ap.clear_g();
+  ap.clear_floats();
+  ap.clear_ints();
+  ap.clear_strings();
+  ap.clear_tensors();
+  ap.clear_graphs();
+  if (ap.ByteSizeLong() != 0) a.extra = ap.SerializeAsString();
+  return Status::ok();
+}
+
+// Creates the node's outputs first (so that any order of nodes resolves), then everything else.
+Status predeclare_outputs(onnx::NodeProto& np, ir::Graph& g, ir::Node* n) {
+  for (const auto& name : np.output()) {
+    if (name.empty()) {
+      g.add_node_output(n, nullptr);
+      continue;
+    }
+    if (g.find_value(name) != nullptr) {
+      Status st = err(ErrorCode::kInvalidModel, "value '" + name + "' is defined more than once");
+      st.with_node(np.name().empty() ? np.op_type() : np.name());
+      return st;
+    }
+    g.add_node_output(n, g.create_value(name));
+  }
+  return Status::ok();
+}
+
+Status convert_node_body(onnx::NodeProto& np, ir::Graph& g, ir::Node* n, LoadCtx& ctx) {
+  n->name = np.name();
+  if (np.has_name()) n->presence |= kNodeName;
+  if (np.has_op_type()) n->presence |= kNodeOpType;
+  if (np.has_domain()) n->presence |= kNodeDomain;
+  if (np.has_doc_string()) {
+    n->presence |= kNodeDoc;
+    n->doc_string = np.doc_string();
+  }
+  for (auto& ap : *np.mutable_attribute()) {
+    n->attributes.emplace_back();
+    Status st = convert_attribute(ap, n->attributes.back(), g, n, ctx);
+    if (!st.is_ok()) return st.with_node(n->describe());
+  }
+  for (const auto& name : np.input()) {
+    if (name.empty()) {
+      g.add_node_input(n, nullptr);
+      continue;
+    }
+    ir::Value* v = g.lookup(name);
+    if (v == nullptr) {
+      Status st = err(ErrorCode::kInvalidModel, "input '" + name + "' is not defined in the graph");
+      return st.with_node(n->describe());
+    }
+    g.add_node_input(n, v);
+  }
+  np.clear_input();
+  np.clear_output();
+  np.clear_name();
+  np.clear_op_type();
+  np.clear_domain();
+  np.clear_doc_string();
+  np.clear_attribute();
+  if (np.ByteSizeLong() != 0) n->extra = np.SerializeAsString();
+  return Status::ok();
+}
+
+Status convert_nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, ir::Graph& g, LoadCtx& ctx) {
+  std::vector<ir::Node*> made;
+  made.reserve(static_cast<size_t>(nodes.size()));
+  for (auto& np : nodes) {
+    ir::Node* n = g.append_node(np.op_type(), np.domain());
+    made.push_back(n);
+    OT_RETURN_IF_ERROR(predeclare_outputs(np, g, n));
+  }
+  for (int i = 0; i < nodes.size(); ++i) OT_RETURN_IF_ERROR(convert_node_body(*nodes.Mutable(i), g, made[static_cast<size_t>(i)], ctx));
+  return Status::ok();
+}
+
+Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx) {
+  g.name = gp.name();
+  if (gp.has_name()) g.presence |= kGraphName;
+  if (gp.has_doc_string()) {
+    g.presence |= kGraphDoc;
+    g.doc_string = gp.doc_string();
+  }
+  for (auto& vi : *gp.mutable_input()) {
+    if (g.find_value(vi.name()) != nullptr)
+      return err(ErrorCode::kInvalidModel, "graph '" + g.name + "' lists input '" + vi.name() + "' twice");
+    ir::Value* v = g.create_value(vi.name());
+    apply_value_info(vi, v);
+    g.add_input(v);
+  }
+  for (auto& tp : *gp.mutable_initializer()) {
+    auto t = std::make_shared<ir::Tensor>();
+    std::string name = tp.name();
+    OT_RETURN_IF_ERROR(convert_tensor(tp, *t, ctx));
+    ir::Value* v = g.find_value(name);
+    if (v != nullptr && v->is_initializer())
+      return err(ErrorCode::kInvalidModel, "initializer '" + name + "' is defined twice");
+    if (v == nullptr) {
+      v = g.create_value(name);
+      v->type = ir::Type::tensor(t->dtype(), {});
+      for (int64_t d : t->dims()) v->type.dims.push_back(ir::Dim::known(d));
+    }
+    g.set_initializer(v, std::move(t));
+  }
+  OT_RETURN_IF_ERROR(convert_nodes(*gp.mutable_node(), g, ctx));
+  for (auto& vi : *gp.mutable_output()) {
+    ir::Value* v = g.lookup(vi.name());
+    if (v == nullptr)
+      return err(ErrorCode::kInvalidModel, "graph output '" + vi.name() + "' is not produced by any node");
+    // The output's own ValueInfo describes the value (inputs passed through keep theirs).
+    if (!v->is_graph_input()) apply_value_info(vi, v);
+    g.add_output(v);
+  }
+  // value_info entries that name a value of this graph; the others stay in `extra`.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> unmatched;
+  for (auto& vi : *gp.mutable_value_info()) {
+    ir::Value* v = g.find_value(vi.name());
+    if (v == nullptr || v->has_value_info || v->is_graph_input()) {
+      *unmatched.Add() = vi;
+      continue;
+    }
+    apply_value_info(vi, v);
+    v->has_value_info = true;
+    g.value_info_order().push_back(v);
+  }
+  std::string cycle;
+  if (!g.topological_sort(&cycle)) {
+    Status st = err(ErrorCode::kInvalidModel, "the graph has a cycle");
+    return st.with_node(cycle);
+  }
+  gp.clear_name();
+  gp.clear_doc_string();
+  gp.clear_input();
+  gp.clear_output();
+  gp.clear_initializer();
+  gp.clear_node();
+  gp.mutable_value_info()->Swap(&unmatched);
+  if (gp.ByteSizeLong() != 0) g.extra = gp.SerializeAsString();
+  return Status::ok();
+}
+
+Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) {
+  f.name = fp.name();
+  f.domain = fp.domain();
+  f.doc_string = fp.doc_string();
+  if (fp.has_name()) f.presence |= kFuncName;
+  if (fp.has_domain()) f.presence |= kFuncDomain;
+  if (fp.has_doc_string()) f.presence |= kFuncDoc;
+  f.attributes.assign(fp.attribute().begin(), fp.attribute().end());
+  for (const auto& o : fp.opset_import()) {
+    ir::OpsetImport oi{o.domain(), o.version(), 0};
+    if (o.has_domain()) oi.presence |= kOpsetDomain;
+    if (o.has_version()) oi.presence |= kOpsetVersion;
+    f.opset_import.push_back(oi);
+  }
+  f.body = std::make_unique<ir::Graph>(ctx.model, nullptr, nullptr);
+  ir::Graph& g = *f.body;
+  for (const auto& in : fp.input()) {
+    if (g.find_value(in) != nullptr)
+      return err(ErrorCode::kInvalidModel, "function '" + f.name + "' lists input '" + in + "' twice");
+    g.add_input(g.create_value(in));
+  }
+  Status st = convert_nodes(*fp.mutable_node(), g, ctx);
+  if (!st.is_ok()) return Status(st.code(), "in function '" + f.name + "': " + st.detail()).with_node(st.node());
+  for (const auto& out : fp.output()) {
+    ir::Value* v = g.find_value(out);
+    if (v == nullptr)
+      return err(ErrorCode::kInvalidModel, "function '" + f.name + "' output '" + out + "' is not produced");
+    g.add_output(v);
+  }
+  fp.clear_name();
+  fp.clear_domain();
+  fp.clear_doc_string();
+  fp.clear_attribute();
+  fp.clear_opset_import();
+  fp.clear_input();
+  fp.clear_output();
+  fp.clear_node();
+  if (fp.ByteSizeLong() != 0) f.extra = fp.SerializeAsString();
+  return Status::ok();
+}
+
+Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& ctx) {
+  auto model = std::make_unique<ir::Model>();
+  ctx.model = model.get();
+  ir::Model& m = *model;
+  m.path = ctx.display;
+  if (mp.has_ir_version()) m.presence |= kModelIrVersion;
+  if (mp.has_producer_name()) m.presence |= kModelProducerName;
+  if (mp.has_producer_version()) m.presence |= kModelProducerVersion;
+  if (mp.has_domain()) m.presence |= kModelDomain;
+  if (mp.has_model_version()) m.presence |= kModelVersion;
+  if (mp.has_doc_string()) m.presence |= kModelDoc;
+  m.ir_version = mp.ir_version();
+  m.producer_name = mp.producer_name();
+  m.producer_version = mp.producer_version();
+  m.domain = mp.domain();
+  m.model_version = mp.model_version();
+  m.doc_string = mp.doc_string();
+  for (const auto& o : mp.opset_import()) {
+    ir::OpsetImport oi{o.domain(), o.version(), 0};
+    if (o.has_domain()) oi.presence |= kOpsetDomain;
+    if (o.has_version()) oi.presence |= kOpsetVersion;
+    m.opset_import.push_back(oi);
+  }
+  for (const auto& kv : mp.metadata_props()) m.metadata_props.emplace_back(kv.key(), kv.value());
+  if (!mp.has_graph()) return err(ErrorCode::kParse, "not an ONNX model: it has no graph");
+  OT_RETURN_IF_ERROR(convert_graph(*mp.mutable_graph(), *m.graph, ctx));
+  for (auto& fp : *mp.mutable_functions()) {
+    m.functions.emplace_back();
+    OT_RETURN_IF_ERROR(convert_function(fp, m.functions.back(), ctx));
+  }
+  mp.clear_ir_version();
+  mp.clear_producer_name();
+  mp.clear_producer_version();
+  mp.clear_domain();
+  mp.clear_model_version();
+  mp.clear_doc_string();
+  mp.clear_opset_import();
+  mp.clear_metadata_props();
+  mp.clear_graph();
+  mp.clear_functions();
+  if (mp.ByteSizeLong() != 0) m.extra = mp.SerializeAsString();
+  return model;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
+                                               const std::string& base_dir, const LoadOptions& opts) {
+  LoadCtx ctx;
+  ctx.display = display_name;
+  ctx.base_dir = base_dir;
+  ctx.opts = &opts;
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return Status(ErrorCode::kParse, "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
+        .with_file(display_name);
+  onnx::ModelProto mp;
+  {
+    google::protobuf::io::ArrayInputStream ais(bytes.data(), static_cast<int>(bytes.size()));
+    google::protobuf::io::CodedInputStream cis(&ais);
+    cis.SetTotalBytesLimit(INT_MAX);
+    cis.SetRecursionLimit(256);
+    if (!mp.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
+      return Status(ErrorCode::kParse, "not a valid ONNX model (protobuf parsing failed: truncated or corrupt file?)")
+          .with_file(display_name);
+  }
+  if (opts.progress) opts.progress(bytes.size() / 2, bytes.size());
+  auto r = convert_model(mp, ctx);
+  if (!r) return std::move(r).take_status().with_file(display_name);
+  if (opts.progress) opts.progress(bytes.size(), bytes.size());
+  return r;
+}
+
+Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status(ErrorCode::kIo, "no such file").with_file(path);
+  if (fs::is_directory(path, ec)) return Status(ErrorCode::kIo, "is a directory, not a model file").with_file(path);
+  auto mapped = map_file(path);
+  if (!mapped) return Status(mapped.status()).with_file(path);
+  const auto& buf = mapped.value();
+  if (opts.progress) opts.progress(0, buf->size());
+  std::string base = fs::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return parse_model(std::string_view(reinterpret_cast<const char*>(buf->data()), buf->size()), path, base, opts);
+}
+
+}  // namespace onnxtrim::onnx_io

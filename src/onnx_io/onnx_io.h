@@ -1,0 +1,48 @@
+// Loading and saving .onnx files (and their external data). The only room that sees protobuf.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace onnxtrim::onnx_io {
+
+// Called with (bytes done, bytes total) while reading or writing large files.
+using ProgressFn = std::function<void(uint64_t, uint64_t)>;
+
+struct LoadOptions {
+  bool load_external_data = true;  // map external tensors in; false keeps only the references
+  ProgressFn progress;
+};
+
+// Loads a model; errors name the file (and the node, where there is one).
+Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts = {});
+// Parses a model held in memory. External data is resolved relative to base_dir.
+Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
+                                               const std::string& base_dir, const LoadOptions& opts = {});
+
+struct SaveOptions {
+  enum class ExternalData {
+    kAuto,    // tensors that came from external data go there again; everything goes there
+              // (above size_threshold) when the file would pass the 2 GB protobuf limit
+    kAlways,  // every tensor of at least size_threshold bytes goes to the external file
+    kNever,   // one file; fails when that would pass the protobuf limit
+  };
+  ExternalData external = ExternalData::kAuto;
+  std::string location;                 // external file name, beside the model; default OUT.data
+  uint64_t size_threshold = 1024;       // bytes: smaller tensors stay inline
+  uint64_t protobuf_limit = (2ull << 30) - (64ull << 20);  // leave room under 2 GiB
+  ProgressFn progress;
+};
+
+// Writes to a temporary file beside `path` and renames it into place only when complete.
+Status save_model(const ir::Model& model, const std::string& path, const SaveOptions& opts = {});
+// Serializes to bytes (no external data; fails past the protobuf limit).
+Result<std::string> serialize_model(const ir::Model& model);
+
+}  // namespace onnxtrim::onnx_io

@@ -1,0 +1,562 @@
+// IR -> protobuf. The main graph's initializers are streamed straight from the IR's buffers
+// into the output (or into the external-data file), so saving never holds a second copy of
+// the weights. Output goes to a temporary file that is renamed into place when complete.
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "onnx/onnx_pb.h"
+#include "onnx_io/onnx_io.h"
+#include "onnx_io/proto_fields.h"
+
+namespace onnxtrim::onnx_io {
+
+namespace fs = std::filesystem;
+using google::protobuf::io::CodedOutputStream;
+using namespace presence;
+
+namespace {
+
+Status err(ErrorCode c, std::string detail) { return make_error(c, std::move(detail)); }
+
+// ---------------------------------------------------------------- tensors
+
+template <typename Dst>
+void widen_from(Dst* dst, const uint8_t* src, int64_t n, int bytes_per, bool is_signed) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t u = 0;
+    std::memcpy(&u, src + i * bytes_per, static_cast<size_t>(bytes_per));
+    if (is_signed && bytes_per < 8) {
+      int shift = 64 - 8 * bytes_per;
+      dst->Add(static_cast<typename Dst::value_type>(static_cast<int64_t>(u << shift) >> shift));
+    } else {
+      dst->Add(static_cast<typename Dst::value_type>(u));
+    }
+  }
+}
+
+// Fills everything but the bytes of a raw-encoded tensor; with_bytes adds them too.
+void fill_tensor(const ir::Tensor& t, onnx::TensorProto* tp, bool with_bytes) {
+  if (!t.extra.empty()) tp->ParseFromString(t.extra);
+  for (int64_t d : t.dims()) tp->add_dims(d);
+  if (t.dtype() != ir::DataType::kUndefined || (t.presence & kTensorDataType))
+    tp->set_data_type(static_cast<int32_t>(t.dtype()));
+  if (!t.name().empty() || (t.presence & kTensorName)) tp->set_name(t.name());
+  if (t.presence & kTensorLocation) tp->set_data_location(onnx::TensorProto::DEFAULT);
+  if (t.dtype() == ir::DataType::kString) {
+    for (const auto& s : t.strings()) tp->add_string_data(s);
+    return;
+  }
+  if (!with_bytes) return;
+  const uint8_t* p = t.bytes();
+  int64_t n = t.numel();
+  if (!t.typed_encoding) {
+    if (t.byte_size() != 0 || (t.presence & kTensorRaw) || n == 0)
+      tp->set_raw_data(p ? std::string(reinterpret_cast<const char*>(p), t.byte_size()) : std::string());
+    if (n == 0 && !(t.presence & kTensorRaw)) tp->clear_raw_data();
+    return;
+  }
+  if (n == 0) return;
+  int bits = ir::dtype_bits(t.dtype());
+  switch (t.dtype()) {
+    case ir::DataType::kFloat:
+    case ir::DataType::kComplex64: {
+      size_t k = t.byte_size() / 4;
+      tp->mutable_float_data()->Resize(static_cast<int>(k), 0.f);
+      std::memcpy(tp->mutable_float_data()->mutable_data(), p, t.byte_size());
+      break;
+    }
+    case ir::DataType::kDouble:
+    case ir::DataType::kComplex128: {
+      size_t k = t.byte_size() / 8;
+      tp->mutable_double_data()->Resize(static_cast<int>(k), 0.0);
+      std::memcpy(tp->mutable_double_data()->mutable_data(), p, t.byte_size());
+      break;
+    }
+    case ir::DataType::kInt64:
+      tp->mutable_int64_data()->Resize(static_cast<int>(n), 0);
+      std::memcpy(tp->mutable_int64_data()->mutable_data(), p, t.byte_size());
+      break;
+    case ir::DataType::kUint32:
+    case ir::DataType::kUint64:
+      widen_from(tp->mutable_uint64_data(), p, n, bits / 8, false);
+      break;
+    default:
+      if (bits >= 8)
+        widen_from(tp->mutable_int32_data(), p, n, bits / 8, ir::dtype_is_signed(t.dtype()));
+      else
+        widen_from(tp->mutable_int32_data(), p, static_cast<int64_t>(t.byte_size()), 1, false);
+      break;
+  }
+}
+
+// ---------------------------------------------------------------- types and graphs
+
+void fill_shape(const ir::Type& ty, onnx::TensorShapeProto* sp) {
+  for (const auto& d : ty.dims) {
+    auto* dp = sp->add_dim();
+    if (d.value) dp->set_dim_value(*d.value);
+    else if (!d.param.empty()) dp->set_dim_param(d.param);
+    if (d.denotation_present || !d.denotation.empty()) dp->set_denotation(d.denotation);
+  }
+}
+
+void fill_type(const ir::Type& ty, onnx::TypeProto* tp) {
+  if (!ty.extra.empty()) tp->ParseFromString(ty.extra);
+  if ((ty.presence & kTypeDenotation) || !ty.denotation.empty()) tp->set_denotation(ty.denotation);
+  auto elem_set = [&](auto* m) {
+    if ((ty.presence & kTypeElem) || ty.elem != ir::DataType::kUndefined) m->set_elem_type(static_cast<int32_t>(ty.elem));
+  };
+  switch (ty.kind) {
+    case ir::Type::Kind::kTensor: {
+      auto* tt = tp->mutable_tensor_type();
+      elem_set(tt);
+      if (ty.has_shape) fill_shape(ty, tt->mutable_shape());
+      break;
+    }
+    case ir::Type::Kind::kSparseTensor: {
+      auto* tt = tp->mutable_sparse_tensor_type();
+      elem_set(tt);
+      if (ty.has_shape) fill_shape(ty, tt->mutable_shape());
+      break;
+    }
+    case ir::Type::Kind::kSequence: {
+      auto* s = tp->mutable_sequence_type();
+      if (ty.inner) fill_type(*ty.inner, s->mutable_elem_type());
+      break;
+    }
+    case ir::Type::Kind::kOptional: {
+      auto* s = tp->mutable_optional_type();
+      if (ty.inner) fill_type(*ty.inner, s->mutable_elem_type());
+      break;
+    }
+    case ir::Type::Kind::kMap: {
+      auto* s = tp->mutable_map_type();
+      if ((ty.presence & kTypeElem) || ty.elem != ir::DataType::kUndefined) s->set_key_type(static_cast<int32_t>(ty.elem));
+      if (ty.inner) fill_type(*ty.inner, s->mutable_value_type());
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void fill_value_info(const ir::Value* v, onnx::ValueInfoProto* vi) {
+  if (!v->info_extra.empty()) vi->ParseFromString(v->info_extra);
+  if (!v->name().empty() || (v->presence & kInfoName)) vi->set_name(v->name());
+  if (v->type.is_known() || (v->presence & kInfoType) || !v->type.extra.empty()) fill_type(v->type, vi->mutable_type());
+  if (!v->doc_string.empty() || (v->presence & kInfoDoc)) vi->set_doc_string(v->doc_string);
+}
+
+void fill_graph(const ir::Graph& g, onnx::GraphProto* gp, bool with_initializers);
+
+void fill_attribute(const ir::Attribute& a, onnx::AttributeProto* ap) {
+  if (!a.extra.empty()) ap->ParseFromString(a.extra);
+  ap->set_name(a.name);
+  if (!a.ref_attr_name.empty() || (a.presence & kAttrRef)) ap->set_ref_attr_name(a.ref_attr_name);
+  if (!a.doc_string.empty() || (a.presence & kAttrDoc)) ap->set_doc_string(a.doc_string);
+  if (a.type != ir::AttrType::kUndefined || (a.presence & kAttrType))
+    ap->set_type(static_cast<onnx::AttributeProto::AttributeType>(a.type));
+  bool fresh = a.presence == 0;  // made by a pass: write the field that matches the type
+  if ((a.presence & kAttrF) || (fresh && a.type == ir::AttrType::kFloat)) ap->set_f(a.f);
+  if ((a.presence & kAttrI) || (fresh && a.type == ir::AttrType::kInt)) ap->set_i(a.i);
+  if ((a.presence & kAttrS) || (fresh && a.type == ir::AttrType::kString)) ap->set_s(a.s);
+  if (a.t) fill_tensor(*a.t, ap->mutable_t(), true);
+  if (a.g) fill_graph(*a.g, ap->mutable_g(), true);
+  for (float f : a.floats) ap->add_floats(f);
+  for (int64_t i : a.ints) ap->add_ints(i);
+  for (const auto& s : a.strings) ap->add_strings(s);
+  for (const auto& t : a.tensors) fill_tensor(t, ap->add_tensors(), true);
+  for (const auto& g : a.graphs) fill_graph(*g, ap->add_graphs(), true);
+}
+
+void fill_node(const ir::Node* n, onnx::NodeProto* np) {
+  if (!n->extra.empty()) np->ParseFromString(n->extra);
+  for (const ir::Value* v : n->inputs()) np->add_input(v ? v->name() : std::string());
+  for (const ir::Value* v : n->outputs()) np->add_output(v ? v->name() : std::string());
+  if (!n->name.empty() || (n->presence & kNodeName)) np->set_name(n->name);
+  if (!n->op_type.empty() || (n->presence & kNodeOpType)) np->set_op_type(n->op_type);
+  if (!n->domain.empty() || (n->presence & kNodeDomain)) np->set_domain(n->domain);
+  if (!n->doc_string.empty() || (n->presence & kNodeDoc)) np->set_doc_string(n->doc_string);
+  for (const auto& a : n->attributes) fill_attribute(a, np->add_attribute());
+}
+
+void fill_graph(const ir::Graph& g, onnx::GraphProto* gp, bool with_initializers) {
+  if (!g.extra.empty()) gp->ParseFromString(g.extra);
+  g.for_each_node([&](const ir::Node* n) { fill_node(n, gp->add_node()); });
+  if (!g.name.empty() || (g.presence & kGraphName)) gp->set_name(g.name);
+  if (!g.doc_string.empty() || (g.presence & kGraphDoc)) gp->set_doc_string(g.doc_string);
+  if (with_initializers)
+    for (const ir::Value* v : g.initializers()) {
+      auto* tp = gp->add_initializer();
+      fill_tensor(*v->initializer(), tp, true);
+      tp->set_name(v->name());
+    }
+  for (const ir::Value* v : g.inputs()) fill_value_info(v, gp->add_input());
+  for (const ir::Value* v : g.outputs()) fill_value_info(v, gp->add_output());
+  // value_info entries the loader could not attach stay first (they came from `extra`).
+  for (const ir::Value* v : g.value_info_order()) fill_value_info(v, gp->add_value_info());
+}
+
+void fill_model_head(const ir::Model& m, onnx::ModelProto* mp) {
+  if (!m.extra.empty()) mp->ParseFromString(m.extra);
+  if (m.ir_version || (m.presence & kModelIrVersion)) mp->set_ir_version(m.ir_version);
+  if (!m.producer_name.empty() || (m.presence & kModelProducerName)) mp->set_producer_name(m.producer_name);
+  if (!m.producer_version.empty() || (m.presence & kModelProducerVersion)) mp->set_producer_version(m.producer_version);
+  if (!m.domain.empty() || (m.presence & kModelDomain)) mp->set_domain(m.domain);
+  if (m.model_version || (m.presence & kModelVersion)) mp->set_model_version(m.model_version);
+  if (!m.doc_string.empty() || (m.presence & kModelDoc)) mp->set_doc_string(m.doc_string);
+  for (const auto& o : m.opset_import) {
+    auto* op = mp->add_opset_import();
+    if (!o.domain.empty() || (o.presence & kOpsetDomain) || o.presence == 0) op->set_domain(o.domain);
+    if (o.version || (o.presence & kOpsetVersion) || o.presence == 0) op->set_version(o.version);
+  }
+  for (const auto& [k, v] : m.metadata_props) {
+    auto* e = mp->add_metadata_props();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  for (const auto& f : m.functions) {
+    auto* fp = mp->add_functions();
+    if (!f.extra.empty()) fp->ParseFromString(f.extra);
+    if (!f.name.empty() || (f.presence & kFuncName)) fp->set_name(f.name);
+    if (!f.domain.empty() || (f.presence & kFuncDomain)) fp->set_domain(f.domain);
+    if (!f.doc_string.empty() || (f.presence & kFuncDoc)) fp->set_doc_string(f.doc_string);
+    for (const auto& a : f.attributes) fp->add_attribute(a);
+    for (const auto& o : f.opset_import) {
+      auto* op = fp->add_opset_import();
+      if (!o.domain.empty() || (o.presence & kOpsetDomain) || o.presence == 0) op->set_domain(o.domain);
+      if (o.version || (o.presence & kOpsetVersion) || o.presence == 0) op->set_version(o.version);
+    }
+    for (const ir::Value* v : f.body->inputs()) fp->add_input(v->name());
+    for (const ir::Value* v : f.body->outputs()) fp->add_output(v->name());
+    f.body->for_each_node([&](const ir::Node* n) { fill_node(n, fp->add_node()); });
+  }
+}
+
+// ---------------------------------------------------------------- streaming writer
+
+struct Initializer {
+  onnx::TensorProto head;        // everything but streamed bytes
+  const ir::Tensor* tensor;      // for the bytes
+  enum class Where { kInProto, kStreamed, kExternal } where = Where::kInProto;
+  uint64_t size = 0;             // serialized size of the TensorProto
+};
+
+uint64_t varint_size(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual bool write(const void* p, size_t n) = 0;
+};
+
+class FdSink final : public Sink {
+ public:
+  explicit FdSink(int fd) : fd_(fd) {}
+  ~FdSink() override { flush(); }
+  bool write(const void* p, size_t n) override {
+    const char* c = static_cast<const char*>(p);
+    if (n >= buf_.capacity() - buf_.size()) {
+      if (!flush()) return false;
+      if (n >= buf_.capacity()) return raw(c, n);
+    }
+    buf_.insert(buf_.end(), c, c + n);
+    written_ += n;
+    return true;
+  }
+  bool flush() {
+    if (buf_.empty()) return ok_;
+    bool r = raw_nocount(buf_.data(), buf_.size());
+    buf_.clear();
+    return r;
+  }
+  uint64_t written() const { return written_; }
+  bool ok() const { return ok_; }
+  int error() const { return errno_; }
+  FdSink(const FdSink&) = delete;
+  FdSink& operator=(const FdSink&) = delete;
+  void reserve() { buf_.reserve(1 << 20); }
+
+ private:
+  bool raw(const char* c, size_t n) {
+    written_ += n;
+    return raw_nocount(c, n);
+  }
+  bool raw_nocount(const char* c, size_t n) {
+    while (n > 0 && ok_) {
+      ssize_t w = ::write(fd_, c, std::min<size_t>(n, 1u << 30));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        ok_ = false;
+        errno_ = errno;
+        return false;
+      }
+      c += w;
+      n -= static_cast<size_t>(w);
+    }
+    return ok_;
+  }
+  int fd_;
+  std::vector<char> buf_;
+  uint64_t written_ = 0;
+  bool ok_ = true;
+  int errno_ = 0;
+};
+
+class StringSink final : public Sink {
+ public:
+  explicit StringSink(std::string* s) : s_(s) {}
+  bool write(const void* p, size_t n) override {
+    s_->append(static_cast<const char*>(p), n);
+    return true;
+  }
+
+ private:
+  std::string* s_;
+};
+
+bool put_varint(Sink& s, uint64_t v) {
+  uint8_t b[10];
+  size_t n = 0;
+  do {
+    uint8_t c = v & 0x7f;
+    v >>= 7;
+    b[n++] = static_cast<uint8_t>(c | (v ? 0x80 : 0));
+  } while (v);
+  return s.write(b, n);
+}
+
+bool put_message(Sink& s, const google::protobuf::MessageLite& m) {
+  std::string tmp;
+  m.SerializeToString(&tmp);
+  return s.write(tmp.data(), tmp.size());
+}
+
+// Where each main-graph initializer goes, and the total size of the file.
+struct Plan {
+  onnx::ModelProto head;   // model without graph
+  onnx::GraphProto graph;  // graph without initializers
+  std::vector<Initializer> inits;
+  uint64_t graph_size = 0;
+  uint64_t total = 0;
+  uint64_t external_bytes = 0;
+};
+
+void size_plan(Plan& p) {
+  p.graph_size = p.graph.ByteSizeLong();
+  for (auto& in : p.inits) {
+    uint64_t body = in.head.ByteSizeLong();
+    if (in.where == Initializer::Where::kStreamed) body += 1 + varint_size(in.tensor->byte_size()) + in.tensor->byte_size();
+    in.size = body;
+    p.graph_size += 1 + varint_size(body) + body;
+  }
+  p.total = p.head.ByteSizeLong() + 1 + varint_size(p.graph_size) + p.graph_size;
+}
+
+Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_external, Plan& p) {
+  fill_model_head(m, &p.head);
+  fill_graph(*m.graph, &p.graph, false);
+  const auto& inits = m.graph->initializers();
+  p.inits.resize(inits.size());
+  bool any_external = false;
+  for (size_t i = 0; i < inits.size(); ++i) {
+    const ir::Tensor& t = *inits[i]->initializer();
+    auto& in = p.inits[i];
+    in.tensor = &t;
+    bool raw = t.dtype() != ir::DataType::kString && !t.typed_encoding;
+    if (raw && t.byte_size() > 0 && t.bytes() == nullptr)
+      return err(ErrorCode::kInvalidModel, "tensor '" + inits[i]->name() + "' has no data loaded (external data was not read)");
+    bool ext = allow_external && raw && t.byte_size() >= opts.size_threshold &&
+               (opts.external == SaveOptions::ExternalData::kAlways ||
+                (opts.external == SaveOptions::ExternalData::kAuto && t.external.present()));
+    any_external |= ext;
+    in.where = ext ? Initializer::Where::kExternal
+                   : (raw && t.byte_size() > 4096 ? Initializer::Where::kStreamed : Initializer::Where::kInProto);
+    fill_tensor(t, &in.head, in.where == Initializer::Where::kInProto);
+    in.head.set_name(inits[i]->name());
+  }
+  size_plan(p);
+  if (p.total > opts.protobuf_limit) {
+    if (!allow_external || opts.external == SaveOptions::ExternalData::kNever)
+      return err(ErrorCode::kInvalidModel, "the model needs " + std::to_string(p.total) +
+                                               " bytes, past the 2 GB protobuf limit; save it with external data");
+    // Move the largest tensors out until the rest fits (all of them past the threshold).
+    for (size_t i = 0; i < inits.size(); ++i) {
+      auto& in = p.inits[i];
+      const ir::Tensor& t = *in.tensor;
+      if (in.where != Initializer::Where::kExternal && t.dtype() != ir::DataType::kString && !t.typed_encoding &&
+          t.byte_size() >= opts.size_threshold) {
+        in.where = Initializer::Where::kExternal;
+        in.head.Clear();
+        fill_tensor(t, &in.head, false);
+        in.head.set_name(inits[i]->name());
+      }
+    }
+    any_external = true;
+    size_plan(p);
+    if (p.total > opts.protobuf_limit)
+      return err(ErrorCode::kInvalidModel, "even with external data the model needs " + std::to_string(p.total) +
+                                               " bytes, past the 2 GB protobuf limit");
+  }
+  (void)any_external;
+  return Status::ok();
+}
+
+// Assigns offsets in the external file (aligned to 4 KiB for large tensors, so they can be mapped).
+void place_external(Plan& p, const std::string& location) {
+  uint64_t off = 0;
+  for (auto& in : p.inits) {
+    if (in.where != Initializer::Where::kExternal) continue;
+    uint64_t n = in.tensor->byte_size();
+    if (n >= (1u << 20)) off = (off + 4095) & ~uint64_t(4095);
+    in.head.set_data_location(onnx::TensorProto::EXTERNAL);
+    in.head.clear_raw_data();
+    auto add = [&](const char* k, const std::string& v) {
+      auto* e = in.head.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", location);
+    add("offset", std::to_string(off));
+    add("length", std::to_string(n));
+    off += n;
+  }
+  p.external_bytes = off;
+  size_plan(p);
+}
+
+bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
+  uint64_t done = 0;
+  bool ok = put_message(s, p.head);
+  ok = ok && put_varint(s, (7u << 3) | 2) && put_varint(s, p.graph_size) && put_message(s, p.graph);
+  for (auto& in : p.inits) {
+    if (!ok) break;
+    ok = put_varint(s, (5u << 3) | 2) && put_varint(s, in.size) && put_message(s, in.head);
+    if (ok && in.where == Initializer::Where::kStreamed) {
+      uint64_t n = in.tensor->byte_size();
+      ok = put_varint(s, (9u << 3) | 2) && put_varint(s, n) && s.write(in.tensor->bytes(), n);
+    }
+    done += in.size;
+    if (progress) progress(done, p.total);
+  }
+  return ok;
+}
+
+bool write_external(Sink& s, const Plan& p) {
+  uint64_t off = 0;
+  static const char zeros[4096] = {};
+  for (const auto& in : p.inits) {
+    if (in.where != Initializer::Where::kExternal) continue;
+    uint64_t n = in.tensor->byte_size();
+    if (n >= (1u << 20)) {
+      uint64_t aligned = (off + 4095) & ~uint64_t(4095);
+      if (aligned > off && !s.write(zeros, aligned - off)) return false;
+      off = aligned;
+    }
+    if (!s.write(in.tensor->bytes(), n)) return false;
+    off += n;
+  }
+  return true;
+}
+
+// A temporary file in the destination's folder, renamed over it on commit, removed otherwise.
+class TempFile {
+ public:
+  explicit TempFile(std::string final_path) : final_(std::move(final_path)) {}
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!tmp_.empty() && !committed_) ::unlink(tmp_.c_str());
+  }
+  Status open() {
+    fs::path dir = fs::path(final_).parent_path();
+    std::string pattern = (dir.empty() ? std::string(".") : dir.string()) + "/." +
+                          fs::path(final_).filename().string() + ".tmp-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    fd_ = mkstemp(buf.data());
+    if (fd_ < 0) return Status(ErrorCode::kIo, std::string("cannot write: ") + std::strerror(errno)).with_file(final_);
+    tmp_ = buf.data();
+    fchmod(fd_, 0644);
+    return Status::ok();
+  }
+  int fd() const { return fd_; }
+  Status close() {
+    if (fd_ >= 0 && ::close(fd_) != 0) {
+      fd_ = -1;
+      return Status(ErrorCode::kIo, std::string("write failed: ") + std::strerror(errno)).with_file(final_);
+    }
+    fd_ = -1;
+    return Status::ok();
+  }
+  Status commit() {
+    if (::rename(tmp_.c_str(), final_.c_str()) != 0)
+      return Status(ErrorCode::kIo, std::string("cannot replace: ") + std::strerror(errno)).with_file(final_);
+    committed_ = true;
+    return Status::ok();
+  }
+
+ private:
+  std::string final_;
+  std::string tmp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std::string& path) {
+  OT_RETURN_IF_ERROR(tf.open());
+  bool ok;
+  int e = 0;
+  {
+    FdSink sink(tf.fd());
+    sink.reserve();
+    ok = body(sink) && sink.flush();
+    e = sink.error();
+  }
+  if (!ok) return Status(ErrorCode::kIo, std::string("write failed: ") + std::strerror(e ? e : EIO)).with_file(path);
+  return tf.close();
+}
+
+}  // namespace
+
+Status save_model(const ir::Model& model, const std::string& path, const SaveOptions& opts) {
+  Plan plan;
+  {
+    Status st = build_plan(model, opts, true, plan);
+    if (!st.is_ok()) return st.with_file(path);
+  }
+  bool has_external = false;
+  for (const auto& in : plan.inits) has_external |= in.where == Initializer::Where::kExternal;
+  std::string location = opts.location.empty() ? fs::path(path).filename().string() + ".data" : opts.location;
+  std::string ext_path = (fs::path(path).parent_path() / location).string();
+  if (has_external) place_external(plan, location);
+
+  // Write both files completely before either is renamed into place.
+  TempFile model_tmp(path);
+  TempFile ext_tmp(ext_path);
+  OT_RETURN_IF_ERROR(write_to(model_tmp, [&](Sink& s) { return write_plan(s, plan, opts.progress); }, path));
+  if (has_external) OT_RETURN_IF_ERROR(write_to(ext_tmp, [&](Sink& s) { return write_external(s, plan); }, ext_path));
+  if (has_external) OT_RETURN_IF_ERROR(ext_tmp.commit());
+  OT_RETURN_IF_ERROR(model_tmp.commit());
+  return Status::ok();
+}
+
+Result<std::string> serialize_model(const ir::Model& model) {
+  Plan plan;
+  OT_RETURN_IF_ERROR(build_plan(model, SaveOptions{}, false, plan));
+  std::string out;
+  out.reserve(plan.total);
+  StringSink sink(&out);
+  write_plan(sink, plan, nullptr);
+  return out;
+}
+
+}  // namespace onnxtrim::onnx_io
