@@ -162,45 +162,36 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
       return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has " + std::to_string(have) +
                                                " values, its shape needs " + std::to_string(numel));
     };
-    uint8_t* dst = expect ? t.mutable_bytes() : nullptr;
     int bits = ir::dtype_bits(dtype);
+    // How many typed values the shape needs, and how many the file has (checked before
+    // anything is allocated: the dims may be huge in a corrupt file).
+    int64_t have = 0, want = numel;
     switch (dtype) {
-      case ir::DataType::kFloat:
-      case ir::DataType::kComplex64: {
-        int64_t want = dtype == ir::DataType::kFloat ? numel : 2 * numel;
-        if (tp.float_data_size() != want) {
-          if (tp.float_data_size() == 0 && numel == 0) break;
-          return bad(tp.float_data_size());
-        }
-        if (want) std::memcpy(dst, tp.float_data().data(), expect);
-        break;
-      }
-      case ir::DataType::kDouble:
-      case ir::DataType::kComplex128: {
-        int64_t want = dtype == ir::DataType::kDouble ? numel : 2 * numel;
-        if (tp.double_data_size() != want) return bad(tp.double_data_size());
-        if (want) std::memcpy(dst, tp.double_data().data(), expect);
-        break;
-      }
-      case ir::DataType::kInt64:
-        if (tp.int64_data_size() != numel) return bad(tp.int64_data_size());
-        if (numel) std::memcpy(dst, tp.int64_data().data(), expect);
-        break;
+      case ir::DataType::kFloat: have = tp.float_data_size(); break;
+      case ir::DataType::kComplex64: have = tp.float_data_size(); want = 2 * numel; break;
+      case ir::DataType::kDouble: have = tp.double_data_size(); break;
+      case ir::DataType::kComplex128: have = tp.double_data_size(); want = 2 * numel; break;
+      case ir::DataType::kInt64: have = tp.int64_data_size(); break;
       case ir::DataType::kUint32:
-      case ir::DataType::kUint64:
-        if (tp.uint64_data_size() != numel) return bad(tp.uint64_data_size());
-        narrow_into(dst, tp.uint64_data(), bits / 8);
+      case ir::DataType::kUint64: have = tp.uint64_data_size(); break;
+      default:
+        have = tp.int32_data_size();
+        if (bits < 8) want = static_cast<int64_t>(expect);  // one packed byte per int32
         break;
-      default: {
-        if (bits >= 8) {
-          if (tp.int32_data_size() != numel) return bad(tp.int32_data_size());
-          narrow_into(dst, tp.int32_data(), bits / 8);
-        } else {
-          // Sub-byte types: each int32 holds one packed byte.
-          if (static_cast<size_t>(tp.int32_data_size()) != expect) return bad(tp.int32_data_size());
-          narrow_into(dst, tp.int32_data(), 1);
-        }
-        break;
+    }
+    if (bits == 0 && have != 0) return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has data but no data type");
+    if (bits != 0 && have != want) return bad(static_cast<int>(have));
+    uint8_t* dst = expect ? t.mutable_bytes() : nullptr;
+    if (expect) {
+      switch (dtype) {
+        case ir::DataType::kFloat:
+        case ir::DataType::kComplex64: std::memcpy(dst, tp.float_data().data(), expect); break;
+        case ir::DataType::kDouble:
+        case ir::DataType::kComplex128: std::memcpy(dst, tp.double_data().data(), expect); break;
+        case ir::DataType::kInt64: std::memcpy(dst, tp.int64_data().data(), expect); break;
+        case ir::DataType::kUint32:
+        case ir::DataType::kUint64: narrow_into(dst, tp.uint64_data(), bits / 8); break;
+        default: narrow_into(dst, tp.int32_data(), bits >= 8 ? bits / 8 : 1); break;
       }
     }
     tp.clear_float_data();

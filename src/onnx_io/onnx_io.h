@@ -46,3 +46,9 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
 Result<std::string> serialize_model(const ir::Model& model);
 
 }  // namespace onnxtrim::onnx_io
+
+namespace onnxtrim::onnx_io {
+// Parses a model written in the ONNX text syntax ("<ir_version: 8, opset_import: ["" : 17]>
+// g (float[N] x) => (float[N] y) { y = Relu(x) }").
+Result<std::unique_ptr<ir::Model>> parse_text_model(const std::string& text);
+}  // namespace onnxtrim::onnx_io

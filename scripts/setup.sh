@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what onnxtrim needs on Debian 12 (as root, or with sudo). Idempotent: installs only
+# what is missing, and does nothing at all when everything is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  g++ make cmake pkg-config
+  libprotobuf-dev protobuf-compiler libonnx-dev   # ONNX protobuf classes and text parser
+  libopenblas-dev                                 # GEMM for MatMul/Gemm/Conv
+  libgtest-dev libgmock-dev libbenchmark-dev      # tests and benchmarks
+  python3 python3-onnx python3-numpy              # test oracle (checker, shape inference)
+  clang libclang-rt-14-dev                        # libFuzzer and sanitizers
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
