@@ -582,6 +582,18 @@ Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& 
 
 }  // namespace
 
+Status tensor_from_proto_bytes(const std::string& bytes, ir::Tensor& out) {
+  onnx::TensorProto tp;
+  if (!tp.ParseFromString(bytes)) return err(ErrorCode::kParse, "not a TensorProto");
+  LoadOptions o;
+  o.load_external_data = false;
+  LoadCtx ctx;
+  ctx.display = "<tensor>";
+  ctx.base_dir = ".";
+  ctx.opts = &o;
+  return convert_tensor(tp, out, ctx);
+}
+
 Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
                                                const std::string& base_dir, const LoadOptions& opts) {
   LoadCtx ctx;

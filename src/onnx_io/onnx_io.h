@@ -52,3 +52,14 @@ namespace onnxtrim::onnx_io {
 // g (float[N] x) => (float[N] y) { y = Relu(x) }").
 Result<std::unique_ptr<ir::Model>> parse_text_model(const std::string& text);
 }  // namespace onnxtrim::onnx_io
+
+#include "ir/runtime_value.h"
+
+namespace onnxtrim::onnx_io {
+// Reads a test-data .pb file: a TensorProto, or a SequenceProto / OptionalProto when the
+// expected type says so.
+Result<ir::RuntimeValue> load_value_file(const std::string& path, const ir::Type& expected);
+// A serialized TensorProto <-> Tensor (e.g. `--input name=file.pb`).
+Result<ir::Tensor> parse_tensor_proto(std::string_view bytes);
+Result<std::string> serialize_tensor_proto(const ir::Tensor& t);
+}  // namespace onnxtrim::onnx_io

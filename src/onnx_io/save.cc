@@ -549,6 +549,12 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
   return Status::ok();
 }
 
+Result<std::string> serialize_tensor_proto(const ir::Tensor& t) {
+  onnx::TensorProto tp;
+  fill_tensor(t, &tp, true);
+  return tp.SerializeAsString();
+}
+
 Result<std::string> serialize_model(const ir::Model& model) {
   Plan plan;
   OT_RETURN_IF_ERROR(build_plan(model, SaveOptions{}, false, plan));

@@ -1,0 +1,126 @@
+#include "eval/compare.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::eval {
+
+namespace {
+std::string dims_str(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+}  // namespace
+
+Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, double atol) {
+  Diff d;
+  if (a.dtype() != e.dtype()) {
+    d.ok = false;
+    d.why = "dtype " + std::string(ir::dtype_name(a.dtype())) + " != expected " + std::string(ir::dtype_name(e.dtype()));
+    return d;
+  }
+  if (a.dims() != e.dims()) {
+    d.ok = false;
+    d.why = "shape " + dims_str(a.dims()) + " != expected " + dims_str(e.dims());
+    return d;
+  }
+  if (a.dtype() == ir::DataType::kString) {
+    if (a.strings() != e.strings()) {
+      d.ok = false;
+      d.why = "strings differ";
+    }
+    return d;
+  }
+  bool is_float = ir::dtype_is_float(a.dtype()) || a.dtype() == ir::DataType::kComplex64 ||
+                  a.dtype() == ir::DataType::kComplex128;
+  bool handled = ops::dispatch(a.dtype(), ops::kAll, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* pa = a.data<T>();
+    const T* pe = e.data<T>();
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      double x = static_cast<double>(static_cast<ops::compute_t<T>>(pa[i]));
+      double y = static_cast<double>(static_cast<ops::compute_t<T>>(pe[i]));
+      bool same;
+      if constexpr (std::is_integral_v<T>) {
+        same = pa[i] == pe[i];
+      } else {
+        if (std::isnan(x) || std::isnan(y)) same = std::isnan(x) && std::isnan(y);
+        else if (std::isinf(x) || std::isinf(y)) same = x == y;
+        else same = std::fabs(x - y) <= atol + rtol * std::fabs(y);
+      }
+      if (!std::isnan(x) && !std::isnan(y) && !std::isinf(x) && !std::isinf(y)) {
+        double diff = std::fabs(x - y);
+        d.max_abs = std::max(d.max_abs, diff);
+        if (y != 0) d.max_rel = std::max(d.max_rel, diff / std::fabs(y));
+      }
+      if (!same && d.ok) {
+        d.ok = false;
+        std::ostringstream os;
+        os.precision(9);
+        os << "element " << i << ": " << x << " != expected " << y;
+        d.why = os.str();
+      }
+    }
+  });
+  if (!handled) {
+    // Other types (float8, int4, complex ...): compare bytes; complex as float pairs.
+    if (a.dtype() == ir::DataType::kComplex64 || a.dtype() == ir::DataType::kComplex128) {
+      ir::Tensor fa = ir::Tensor::shell(a.dtype() == ir::DataType::kComplex64 ? ir::DataType::kFloat : ir::DataType::kDouble,
+                                        {a.numel() * 2});
+      ir::Tensor fe = fa;
+      fa.set_buffer(a.buffer(), a.buffer_offset(), a.byte_size());
+      fe.set_buffer(e.buffer(), e.buffer_offset(), e.byte_size());
+      return compare_tensors(fa, fe, rtol, atol);
+    }
+    (void)is_float;
+    if (a.byte_size() != e.byte_size() || (a.byte_size() && std::memcmp(a.bytes(), e.bytes(), a.byte_size()) != 0)) {
+      d.ok = false;
+      d.why = "bytes differ";
+    }
+  }
+  return d;
+}
+
+Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double rtol, double atol) {
+  Diff d;
+  if (a.kind != e.kind) {
+    d.ok = false;
+    d.why = "kind of value differs (tensor/sequence/optional)";
+    return d;
+  }
+  switch (a.kind) {
+    case ir::RuntimeValue::Kind::kTensor:
+      return compare_tensors(a.tensor, e.tensor, rtol, atol);
+    case ir::RuntimeValue::Kind::kSequence:
+    case ir::RuntimeValue::Kind::kOptional:
+    case ir::RuntimeValue::Kind::kMap: {
+      if (a.elems.size() != e.elems.size()) {
+        d.ok = false;
+        d.why = "has " + std::to_string(a.elems.size()) + " elements, expected " + std::to_string(e.elems.size());
+        return d;
+      }
+      if (a.kind == ir::RuntimeValue::Kind::kMap) {
+        Diff k = compare_tensors(a.tensor, e.tensor, rtol, atol);
+        if (!k.ok) return k;
+      }
+      for (size_t i = 0; i < a.elems.size(); ++i) {
+        Diff x = compare_values(a.elems[i], e.elems[i], rtol, atol);
+        d.max_abs = std::max(d.max_abs, x.max_abs);
+        d.max_rel = std::max(d.max_rel, x.max_rel);
+        if (!x.ok && d.ok) {
+          d.ok = false;
+          d.why = "element " + std::to_string(i) + ": " + x.why;
+        }
+      }
+      return d;
+    }
+    default:
+      return d;
+  }
+}
+
+}  // namespace onnxtrim::eval

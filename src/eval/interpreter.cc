@@ -1,0 +1,192 @@
+#include "eval/interpreter.h"
+
+#include <unordered_set>
+
+#include "ops/registry.h"
+
+namespace onnxtrim::eval {
+
+// Per graph: the nodes in order, and for each value of this graph how many nodes read it
+// (a node counts once, whether it reads the value directly or from one of its subgraphs).
+struct Interpreter::Plan {
+  std::vector<const ir::Node*> nodes;
+  std::vector<std::vector<const ir::Value*>> reads;  // per node: distinct values of this graph it reads
+  std::unordered_map<const ir::Value*, int64_t> use_count;
+};
+
+namespace {
+
+void collect_reads(const ir::Graph& owner, const ir::Node& n, std::unordered_set<const ir::Value*>& out) {
+  for (const ir::Value* v : n.inputs())
+    if (v && v->graph() == &owner) out.insert(v);
+  for (const ir::Graph* sg : n.subgraphs())
+    sg->for_each_node([&](const ir::Node* inner) { collect_reads(owner, *inner, out); });
+  // Subgraph outputs may name outer values directly.
+  for (const ir::Graph* sg : n.subgraphs())
+    for (const ir::Value* v : sg->outputs())
+      if (v && v->graph() == &owner) out.insert(v);
+}
+
+}  // namespace
+
+Interpreter::Interpreter(const ir::Model& model) : model_(model) {}
+Interpreter::~Interpreter() = default;
+
+const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = plans_.find(&g);
+  if (it != plans_.end()) return *it->second;
+  auto p = std::make_unique<Plan>();
+  g.for_each_node([&](const ir::Node* n) {
+    p->nodes.push_back(n);
+    std::unordered_set<const ir::Value*> reads;
+    collect_reads(g, *n, reads);
+    p->reads.emplace_back(reads.begin(), reads.end());
+    for (const ir::Value* v : reads) p->use_count[v]++;
+  });
+  const Plan& ref = *p;
+  plans_.emplace(&g, std::move(p));
+  return ref;
+}
+
+Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
+                                                        const Scope* outer) const {
+  int64_t opset = model_.opset(n.domain);
+  const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.domain, n.op_type, opset);
+  if (schema == nullptr || schema->eval == nullptr) {
+    // Model-local function?
+    for (const auto& f : model_.functions) {
+      if (f.name == n.op_type && f.domain == n.domain) {
+        for (const auto& a : n.attributes) (void)a;
+        bool refs = false;
+        f.body->for_each_node([&](const ir::Node* b) {
+          for (const auto& a : b->attributes) refs |= !a.ref_attr_name.empty();
+        });
+        if (refs)
+          return Status(ErrorCode::kUnsupported, "calls to function '" + f.name + "' with attribute references are not supported by the evaluator")
+              .with_node(n.describe());
+        std::vector<RuntimeValue> ins;
+        for (size_t i = 0; i < f.body->inputs().size(); ++i)
+          ins.push_back(i < inputs.size() && inputs[i] ? *inputs[i] : RuntimeValue{});
+        return run_graph(*f.body, std::move(ins), nullptr);
+      }
+    }
+    std::string dom = n.domain.empty() ? "ai.onnx" : n.domain;
+    std::string why = ops::OpRegistry::instance().find_any(n.domain, n.op_type) != nullptr
+                          ? "operator " + n.op_type + " is not defined at " + dom + " opset " + std::to_string(opset)
+                          : "the evaluator has no kernel for operator " + n.op_type + " (domain " + dom + ")";
+    return Status(ErrorCode::kUnsupported, why).with_node(n.describe());
+  }
+  ops::KernelContext ctx(n, opset, inputs,
+                         [this, outer](const ir::Graph& sg, std::vector<RuntimeValue> in) {
+                           return run_graph(sg, std::move(in), outer);
+                         });
+  Status st = schema->eval(ctx);
+  if (!st.is_ok()) return st.with_node(n.describe());
+  auto& outs = ctx.outputs();
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (n.output(i) != nullptr && outs[i].kind == RuntimeValue::Kind::kNone)
+      return Status(ErrorCode::kInternal, "kernel produced no value for output " + std::to_string(i))
+          .with_node(n.describe());
+  return std::move(outs);
+}
+
+Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
+                                                         const Scope* outer) const {
+  const Plan& plan = plan_for(g);
+  Scope scope;
+  scope.parent = outer;
+  const auto& gin = g.inputs();
+  for (size_t i = 0; i < gin.size(); ++i) {
+    if (i < inputs.size() && inputs[i].kind != RuntimeValue::Kind::kNone)
+      scope.values[gin[i]] = std::move(inputs[i]);
+  }
+  for (const ir::Value* v : g.initializers())
+    if (!scope.values.count(v)) scope.values[v] = RuntimeValue::of(*v->initializer());
+  for (const ir::Value* v : gin)
+    if (!scope.values.count(v))
+      return Status(ErrorCode::kInvalidModel, "no value given for graph input '" + v->name() + "'");
+
+  std::unordered_map<const ir::Value*, int64_t> remaining = plan.use_count;
+  std::vector<const RuntimeValue*> ins;
+  for (size_t k = 0; k < plan.nodes.size(); ++k) {
+    const ir::Node& n = *plan.nodes[k];
+    ins.clear();
+    for (const ir::Value* v : n.inputs()) {
+      if (!v) {
+        ins.push_back(nullptr);
+        continue;
+      }
+      const RuntimeValue* rv = scope.find(v);
+      if (!rv) return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
+      ins.push_back(rv);
+    }
+    auto r = run_node(n, ins, &scope);
+    if (!r) return r;
+    auto& outs = r.value();
+    for (size_t i = 0; i < n.num_outputs() && i < outs.size(); ++i)
+      if (const ir::Value* o = n.output(i)) scope.values[o] = std::move(outs[i]);
+    // Free what nobody reads any more.
+    for (const ir::Value* v : plan.reads[k]) {
+      auto it = remaining.find(v);
+      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) scope.values.erase(v);
+    }
+  }
+  std::vector<RuntimeValue> result;
+  for (const ir::Value* v : g.outputs()) {
+    const RuntimeValue* rv = scope.find(v);
+    if (!rv) return Status(ErrorCode::kInvalidModel, "graph output '" + v->name() + "' was not computed");
+    result.push_back(*rv);
+  }
+  return result;
+}
+
+Result<std::vector<RuntimeValue>> Interpreter::run(const std::map<std::string, RuntimeValue>& feeds) const {
+  const ir::Graph& g = *model_.graph;
+  std::vector<RuntimeValue> inputs(g.inputs().size());
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    auto it = feeds.find(g.inputs()[i]->name());
+    if (it != feeds.end()) inputs[i] = it->second;
+  }
+  for (const auto& [name, v] : feeds) {
+    bool known = false;
+    for (const ir::Value* in : g.inputs()) known |= in->name() == name;
+    if (!known) return Status(ErrorCode::kUsage, "the model has no input named '" + name + "'");
+  }
+  return run_graph(g, std::move(inputs), nullptr);
+}
+
+namespace {
+Status check_graph(const ir::Model& m, const ir::Graph& g) {
+  Status st;
+  g.for_each_node([&](const ir::Node* n) {
+    if (!st.is_ok()) return;
+    bool local_function = false;
+    for (const auto& f : m.functions) local_function |= f.name == n->op_type && f.domain == n->domain;
+    if (!local_function) {
+      int64_t opset = m.opset(n->domain);
+      const ops::OpSchema* s = ops::OpRegistry::instance().find(n->domain, n->op_type, opset);
+      if (s == nullptr || s->eval == nullptr) {
+        std::string dom = n->domain.empty() ? "ai.onnx" : n->domain;
+        st = Status(ErrorCode::kUnsupported,
+                    "the evaluator has no kernel for operator " + n->op_type + " (domain " + dom + ", opset " +
+                        std::to_string(opset) + ")")
+                 .with_node(n->describe());
+        return;
+      }
+    }
+    for (const ir::Graph* sg : n->subgraphs()) {
+      Status s2 = check_graph(m, *sg);
+      if (!s2.is_ok()) {
+        st = s2;
+        return;
+      }
+    }
+  });
+  return st;
+}
+}  // namespace
+
+Status Interpreter::check_supported() const { return check_graph(model_, *model_.graph); }
+
+}  // namespace onnxtrim::eval

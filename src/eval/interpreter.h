@@ -1,0 +1,58 @@
+// The graph interpreter: runs a model (or a subgraph) with the registered kernels. If/Loop/Scan
+// bodies run through the same code with the enclosing scope visible. A value is freed as soon
+// as its last consumer has run.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/runtime_value.h"
+#include "support/status.h"
+
+namespace onnxtrim::eval {
+
+using ir::RuntimeValue;
+
+struct Scope {
+  std::unordered_map<const ir::Value*, RuntimeValue> values;
+  const Scope* parent = nullptr;
+  const RuntimeValue* find(const ir::Value* v) const {
+    for (const Scope* s = this; s; s = s->parent) {
+      auto it = s->values.find(v);
+      if (it != s->values.end()) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(const ir::Model& model);
+  ~Interpreter();
+
+  // Feeds by graph-input name; inputs that have an initializer may be left out.
+  Result<std::vector<RuntimeValue>> run(const std::map<std::string, RuntimeValue>& feeds) const;
+  // Runs g with positional inputs; `outer` gives the enclosing scope's values.
+  Result<std::vector<RuntimeValue>> run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
+                                              const Scope* outer) const;
+  // Fails naming the first node (op, domain) that has no kernel, searching subgraphs too.
+  Status check_supported() const;
+
+  // Runs a single node on the given inputs (fold_constants uses this).
+  Result<std::vector<RuntimeValue>> run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
+                                             const Scope* outer) const;
+
+ private:
+  struct Plan;
+  const Plan& plan_for(const ir::Graph& g) const;
+  const ir::Model& model_;
+  mutable std::mutex mu_;
+  mutable std::unordered_map<const ir::Graph*, std::unique_ptr<Plan>> plans_;
+};
+
+}  // namespace onnxtrim::eval

@@ -1,0 +1,107 @@
+// The operator registry: each op file registers what it knows of one operator (section 6 of
+// DESIGN.md "One op, one file"). Generic code (the interpreter, fold_constants, infer_shapes)
+// asks the registry; it never switches on op names.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/runtime_value.h"
+#include "support/status.h"
+
+namespace onnxtrim::ops {
+
+using ir::RuntimeValue;
+
+// What a kernel sees: the node (attributes), the opset version the model imports for the
+// node's domain, its inputs (nullptr where absent) and room for its outputs.
+class KernelContext {
+ public:
+  using SubgraphRunner =
+      std::function<Result<std::vector<RuntimeValue>>(const ir::Graph&, std::vector<RuntimeValue>)>;
+
+  KernelContext(const ir::Node& node, int64_t opset, std::vector<const RuntimeValue*> inputs, SubgraphRunner runner)
+      : node_(node), opset_(opset), inputs_(std::move(inputs)), outputs_(node.num_outputs()), runner_(std::move(runner)) {}
+
+  const ir::Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+  size_t num_inputs() const { return inputs_.size(); }
+  size_t num_outputs() const { return outputs_.size(); }
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  const RuntimeValue* input_value(size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
+  // The tensor of input i (the caller checks has_input and that it is a tensor).
+  const ir::Tensor& input(size_t i) const { return inputs_[i]->tensor; }
+  // True when output i is wanted (present in the node).
+  bool wants_output(size_t i) const { return i < node_.num_outputs() && node_.output(i) != nullptr; }
+  void set_output(size_t i, ir::Tensor t) {
+    if (i < outputs_.size()) outputs_[i] = RuntimeValue::of(std::move(t));
+  }
+  void set_output_value(size_t i, RuntimeValue v) {
+    if (i < outputs_.size()) outputs_[i] = std::move(v);
+  }
+  std::vector<RuntimeValue>& outputs() { return outputs_; }
+  // Runs a graph attribute (If/Loop/Scan bodies) with the given inputs; outer-scope values
+  // are visible to it.
+  Result<std::vector<RuntimeValue>> run_subgraph(const ir::Graph& g, std::vector<RuntimeValue> in) const {
+    return runner_(g, std::move(in));
+  }
+  // An "invalid model" error naming this node.
+  Status error(const std::string& detail) const {
+    return Status(ErrorCode::kInvalidModel, detail).with_node(node_.describe());
+  }
+  Status unsupported(const std::string& detail) const {
+    return Status(ErrorCode::kUnsupported, detail).with_node(node_.describe());
+  }
+
+ private:
+  const ir::Node& node_;
+  int64_t opset_;
+  std::vector<const RuntimeValue*> inputs_;
+  std::vector<RuntimeValue> outputs_;
+  SubgraphRunner runner_;
+};
+
+using EvalFn = Status (*)(KernelContext&);
+
+struct OpSchema {
+  std::string domain;  // "" for the default ONNX domain
+  std::string op_type;
+  // Opset versions in which the op (re)appeared, ascending, from Changelog.md. One schema
+  // covers all of them; the kernel branches on ctx.opset() where the semantics differ.
+  std::vector<int> versions;
+  EvalFn eval = nullptr;
+  bool deterministic = true;  // false: random ops, never folded
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& instance();
+  void add(OpSchema s);
+  // The schema of (domain, op_type) that applies at `opset`: nullptr when the op is unknown or
+  // its first version is newer than the model's opset.
+  const OpSchema* find(std::string_view domain, std::string_view op_type, int64_t opset) const;
+  const OpSchema* find_any(std::string_view domain, std::string_view op_type) const;
+  std::vector<const OpSchema*> all() const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, OpSchema> ops_;
+};
+
+// Registers at static-initialisation time:
+//   ONNXTRIM_REGISTER_OP(Relu, "", "Relu", {1, 6, 13, 14}, eval_relu)
+#define ONNXTRIM_REGISTER_OP(id, domain, op_type, versions, fn)                              \
+  static const bool onnxtrim_registered_##id = [] {                                          \
+    ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, true});      \
+    return true;                                                                             \
+  }()
+#define ONNXTRIM_REGISTER_RANDOM_OP(id, domain, op_type, versions, fn)                       \
+  static const bool onnxtrim_registered_##id = [] {                                          \
+    ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, false});     \
+    return true;                                                                             \
+  }()
+
+}  // namespace onnxtrim::ops

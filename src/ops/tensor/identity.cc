@@ -1,0 +1,19 @@
+// Identity: y = x, for tensors, sequences and optionals alike.
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_identity(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("Identity needs an input");
+  ctx.set_output_value(0, *ctx.input_value(0));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Identity, "", "Identity", (std::vector<int>{1, 13, 14, 16, 19, 21, 23, 24, 25}), eval_identity);
+
+}  // namespace onnxtrim::ops

@@ -1,0 +1,220 @@
+// Conformance runner: every ONNX backend test (node/, simple/, pytorch-converted/,
+// pytorch-operator/, and the light/ model-zoo models) through our evaluator, compared with the
+// expected outputs. A checked-in manifest lists expected failures and skips with reasons; any
+// other failure (a regression) or a listed failure that now passes fails the run.
+//
+//   onnxtrim_conformance --data DIR --manifest FILE [--filter SUBSTR] [--verbose]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "eval/compare.h"
+#include "eval/interpreter.h"
+#include "onnx_io/onnx_io.h"
+
+namespace fs = std::filesystem;
+using namespace onnxtrim;
+
+namespace {
+
+struct Entry {
+  std::string kind;  // skip | fail | tol
+  double rtol = 0, atol = 0;
+  std::string reason;
+};
+
+std::map<std::string, Entry> read_manifest(const std::string& path) {
+  std::map<std::string, Entry> m;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream is(line);
+    std::string name;
+    Entry e;
+    is >> name >> e.kind;
+    if (e.kind == "tol") is >> e.rtol >> e.atol;
+    std::getline(is, e.reason);
+    e.reason.erase(0, e.reason.find_first_not_of(" \t"));
+    m[name] = e;
+  }
+  return m;
+}
+
+struct Outcome {
+  bool ok = true;
+  std::string why;
+};
+
+Outcome run_case(const fs::path& model_path, const std::vector<fs::path>& data_sets, double rtol, double atol) {
+  auto r = onnx_io::load_model(model_path.string());
+  if (!r) return {false, "load: " + r.status().message()};
+  const ir::Model& m = *r.value();
+  eval::Interpreter interp(m);
+  std::vector<const ir::Value*> inputs;
+  for (const ir::Value* v : m.graph->inputs())
+    if (!v->is_initializer()) inputs.push_back(v);
+  for (const auto& ds : data_sets) {
+    std::map<std::string, ir::RuntimeValue> feeds;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      fs::path p = ds / ("input_" + std::to_string(i) + ".pb");
+      if (!fs::exists(p)) break;
+      auto v = onnx_io::load_value_file(p.string(), inputs[i]->type);
+      if (!v) return {false, "input: " + v.status().message()};
+      feeds[inputs[i]->name()] = std::move(v.value());
+    }
+    auto out = interp.run(feeds);
+    if (!out) return {false, out.status().message()};
+    const auto& outs = m.graph->outputs();
+    for (size_t i = 0; i < outs.size(); ++i) {
+      fs::path p = ds / ("output_" + std::to_string(i) + ".pb");
+      if (!fs::exists(p)) continue;
+      auto e = onnx_io::load_value_file(p.string(), outs[i]->type);
+      if (!e) return {false, "expected output: " + e.status().message()};
+      eval::Diff d = eval::compare_values(out.value()[i], e.value(), rtol, atol);
+      if (!d.ok) return {false, "output " + std::to_string(i) + " (" + outs[i]->name() + "): " + d.why};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data, manifest_path, filter, write_manifest;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--data" && i + 1 < argc) data = argv[++i];
+    else if (a == "--manifest" && i + 1 < argc) manifest_path = argv[++i];
+    else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
+    else if (a == "--verbose" || a == "-v") verbose = true;
+    else if (a == "--write-manifest" && i + 1 < argc) write_manifest = argv[++i];
+  }
+  if (data.empty()) {
+    std::fprintf(stderr, "usage: onnxtrim_conformance --data DIR --manifest FILE [--filter S] [--verbose]\n");
+    return 2;
+  }
+  auto manifest = manifest_path.empty() ? std::map<std::string, Entry>{} : read_manifest(manifest_path);
+
+  struct Case {
+    std::string name;
+    fs::path model;
+    std::vector<fs::path> data_sets;
+  };
+  std::vector<Case> cases;
+  for (const char* suite : {"node", "simple", "pytorch-converted", "pytorch-operator"}) {
+    fs::path dir = fs::path(data) / suite;
+    if (!fs::exists(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (!fs::exists(e.path() / "model.onnx")) continue;
+      Case c{std::string(suite) + "/" + e.path().filename().string(), e.path() / "model.onnx", {}};
+      for (const auto& d : fs::directory_iterator(e.path()))
+        if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0) c.data_sets.push_back(d.path());
+      std::sort(c.data_sets.begin(), c.data_sets.end());
+      cases.push_back(std::move(c));
+    }
+  }
+  // light/: models that take no input; expected output beside them.
+  fs::path light = fs::path(data) / "light";
+  if (fs::exists(light)) {
+    for (const auto& e : fs::directory_iterator(light)) {
+      if (e.path().extension() != ".onnx") continue;
+      Case c{"light/" + e.path().stem().string(), e.path(), {}};
+      cases.push_back(std::move(c));
+    }
+  }
+  std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+
+  std::vector<std::string> new_manifest;  // (--write-manifest) listed skips/tols kept, failures listed
+  int passed = 0, failed = 0, skipped = 0, unexpected = 0, stale = 0, expected_fail = 0;
+  std::map<std::string, int> suite_total, suite_pass;
+  auto t0 = std::chrono::steady_clock::now();
+  for (const auto& c : cases) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    std::string suite = c.name.substr(0, c.name.find('/'));
+    suite_total[suite]++;
+    auto it = manifest.find(c.name);
+    if (it != manifest.end() && it->second.kind == "skip") {
+      ++skipped;
+      if (verbose) std::printf("SKIP %s: %s\n", c.name.c_str(), it->second.reason.c_str());
+      new_manifest.push_back(c.name + " skip " + it->second.reason);
+      continue;
+    }
+    double rtol = 1e-3, atol = 1e-7;
+    if (it != manifest.end() && it->second.kind == "tol") {
+      rtol = it->second.rtol;
+      atol = it->second.atol;
+    }
+    Outcome o;
+    if (suite == "light") {
+      auto r = onnx_io::load_model(c.model.string());
+      if (!r) {
+        o = {false, r.status().message()};
+      } else {
+        eval::Interpreter interp(*r.value());
+        auto out = interp.run({});
+        if (!out) {
+          o = {false, out.status().message()};
+        } else {
+          fs::path exp = c.model.parent_path() / (c.model.stem().string() + "_output_0.pb");
+          auto e = onnx_io::load_value_file(exp.string(), r.value()->graph->outputs()[0]->type);
+          if (!e) o = {false, e.status().message()};
+          else {
+            eval::Diff d = eval::compare_values(out.value()[0], e.value(), rtol, atol);
+            if (!d.ok) o = {false, d.why};
+          }
+        }
+      }
+    } else {
+      o = run_case(c.model, c.data_sets, rtol, atol);
+    }
+    bool listed_fail = it != manifest.end() && it->second.kind == "fail";
+    if (it != manifest.end() && it->second.kind == "tol")
+      new_manifest.push_back(c.name + " tol " + std::to_string(rtol) + " " + std::to_string(atol) + " " + it->second.reason);
+    if (!o.ok && it == manifest.end()) {
+      std::string why = o.why.substr(0, 200);
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      new_manifest.push_back(c.name + " fail " + why);
+    } else if (!o.ok && listed_fail) {
+      new_manifest.push_back(c.name + " fail " + it->second.reason);
+    }
+    if (o.ok) {
+      ++passed;
+      suite_pass[suite]++;
+      if (listed_fail) {
+        ++stale;
+        std::printf("NOW PASSES (remove from the manifest): %s\n", c.name.c_str());
+      }
+    } else {
+      ++failed;
+      if (listed_fail) {
+        ++expected_fail;
+        if (verbose) std::printf("XFAIL %s: %s\n", c.name.c_str(), o.why.c_str());
+      } else {
+        ++unexpected;
+        std::printf("FAIL %s: %s\n", c.name.c_str(), o.why.c_str());
+      }
+    }
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& [s, n] : suite_total)
+    std::printf("  %-18s %4d/%4d pass\n", s.c_str(), suite_pass[s], n);
+  std::printf("conformance: %d passed, %d failed, %d skipped (%d expected failures, %d unexpected, %d stale entries) in %.1f s\n",
+              passed, failed, skipped, expected_fail, unexpected, stale, secs);
+  if (!write_manifest.empty()) {
+    std::ofstream f(write_manifest);
+    f << "# Conformance manifest: tests expected to fail (fail), not run (skip), or compared with\n"
+         "# stated tolerances (tol RTOL ATOL). Format: NAME KIND [RTOL ATOL] REASON\n";
+    for (const auto& l : new_manifest) f << l << "\n";
+    std::printf("wrote %zu entries to %s\n", new_manifest.size(), write_manifest.c_str());
+    return 0;
+  }
+  return unexpected || stale ? 1 : 0;
+}
