@@ -2,6 +2,7 @@
 // the IR (never copied), and what the IR does not interpret is re-serialized into `extra`.
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -594,43 +595,83 @@ Status tensor_from_proto_bytes(const std::string& bytes, ir::Tensor& out) {
   return convert_tensor(tp, out, ctx);
 }
 
-Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
-                                               const std::string& base_dir, const LoadOptions& opts) {
+namespace {
+
+// Parses from any zero-copy stream; convert_model then consumes the message.
+Result<std::unique_ptr<ir::Model>> parse_stream(google::protobuf::io::ZeroCopyInputStream& in, uint64_t size,
+                                                const std::string& display_name, const std::string& base_dir,
+                                                const LoadOptions& opts) {
   LoadCtx ctx;
   ctx.display = display_name;
   ctx.base_dir = base_dir;
   ctx.opts = &opts;
-  if (bytes.size() > static_cast<size_t>(INT_MAX))
+  if (size > static_cast<uint64_t>(INT_MAX))
     return Status(ErrorCode::kParse, "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
         .with_file(display_name);
   onnx::ModelProto mp;
   {
-    google::protobuf::io::ArrayInputStream ais(bytes.data(), static_cast<int>(bytes.size()));
-    google::protobuf::io::CodedInputStream cis(&ais);
+    google::protobuf::io::CodedInputStream cis(&in);
     cis.SetTotalBytesLimit(INT_MAX);
     cis.SetRecursionLimit(256);
     if (!mp.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
       return Status(ErrorCode::kParse, "not a valid ONNX model (protobuf parsing failed: truncated or corrupt file?)")
           .with_file(display_name);
   }
-  if (opts.progress) opts.progress(bytes.size() / 2, bytes.size());
   auto r = convert_model(mp, ctx);
   if (!r) return std::move(r).take_status().with_file(display_name);
-  if (opts.progress) opts.progress(bytes.size(), bytes.size());
   return r;
+}
+
+// Reads a file in chunks, reporting progress: the file is never held in memory whole, so
+// peak memory is the parsed model, not the model plus the file.
+class ProgressFileStream final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  ProgressFileStream(int fd, uint64_t total, const ProgressFn& progress)
+      : in_(fd, 1 << 20), total_(total), progress_(progress) {}
+  bool Next(const void** data, int* size) override {
+    bool ok = in_.Next(data, size);
+    if (ok && progress_) progress_(static_cast<uint64_t>(in_.ByteCount()), total_);
+    return ok;
+  }
+  void BackUp(int count) override { in_.BackUp(count); }
+  bool Skip(int count) override { return in_.Skip(count); }
+  int64_t ByteCount() const override { return in_.ByteCount(); }
+  int error() const { return in_.GetErrno(); }
+
+ private:
+  google::protobuf::io::FileInputStream in_;
+  uint64_t total_;
+  const ProgressFn& progress_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
+                                               const std::string& base_dir, const LoadOptions& opts) {
+  google::protobuf::io::ArrayInputStream ais(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
+  return parse_stream(ais, bytes.size(), display_name, base_dir, opts);
 }
 
 Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status(ErrorCode::kIo, "no such file").with_file(path);
   if (fs::is_directory(path, ec)) return Status(ErrorCode::kIo, "is a directory, not a model file").with_file(path);
-  auto mapped = map_file(path);
-  if (!mapped) return Status(mapped.status()).with_file(path);
-  const auto& buf = mapped.value();
-  if (opts.progress) opts.progress(0, buf->size());
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno)).with_file(path);
+  struct stat st {};
+  fstat(fd, &st);
+  uint64_t size = static_cast<uint64_t>(st.st_size);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";
-  return parse_model(std::string_view(reinterpret_cast<const char*>(buf->data()), buf->size()), path, base, opts);
+  Result<std::unique_ptr<ir::Model>> r = Status(ErrorCode::kInternal, "");
+  {
+    ProgressFileStream in(fd, size, opts.progress);
+    r = parse_stream(in, size, path, base, opts);
+    if (!r && in.error() != 0)
+      r = Status(ErrorCode::kIo, std::string("read failed: ") + std::strerror(in.error())).with_file(path);
+  }
+  ::close(fd);
+  return r;
 }
 
 }  // namespace onnxtrim::onnx_io
