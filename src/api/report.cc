@@ -98,7 +98,7 @@ std::string Report::to_text() const {
   if (!passes.empty()) {
     os << "\npasses (" << rounds << " round" << (rounds == 1 ? "" : "s") << (converged ? "" : ", cap hit") << "):\n";
     for (const auto& p : passes) {
-      std::snprintf(line, sizeof line, "  %-28s %6lld changes %6lld nodes removed %9.3f ms\n", p.name.c_str(),
+      std::snprintf(line, sizeof line, "  %-34s %6lld changes %6lld nodes removed %9.3f ms\n", p.name.c_str(),
                     static_cast<long long>(p.changes), static_cast<long long>(p.nodes_removed), p.seconds * 1e3);
       os << line;
     }
@@ -106,11 +106,13 @@ std::string Report::to_text() const {
   os << "\ntime:";
   double total = 0;
   for (const auto& [name, sec] : stages) {
-    std::snprintf(line, sizeof line, " %s %.3f s,", name.c_str(), sec);
+    if (sec < 1) std::snprintf(line, sizeof line, " %s %.1f ms,", name.c_str(), sec * 1e3);
+    else std::snprintf(line, sizeof line, " %s %.2f s,", name.c_str(), sec);
     os << line;
     total += sec;
   }
-  std::snprintf(line, sizeof line, " total %.3f s\n", total);
+  if (total < 1) std::snprintf(line, sizeof line, " total %.1f ms\n", total * 1e3);
+  else std::snprintf(line, sizeof line, " total %.2f s\n", total);
   os << line;
   for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
   return os.str();

@@ -88,3 +88,10 @@ struct Attribute {
 };
 
 }  // namespace onnxtrim::ir
+
+namespace onnxtrim::ir {
+// Same name, type and value (floats bitwise; tensors by contents; graphs never equal).
+bool attributes_equal(const Attribute& a, const Attribute& b);
+uint64_t hash_attribute(const Attribute& a);
+uint64_t hash_tensor(const Tensor& t);
+}  // namespace onnxtrim::ir

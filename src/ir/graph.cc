@@ -217,11 +217,28 @@ void Graph::set_node_output(Node* n, size_t i, Value* v) {
   }
 }
 
+void Graph::trim_trailing_empty_outputs(Node* n) {
+  while (!n->outputs_.empty() && n->outputs_.back() == nullptr) n->outputs_.pop_back();
+}
+
+// Drops the uses that the nodes of g (recursively) hold on values outside g, so that
+// erasing the node owning g leaves no stale uses in enclosing scopes.
+static void drop_outer_uses(Graph& g) {
+  g.for_each_node([&](Node* inner) {
+    for (size_t i = 0; i < inner->num_inputs(); ++i) {
+      Value* v = inner->input(i);
+      if (v && v->graph() != &g) v->graph()->set_node_input(inner, i, nullptr);
+    }
+    for (Graph* sg : inner->subgraphs()) drop_outer_uses(*sg);
+  });
+}
+
 void Graph::erase_node(Node* n) {
   assert(n->graph_ == this && !n->dead_);
   for (size_t i = 0; i < n->inputs_.size(); ++i)
     if (Value* v = n->inputs_[i]) drop_use(v, n, static_cast<int>(i));
   n->inputs_.clear();
+  for (Graph* sg : n->subgraphs()) drop_outer_uses(*sg);
   for (Value* o : n->outputs_) {
     if (!o) continue;
     assert(o->uses_.empty() && !o->is_graph_output());
@@ -342,6 +359,7 @@ void Graph::clone_into(Graph& into) const {
   into.name = name;
   into.doc_string = doc_string;
   into.extra = extra;
+  into.presence = presence;
   std::unordered_map<const Value*, Value*> map;
   auto get = [&](const Value* v) -> Value* {
     if (!v) return nullptr;
@@ -361,6 +379,7 @@ void Graph::clone_into(Graph& into) const {
     if (v->dead_) continue;
     Value* nv = into.create_value(v->name_);
     copy_meta(v.get(), nv);
+    nv->presence = v->presence;
     map[v.get()] = nv;
   }
   for (Value* v : inputs_) into.add_input(map[v]);
@@ -375,6 +394,7 @@ void Graph::clone_into(Graph& into) const {
     nn->name = n->name;
     nn->doc_string = n->doc_string;
     nn->extra = n->extra;
+    nn->presence = n->presence;
     for (const Attribute& a : n->attributes) {
       Attribute c;
       c.name = a.name;
@@ -390,6 +410,7 @@ void Graph::clone_into(Graph& into) const {
       c.ref_attr_name = a.ref_attr_name;
       c.doc_string = a.doc_string;
       c.extra = a.extra;
+      c.presence = a.presence;
       nn->attributes.push_back(std::move(c));
     }
     for (Value* o : n->outputs_) into.add_node_output(nn, o ? map[o] : nullptr);

@@ -160,6 +160,7 @@ class Graph {
   void remove_trailing_inputs(Node* n, size_t keep);
   void add_node_output(Node* n, Value* v);  // v must have no producer yet; nullptr for ""
   void set_node_output(Node* n, size_t i, Value* v);
+  void trim_trailing_empty_outputs(Node* n);
   // Unlinks the node: drops its uses of its inputs, and its outputs lose their producer and
   // are marked dead (they must have no uses left). Memory is reclaimed by purge().
   void erase_node(Node* n);

@@ -20,6 +20,11 @@ bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
     std::string name = from->name();
     g->rename_value(from, model_.unique_name(name + "_replaced"));
     g->rename_value(to, name);
+    // The graph output keeps its declared type and ValueInfo details.
+    to->type = from->type;
+    to->doc_string = from->doc_string;
+    to->info_extra = from->info_extra;
+    to->presence = from->presence;
     for (size_t i = 0; i < g->outputs().size(); ++i)
       if (g->outputs()[i] == from) g->set_output(i, to);
     if (from->has_value_info && !to->has_value_info) {

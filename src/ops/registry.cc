@@ -29,6 +29,20 @@ const OpSchema* OpRegistry::find(std::string_view domain, std::string_view op_ty
   return s;
 }
 
+void OpRegistry::add_fold(std::string domain, std::string op_type, std::string pass, FoldFn fn) {
+  folds_[{std::string(norm(domain)), std::move(op_type)}].emplace_back(std::move(pass), fn);
+}
+
+std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_view op_type,
+                                           std::string_view pass) const {
+  std::vector<FoldFn> out;
+  auto it = folds_.find({std::string(norm(domain)), std::string(op_type)});
+  if (it == folds_.end()) return out;
+  for (const auto& [p, fn] : it->second)
+    if (p == pass) out.push_back(fn);
+  return out;
+}
+
 std::vector<const OpSchema*> OpRegistry::all() const {
   std::vector<const OpSchema*> out;
   for (const auto& [k, v] : ops_) out.push_back(&v);

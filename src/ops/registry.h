@@ -67,6 +67,11 @@ class KernelContext {
 
 using EvalFn = Status (*)(KernelContext&);
 
+class FoldContext;  // ops/fold.h
+// A local fold (DESIGN.md section 5): rewrites one node without creating nodes (e.g. x+0 -> x,
+// a Cast to the same type, Transpose∘Transpose). Returns true when it changed something.
+using FoldFn = bool (*)(ir::Node&, FoldContext&);
+
 struct OpSchema {
   std::string domain;  // "" for the default ONNX domain
   std::string op_type;
@@ -87,8 +92,13 @@ class OpRegistry {
   const OpSchema* find_any(std::string_view domain, std::string_view op_type) const;
   std::vector<const OpSchema*> all() const;
 
+  // Folds are grouped by the pass that runs them (e.g. "eliminate_nop_ops").
+  void add_fold(std::string domain, std::string op_type, std::string pass, FoldFn fn);
+  std::vector<FoldFn> find_folds(std::string_view domain, std::string_view op_type, std::string_view pass) const;
+
  private:
   std::map<std::pair<std::string, std::string>, OpSchema> ops_;
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, FoldFn>>> folds_;
 };
 
 // Registers at static-initialisation time:
@@ -102,6 +112,13 @@ class OpRegistry {
   static const bool onnxtrim_registered_##id = [] {                                          \
     ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, false});     \
     return true;                                                                             \
+  }()
+
+// ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop)
+#define ONNXTRIM_REGISTER_FOLD(id, domain, op_type, pass, fn)                    \
+  static const bool onnxtrim_fold_registered_##id = [] {                         \
+    ::onnxtrim::ops::OpRegistry::instance().add_fold(domain, op_type, pass, fn); \
+    return true;                                                                 \
   }()
 
 }  // namespace onnxtrim::ops

@@ -13,6 +13,10 @@
 #include <vector>
 
 #include "api/report.h"
+#include "eval/interpreter.h"
+#include "eval/verify.h"
+#include "passes/pass.h"
+#include "passes/pass_manager.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
@@ -55,10 +59,20 @@ const char* kHelp = R"(onnxtrim - simplify ONNX models: smaller, verified, runti
 usage:
   onnxtrim IN.onnx OUT.onnx [options]   simplify IN and write OUT (OUT may equal IN)
   onnxtrim inspect IN.onnx              summary of a model: inputs, outputs, opsets, ops, sizes
+  onnxtrim run MODEL [input options]    run a model with the reference evaluator, print outputs
+  onnxtrim verify A.onnx B.onnx [...]   run both on the same random inputs, compare outputs
+  onnxtrim --list-passes                the passes, in pipeline order
   onnxtrim --help | --version
 
-options:
+simplify options:
   --no-passes              load and save without touching the graph (lossless round trip)
+  --passes a,b,c           run only these passes
+  --skip a,b               run the default pipeline without these
+  --max-rounds N           fixed-point cap (default 10)
+  --test-convergence       fail (exit 70) if the cap is hit before a fixed point
+  --verify-each-pass       after every pass, compare the model with the original on random
+                           inputs; stop naming the first pass that changed the numbers
+  --verify                 compare the result with the original on random inputs at the end
   --json FILE              also write the report as JSON to FILE ("-" for stdout)
   --quiet                  print nothing but errors
   --print                  print the resulting graph in text form
@@ -68,6 +82,15 @@ options:
                            never: a single file (fails past 2 GB)
   --external-location NAME file name for external data, beside OUT (default OUT.data)
   --external-threshold N   bytes; smaller tensors stay inside the model file (default 1024)
+
+input options (run, verify, --verify, --verify-each-pass):
+  --samples N              random samples (default 3 for verify, 1 otherwise)
+  --seed S                 random seed (default 0)
+  --dim NAME=V             fix a named dimension (e.g. --dim batch=2)
+  --input-shape NAME:D,D   an input's whole shape (e.g. --input-shape ids:1,512)
+  --input NAME=FILE.pb     pin an input to a TensorProto file ...
+  --input NAME=NUMBER      ... or fill it with a number (e.g. --input sample_rate=16000)
+  --rtol X --atol X        tolerances (default 1e-4 and 1e-5)
 
 exit codes:
   0   success
@@ -162,38 +185,206 @@ int cmd_inspect(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int cmd_simplify(const std::vector<std::string>& args, int argc_start, char** argv, int argc) {
+// Options shared by run/verify/--verify: collected raw, applied once the model is loaded.
+struct InputArgs {
+  int samples = -1;
+  uint64_t seed = 0;
+  double rtol = 1e-4, atol = 1e-5;
+  std::vector<std::string> dims, shapes, pins;
+  // Consumes argv[i] (and its value) when it is an input option; returns false otherwise.
+  bool take(int& i, int argc, char** argv, std::string* err) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        *err = a + " needs a value";
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    const char* v = nullptr;
+    if (a == "--samples") {
+      if (!(v = value())) return true;
+      samples = std::atoi(v);
+      if (samples <= 0) *err = "--samples needs a positive count";
+    } else if (a == "--seed") {
+      if (!(v = value())) return true;
+      seed = std::strtoull(v, nullptr, 10);
+    } else if (a == "--rtol") {
+      if (!(v = value())) return true;
+      rtol = std::strtod(v, nullptr);
+    } else if (a == "--atol") {
+      if (!(v = value())) return true;
+      atol = std::strtod(v, nullptr);
+    } else if (a == "--dim") {
+      if ((v = value())) dims.push_back(v);
+    } else if (a == "--input-shape") {
+      if ((v = value())) shapes.push_back(v);
+    } else if (a == "--input") {
+      if ((v = value())) pins.push_back(v);
+    } else {
+      return false;
+    }
+    return true;
+  }
+  Status apply(const ir::Model& m, eval::InputSpec& spec) const {
+    for (const auto& d : dims) OT_RETURN_IF_ERROR(eval::parse_dim(d, spec));
+    for (const auto& sh : shapes) OT_RETURN_IF_ERROR(eval::parse_input_shape(sh, spec));
+    for (const auto& p : pins) OT_RETURN_IF_ERROR(eval::pin_input(m, p, spec));
+    return Status::ok();
+  }
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+void print_verify_report(const eval::VerifyReport& rep, double rtol, double atol) {
+  std::printf("%-32s %14s %14s  %s\n", "output", "max abs diff", "max rel diff", "result");
+  for (const auto& o : rep.outputs)
+    std::printf("%-32s %14.6g %14.6g  %s\n", o.name.c_str(), o.diff.max_abs, o.diff.max_rel, o.diff.ok ? "ok" : "DIFFERS");
+  if (!rep.ok) std::printf("first difference: %s (rtol %g, atol %g)\n", rep.why.c_str(), rtol, atol);
+}
+
+int cmd_list_passes() {
+  for (const passes::PassInfo* p : passes::PassRegistry::instance().all())
+    std::printf("%-34s %s%s\n", p->name.c_str(), p->default_on ? "" : "(off by default) ", p->description.c_str());
+  return kExitOk;
+}
+
+int cmd_run(int argc, char** argv) {
+  InputArgs in;
   std::vector<std::string> positional;
-  bool no_passes = false, quiet = false, print = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string err;
+    if (in.take(i, argc, argv, &err)) {
+      if (!err.empty()) return usage_error(err);
+      continue;
+    }
+    if (argv[i][0] == '-') return usage_error(std::string("unknown option '") + argv[i] + "'");
+    positional.push_back(argv[i]);
+  }
+  if (positional.size() != 1) return usage_error("run takes one model file");
+  auto r = onnx_io::load_model(positional[0]);
+  if (!r) return fail(r.status());
+  const ir::Model& m = *r.value();
+  eval::InputSpec spec;
+  Status st = in.apply(m, spec);
+  if (!st.is_ok()) return fail(st);
+  eval::Interpreter interp(m);
+  st = interp.check_supported();
+  if (!st.is_ok()) return fail(st.with_file(positional[0]));
+  auto feeds = eval::make_random_inputs(m, spec, in.seed);
+  if (!feeds) return fail(feeds.status());
+  auto out = interp.run(feeds.value());
+  if (!out) return fail(Status(out.status()).with_file(positional[0]));
+  for (size_t i = 0; i < out.value().size(); ++i) {
+    const auto& v = out.value()[i];
+    std::printf("%s: ", m.graph->outputs()[i]->name().c_str());
+    if (v.is_tensor()) {
+      std::string dims;
+      for (size_t d = 0; d < v.tensor.dims().size(); ++d) dims += (d ? "," : "") + std::to_string(v.tensor.dims()[d]);
+      std::printf("%s[%s] %s\n", std::string(ir::dtype_name(v.tensor.dtype())).c_str(), dims.c_str(),
+                  ir::print_tensor_values(v.tensor, 8).c_str());
+    } else {
+      std::printf("%s of %zu elements\n", v.is_sequence() ? "sequence" : "optional", v.elems.size());
+    }
+  }
+  return kExitOk;
+}
+
+int cmd_verify(int argc, char** argv) {
+  InputArgs in;
+  std::vector<std::string> positional;
+  for (int i = 2; i < argc; ++i) {
+    std::string err;
+    if (in.take(i, argc, argv, &err)) {
+      if (!err.empty()) return usage_error(err);
+      continue;
+    }
+    if (argv[i][0] == '-') return usage_error(std::string("unknown option '") + argv[i] + "'");
+    positional.push_back(argv[i]);
+  }
+  if (positional.size() != 2) return usage_error("verify takes two model files");
+  auto a = onnx_io::load_model(positional[0]);
+  if (!a) return fail(a.status());
+  auto b = onnx_io::load_model(positional[1]);
+  if (!b) return fail(b.status());
+  eval::VerifyOptions vo;
+  vo.samples = in.samples > 0 ? in.samples : 3;
+  vo.seed = in.seed;
+  vo.rtol = in.rtol;
+  vo.atol = in.atol;
+  Status st = in.apply(*a.value(), vo.inputs);
+  if (!st.is_ok()) return fail(st);
+  auto v = eval::Verifier::create(*a.value(), vo);
+  if (!v) return fail(Status(v.status()).with_file(positional[0]));
+  auto rep = v.value()->compare_with(*b.value());
+  if (!rep) return fail(Status(rep.status()).with_file(positional[1]));
+  print_verify_report(rep.value(), vo.rtol, vo.atol);
+  return rep.value().ok ? kExitOk : kExitMismatch;
+}
+
+int cmd_simplify(int argc, char** argv) {
+  std::vector<std::string> positional;
+  bool no_passes = false, quiet = false, print = false, verify = false;
   std::string json_path;
   onnx_io::SaveOptions save_opts;
-  for (int i = argc_start; i < argc; ++i) {
+  passes::SimplifyOptions sopts;
+  InputArgs in;
+  for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto need = [&](const char* what) -> std::optional<std::string> {
+    auto need = [&]() -> std::optional<std::string> {
       if (i + 1 >= argc) return std::nullopt;
-      (void)what;
       return std::string(argv[++i]);
     };
+    std::string err;
+    if (in.take(i, argc, argv, &err)) {
+      if (!err.empty()) return usage_error(err);
+      continue;
+    }
     if (a == "--no-passes") no_passes = true;
     else if (a == "--quiet" || a == "-q") quiet = true;
     else if (a == "--print") print = true;
-    else if (a == "--json") {
-      auto v = need("FILE");
+    else if (a == "--verify") verify = true;
+    else if (a == "--verify-each-pass") sopts.verify_each_pass = true;
+    else if (a == "--test-convergence") sopts.fail_on_cap = true;
+    else if (a == "--passes" || a == "--skip" || a == "--max-rounds") {
+      auto v = need();
+      if (!v) return usage_error(a + " needs a value");
+      if (a == "--passes") sopts.only = split_commas(*v);
+      else if (a == "--skip") sopts.skip = split_commas(*v);
+      else {
+        sopts.max_rounds = std::atoi(v->c_str());
+        if (sopts.max_rounds <= 0) return usage_error("--max-rounds needs a positive count");
+      }
+    } else if (a == "--json") {
+      auto v = need();
       if (!v) return usage_error("--json needs a file name");
       json_path = *v;
     } else if (a == "--external-data") {
-      auto v = need("MODE");
+      auto v = need();
       if (!v) return usage_error("--external-data needs auto, always or never");
       if (*v == "auto") save_opts.external = onnx_io::SaveOptions::ExternalData::kAuto;
       else if (*v == "always") save_opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
       else if (*v == "never") save_opts.external = onnx_io::SaveOptions::ExternalData::kNever;
       else return usage_error("--external-data needs auto, always or never, not '" + *v + "'");
     } else if (a == "--external-location") {
-      auto v = need("NAME");
+      auto v = need();
       if (!v) return usage_error("--external-location needs a file name");
       save_opts.location = *v;
     } else if (a == "--external-threshold") {
-      auto v = need("N");
+      auto v = need();
       if (!v) return usage_error("--external-threshold needs a byte count");
       char* end = nullptr;
       unsigned long long n = std::strtoull(v->c_str(), &end, 10);
@@ -205,35 +396,77 @@ int cmd_simplify(const std::vector<std::string>& args, int argc_start, char** ar
       positional.push_back(a);
     }
   }
-  (void)args;
   if (positional.size() != 2) return usage_error("expected IN.onnx OUT.onnx");
-  const std::string& in = positional[0];
+  {
+    Status st = passes::check_pass_names(sopts);
+    if (!st.is_ok()) return fail(st);
+  }
+  const std::string& inp = positional[0];
   const std::string& out = positional[1];
 
   Progress progress(!quiet);
   Report report;
-  report.input_path = in;
+  report.input_path = inp;
   report.output_path = out;
 
   double t0 = now_s();
   progress.stage("loading");
   onnx_io::LoadOptions load_opts;
   load_opts.progress = progress.fn();
-  auto r = onnx_io::load_model(in, load_opts);
+  auto r = onnx_io::load_model(inp, load_opts);
   progress.clear();
   if (!r) return fail(r.status());
   ir::Model& m = *r.value();
   report.stages.emplace_back("load", now_s() - t0);
   report.before = compute_stats(m);
-  report.before.file_bytes = file_size(in);
+  report.before.file_bytes = file_size(inp);
+
+  std::unique_ptr<eval::Verifier> verifier;
+  if (verify || sopts.verify_each_pass) {
+    eval::VerifyOptions vo;
+    vo.samples = in.samples > 0 ? in.samples : 1;
+    vo.seed = in.seed;
+    vo.rtol = in.rtol;
+    vo.atol = in.atol;
+    Status st = in.apply(m, vo.inputs);
+    if (!st.is_ok()) return fail(st);
+    sopts.verify_samples = vo.samples;
+    sopts.seed = vo.seed;
+    sopts.dims = vo.inputs.dims;
+    sopts.rtol = vo.rtol;
+    sopts.atol = vo.atol;
+    if (verify) {
+      auto v = eval::Verifier::create(m, vo);
+      if (!v) return fail(Status(v.status()).with_file(inp));
+      verifier = std::move(v).value();
+    }
+  }
 
   if (!no_passes) {
     double t1 = now_s();
     progress.stage("simplify");
-    // The default pipeline grows with the pass issues; the structure is checked already.
     Status st = ir::verify_model(m);
-    if (!st.is_ok()) return fail(st.with_file(in));
+    if (!st.is_ok()) return fail(st.with_file(inp));
+    auto res = passes::simplify(m, sopts);
+    if (!res) return fail(Status(res.status()).with_file(inp));
+    report.passes = res.value().passes;
+    report.rounds = res.value().rounds;
+    report.converged = res.value().converged;
+    report.warnings = res.value().warnings;
     report.stages.emplace_back("simplify", now_s() - t1);
+  }
+  if (verifier) {
+    double t3 = now_s();
+    progress.stage("verify");
+    auto rep = verifier->compare_with(m);
+    if (!rep) return fail(Status(rep.status()).with_file(inp));
+    report.stages.emplace_back("verify", now_s() - t3);
+    if (!rep.value().ok) {
+      print_verify_report(rep.value(), in.rtol, in.atol);
+      std::fprintf(stderr, "onnxtrim: error: %s: the simplified model computes different outputs; nothing was written\n",
+                   inp.c_str());
+      return kExitMismatch;
+    }
   }
 
   double t2 = now_s();
@@ -278,11 +511,14 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   try {
+    if (first == "--list-passes") return cmd_list_passes();
     if (first == "inspect") {
       std::vector<std::string> rest(argv + 2, argv + argc);
       return cmd_inspect(rest);
     }
-    return cmd_simplify({}, 1, argv, argc);
+    if (first == "run") return cmd_run(argc, argv);
+    if (first == "verify") return cmd_verify(argc, argv);
+    return cmd_simplify(argc, argv);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "onnxtrim: error: out of memory\n");
     return kExitInternal;

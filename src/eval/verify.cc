@@ -1,0 +1,246 @@
+#include "eval/verify.h"
+
+#include <random>
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::eval {
+
+namespace {
+
+uint64_t mix(uint64_t seed, const std::string& name) {
+  uint64_t h = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
+
+// Upper bound (exclusive) for an integer input that some node uses as indices into an axis of
+// known size; 0 when nothing tells.
+int64_t index_bound(const ir::Value* v) {
+  int64_t bound = 0;
+  for (const ir::Use& u : v->uses()) {
+    const ir::Node* n = u.node;
+    if (!n->is_default_domain() || u.index != 1) continue;
+    if (n->op_type != "Gather" && n->op_type != "GatherElements") continue;
+    const ir::Value* data = n->input(0);
+    if (!data || !data->type.has_shape) continue;
+    int64_t axis = n->attr_int("axis", 0);
+    auto ax = ops::normalize_axis(axis, data->type.rank());
+    if (!ax) continue;
+    const ir::Dim& d = data->type.dims[static_cast<size_t>(*ax)];
+    if (!d.is_known()) continue;
+    bound = bound == 0 ? *d.value : std::min(bound, *d.value);
+  }
+  return bound;
+}
+
+}  // namespace
+
+Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Model& m, const InputSpec& spec,
+                                                                   uint64_t seed) {
+  std::map<std::string, ir::RuntimeValue> feeds;
+  for (const ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer()) continue;
+    auto pin = spec.pinned.find(v->name());
+    if (pin != spec.pinned.end()) {
+      feeds[v->name()] = pin->second;
+      continue;
+    }
+    if (!v->type.is_tensor())
+      return Status(ErrorCode::kUsage, "input '" + v->name() + "' is a " + v->type.str() +
+                                           ": random values are made only for tensors; pin it with --input");
+    std::vector<int64_t> dims;
+    auto sh = spec.shapes.find(v->name());
+    if (sh != spec.shapes.end()) {
+      dims = sh->second;
+    } else {
+      if (!v->type.has_shape)
+        return Status(ErrorCode::kUsage, "input '" + v->name() + "' has no shape in the model: give it with --input-shape");
+      for (const ir::Dim& d : v->type.dims) {
+        if (d.is_known()) dims.push_back(*d.value);
+        else if (!d.param.empty() && spec.dims.count(d.param)) dims.push_back(spec.dims.at(d.param));
+        else dims.push_back(spec.default_dim);
+      }
+    }
+    std::mt19937_64 rng(mix(seed, v->name()));
+    ir::DataType dt = v->type.elem;
+    ir::Tensor t(dt, dims);
+    int64_t n = t.numel();
+    if (dt == ir::DataType::kString) {
+      for (auto& s : t.strings()) s = std::string(1 + rng() % 5, static_cast<char>('a' + rng() % 26));
+    } else if (ir::dtype_is_float(dt)) {
+      std::uniform_real_distribution<double> U(-1.0, 1.0);
+      bool ok = ops::dispatch(dt, ops::kFloats, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = t.mutable_data<T>();
+        for (int64_t i = 0; i < n; ++i) p[i] = T(static_cast<ops::compute_t<T>>(U(rng)));
+      });
+      if (!ok) return Status(ErrorCode::kUnsupported, "cannot make random values of type " + std::string(ir::dtype_name(dt)));
+    } else if (dt == ir::DataType::kBool) {
+      uint8_t* p = t.mutable_data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1;
+    } else {
+      int64_t bound = index_bound(v);
+      if (bound <= 0) bound = 8;
+      bool ok = ops::dispatch(dt, ops::kSigned | ops::kUnsigned, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = t.mutable_data<T>();
+        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(static_cast<int64_t>(rng() % static_cast<uint64_t>(bound)));
+      });
+      if (!ok) return Status(ErrorCode::kUnsupported, "cannot make random values of type " + std::string(ir::dtype_name(dt)));
+    }
+    feeds[v->name()] = ir::RuntimeValue::of(std::move(t));
+  }
+  return feeds;
+}
+
+Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, const VerifyOptions& opts) {
+  auto v = std::unique_ptr<Verifier>(new Verifier());
+  v->opts_ = opts;
+  for (const ir::Value* o : reference.graph->outputs()) v->output_names_.push_back(o->name());
+  Interpreter interp(reference);
+  OT_RETURN_IF_ERROR(interp.check_supported());
+  for (int s = 0; s < opts.samples; ++s) {
+    auto feeds = make_random_inputs(reference, opts.inputs, opts.seed + static_cast<uint64_t>(s));
+    if (!feeds) return std::move(feeds).take_status();
+    auto out = interp.run(feeds.value());
+    if (!out) return std::move(out).take_status();
+    v->feeds_.push_back(std::move(feeds.value()));
+    v->expected_.push_back(std::move(out.value()));
+  }
+  return v;
+}
+
+Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
+  VerifyReport rep;
+  const auto& outs = candidate.graph->outputs();
+  if (outs.size() != output_names_.size())
+    return Status(ErrorCode::kMismatch, "the models have " + std::to_string(output_names_.size()) + " and " +
+                                            std::to_string(outs.size()) + " outputs");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i]->name() != output_names_[i])
+      return Status(ErrorCode::kMismatch, "output " + std::to_string(i) + " is named '" + output_names_[i] + "' in one model and '" +
+                                              outs[i]->name() + "' in the other");
+    rep.outputs.push_back(OutputDiff{output_names_[i], {}});
+  }
+  Interpreter interp(candidate);
+  OT_RETURN_IF_ERROR(interp.check_supported());
+  for (size_t s = 0; s < feeds_.size(); ++s) {
+    // Inputs the candidate no longer has (folded away) are dropped; new ones are an error.
+    std::map<std::string, ir::RuntimeValue> feeds;
+    for (const ir::Value* in : candidate.graph->inputs()) {
+      if (in->is_initializer()) continue;
+      auto it = feeds_[s].find(in->name());
+      if (it == feeds_[s].end())
+        return Status(ErrorCode::kMismatch, "input '" + in->name() + "' exists only in the second model");
+      feeds[in->name()] = it->second;
+    }
+    auto out = interp.run(feeds);
+    if (!out) return std::move(out).take_status();
+    for (size_t i = 0; i < outs.size(); ++i) {
+      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol);
+      Diff& acc = rep.outputs[i].diff;
+      acc.max_abs = std::max(acc.max_abs, d.max_abs);
+      acc.max_rel = std::max(acc.max_rel, d.max_rel);
+      if (!d.ok && acc.ok) {
+        acc.ok = false;
+        acc.why = d.why;
+      }
+      if (!d.ok && rep.ok) {
+        rep.ok = false;
+        rep.why = "output '" + output_names_[i] + "' (sample " + std::to_string(s) + "): " + d.why;
+      }
+    }
+  }
+  return rep;
+}
+
+}  // namespace onnxtrim::eval
+
+#include <fstream>
+#include <sstream>
+
+#include "onnx_io/onnx_io.h"
+
+namespace onnxtrim::eval {
+
+Status parse_input_shape(const std::string& arg, InputSpec& spec) {
+  auto colon = arg.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return Status(ErrorCode::kUsage, "--input-shape needs NAME:D1,D2,... (got '" + arg + "')");
+  std::vector<int64_t> dims;
+  std::stringstream ss(arg.substr(colon + 1));
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    char* end = nullptr;
+    long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (tok.empty() || *end || v < 0) return Status(ErrorCode::kUsage, "--input-shape: '" + tok + "' is not a dimension");
+    dims.push_back(v);
+  }
+  std::string name = arg.substr(0, colon);
+  auto it = spec.shapes.find(name);
+  if (it != spec.shapes.end() && it->second != dims)
+    return Status(ErrorCode::kUsage, "--input-shape given twice for '" + name + "' with different shapes");
+  spec.shapes[name] = dims;
+  return Status::ok();
+}
+
+Status parse_dim(const std::string& arg, InputSpec& spec) {
+  auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0) return Status(ErrorCode::kUsage, "--dim needs NAME=VALUE (got '" + arg + "')");
+  char* end = nullptr;
+  std::string val = arg.substr(eq + 1);
+  long long v = std::strtoll(val.c_str(), &end, 10);
+  if (val.empty() || *end || v < 0) return Status(ErrorCode::kUsage, "--dim: '" + val + "' is not a size");
+  std::string name = arg.substr(0, eq);
+  auto it = spec.dims.find(name);
+  if (it != spec.dims.end() && it->second != v)
+    return Status(ErrorCode::kUsage, "--dim given twice for '" + name + "' with different values");
+  spec.dims[name] = v;
+  return Status::ok();
+}
+
+Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec) {
+  auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return Status(ErrorCode::kUsage, "--input needs NAME=FILE.pb or NAME=NUMBER (got '" + arg + "')");
+  std::string name = arg.substr(0, eq), what = arg.substr(eq + 1);
+  const ir::Value* input = nullptr;
+  for (const ir::Value* v : m.graph->inputs())
+    if (v->name() == name) input = v;
+  if (!input) return Status(ErrorCode::kUsage, "--input: the model has no input named '" + name + "'");
+  char* end = nullptr;
+  double number = std::strtod(what.c_str(), &end);
+  if (!what.empty() && *end == '\0') {
+    std::vector<int64_t> dims;
+    auto sh = spec.shapes.find(name);
+    if (sh != spec.shapes.end()) {
+      dims = sh->second;
+    } else if (input->type.has_shape) {
+      for (const ir::Dim& d : input->type.dims)
+        dims.push_back(d.is_known() ? *d.value : (spec.dims.count(d.param) ? spec.dims.at(d.param) : spec.default_dim));
+    }
+    ir::Tensor t(input->type.elem, dims);
+    bool ok = ops::dispatch(input->type.elem, ops::kAll, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = t.mutable_data<T>();
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        if constexpr (std::is_integral_v<T>) p[i] = static_cast<T>(static_cast<long long>(number));
+        else p[i] = T(static_cast<ops::compute_t<T>>(number));
+      }
+    });
+    if (!ok) return Status(ErrorCode::kUsage, "--input: cannot make a number of type " + input->type.str());
+    spec.pinned[name] = ir::RuntimeValue::of(std::move(t));
+    return Status::ok();
+  }
+  std::ifstream f(what, std::ios::binary);
+  if (!f) return Status(ErrorCode::kIo, "cannot open").with_file(what);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto t = onnx_io::parse_tensor_proto(ss.str());
+  if (!t) return Status(t.status()).with_file(what);
+  spec.pinned[name] = ir::RuntimeValue::of(std::move(t.value()));
+  return Status::ok();
+}
+
+}  // namespace onnxtrim::eval

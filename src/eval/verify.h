@@ -1,0 +1,73 @@
+// Random inputs for a model, and verification: two models run on the same seeded inputs and
+// their outputs compared, per output, as max abs / max relative difference.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "eval/compare.h"
+#include "eval/interpreter.h"
+#include "ir/graph.h"
+#include "ir/runtime_value.h"
+#include "support/status.h"
+
+namespace onnxtrim::eval {
+
+struct InputSpec {
+  std::map<std::string, int64_t> dims;                  // --dim batch=2: named dims
+  std::map<std::string, std::vector<int64_t>> shapes;   // --input-shape x:1,512: whole shapes
+  std::map<std::string, ir::RuntimeValue> pinned;       // --input x=file.pb / x=16000
+  int64_t default_dim = 1;                              // for dims nothing names
+};
+
+// Seeded random values for every graph input without an initializer. Floats are uniform in
+// [-1, 1); integer inputs that index something (Gather indices, Embedding ids) stay within the
+// indexed axis when the model tells its size, otherwise small non-negative ints; bools random.
+Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Model& m, const InputSpec& spec,
+                                                                   uint64_t seed);
+
+struct VerifyOptions {
+  int samples = 1;
+  uint64_t seed = 0;
+  InputSpec inputs;
+  double rtol = 1e-4, atol = 1e-5;
+};
+
+struct OutputDiff {
+  std::string name;
+  Diff diff;
+};
+
+struct VerifyReport {
+  bool ok = true;
+  std::string why;  // first failing output
+  std::vector<OutputDiff> outputs;  // worst over all samples
+};
+
+// Holds the reference model's feeds and outputs, to compare candidates against.
+class Verifier {
+ public:
+  static Result<std::unique_ptr<Verifier>> create(const ir::Model& reference, const VerifyOptions& opts);
+  Result<VerifyReport> compare_with(const ir::Model& candidate) const;
+
+ private:
+  VerifyOptions opts_;
+  std::vector<std::string> output_names_;
+  std::vector<std::map<std::string, ir::RuntimeValue>> feeds_;
+  std::vector<std::vector<ir::RuntimeValue>> expected_;
+};
+
+}  // namespace onnxtrim::eval
+
+namespace onnxtrim::eval {
+// Parses the CLI's input-pinning forms into `spec`:
+//   "name=file.pb" (a TensorProto file) or "name=16000" (a number; the input's dtype, filled
+//   to its shape, which must then be known from the model, --input-shape or --dim)
+Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec);
+// "name:1,3,224,224" -> spec.shapes; "batch=2" -> spec.dims.
+Status parse_input_shape(const std::string& arg, InputSpec& spec);
+Status parse_dim(const std::string& arg, InputSpec& spec);
+}  // namespace onnxtrim::eval

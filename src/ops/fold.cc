@@ -1,0 +1,51 @@
+#include "ops/fold.h"
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops {
+
+const ir::Tensor* FoldContext::constant(const ir::Value* v) {
+  if (!v) return nullptr;
+  if (v->is_initializer()) return v->is_graph_input() ? nullptr : v->initializer();
+  const ir::Node* p = v->producer();
+  if (p && p->op_type == "Constant" && p->is_default_domain()) {
+    const ir::Attribute* a = p->attr("value");
+    if (a && a->type == ir::AttrType::kTensor && a->t) return a->t.get();
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<int64_t>> FoldContext::constant_ints(const ir::Value* v) {
+  const ir::Tensor* t = constant(v);
+  if (!t || (t->dtype() != ir::DataType::kInt64 && t->dtype() != ir::DataType::kInt32)) return std::nullopt;
+  return to_int64_vector(*t);
+}
+
+bool FoldContext::constant_all_equal(const ir::Value* v, double x) {
+  const ir::Tensor* t = constant(v);
+  if (!t || t->dtype() == ir::DataType::kString || t->bytes() == nullptr) return false;
+  bool ok = true;
+  bool known = dispatch(t->dtype(), kAll, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t->data<T>();
+    for (int64_t i = 0; i < t->numel() && ok; ++i) {
+      double e = static_cast<double>(static_cast<compute_t<T>>(p[i]));
+      // Bitwise: -0.0 is not +0.0 (x + -0 differs from x for x = -0 ... only +0 vs -0 matters to callers).
+      ok = e == x && !(e == 0 && std::signbit(e) != std::signbit(x));
+    }
+  });
+  return known && ok;
+}
+
+bool FoldContext::forward(ir::Node& n, size_t i, ir::Value* with) {
+  ir::Value* out = n.output(i);
+  if (!out || !with) return false;
+  if (!rw_.replace_all_uses_with(out, with)) return false;
+  bool unused = true;
+  for (const ir::Value* o : n.outputs())
+    if (o && (o->has_uses() || o->is_graph_output())) unused = false;
+  if (unused) rw_.erase_node(&n);
+  return true;
+}
+
+}  // namespace onnxtrim::ops

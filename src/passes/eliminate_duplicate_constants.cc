@@ -1,0 +1,54 @@
+// eliminate_duplicate_constants: initializers (and Constant nodes) holding equal tensors (same
+// dtype, shape and bytes: hashed, then compared byte for byte) are merged into the first one.
+// Refuses: initializers that are graph inputs (overridable) or graph outputs.
+#include <unordered_map>
+
+#include "passes/pass.h"
+#include "support/hash.h"
+
+namespace onnxtrim::passes {
+namespace {
+
+const ir::Tensor* constant_node_value(const ir::Node& n) {
+  if (n.op_type != "Constant" || !n.is_default_domain() || n.num_outputs() != 1 || n.attributes.size() != 1) return nullptr;
+  const ir::Attribute& a = n.attributes[0];
+  return a.name == "value" && a.type == ir::AttrType::kTensor && a.t ? a.t.get() : nullptr;
+}
+
+class EliminateDuplicateConstants final : public Pass {
+ public:
+  void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
+    std::unordered_multimap<uint64_t, ir::Value*> seen;
+    auto merge = [&](ir::Value* v, const ir::Tensor& t) -> bool {
+      uint64_t key = ir::hash_tensor(t);
+      auto range = seen.equal_range(key);
+      for (auto it = range.first; it != range.second; ++it) {
+        ir::Value* first = it->second;
+        const ir::Tensor* ft = first->is_initializer() ? first->initializer() : constant_node_value(*first->producer());
+        if (ft && ft->same_contents(t) && ir::Rewriter::can_replace(v, first)) {
+          rw.replace_all_uses_with(v, first);
+          return true;
+        }
+      }
+      seen.emplace(key, v);
+      return false;
+    };
+    std::vector<ir::Value*> inits = g.initializers();
+    for (ir::Value* v : inits) {
+      if (v->is_graph_input() || v->is_graph_output()) continue;
+      if (merge(v, *v->initializer())) rw.remove_initializer(v);
+    }
+    for (ir::Node* n : g.node_list()) {
+      const ir::Tensor* t = constant_node_value(*n);
+      if (!t || n->output(0)->is_graph_output()) continue;
+      if (merge(n->output(0), *t)) rw.erase_node(n);
+    }
+  }
+};
+
+}  // namespace
+
+ONNXTRIM_REGISTER_PASS(EliminateDuplicateConstants, "eliminate_duplicate_constants", 310,
+                       "merges initializers and Constant nodes with equal dtype, shape and bytes; keeps graph inputs/outputs");
+
+}  // namespace onnxtrim::passes

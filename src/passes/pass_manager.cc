@@ -1,0 +1,143 @@
+#include "passes/pass_manager.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "eval/verify.h"
+#include "ir/clone.h"
+#include "ir/verifier.h"
+#include "passes/pass.h"
+
+namespace onnxtrim::passes {
+
+PassRegistry& PassRegistry::instance() {
+  static PassRegistry r;
+  return r;
+}
+
+void PassRegistry::add(PassInfo info) {
+  std::string name = info.name;
+  passes_[name] = std::move(info);
+}
+
+const PassInfo* PassRegistry::find(std::string_view name) const {
+  auto it = passes_.find(name);
+  return it == passes_.end() ? nullptr : &it->second;
+}
+
+std::vector<const PassInfo*> PassRegistry::all() const {
+  std::vector<const PassInfo*> out;
+  for (const auto& [k, v] : passes_) out.push_back(&v);
+  std::stable_sort(out.begin(), out.end(), [](const PassInfo* a, const PassInfo* b) { return a->order < b->order; });
+  return out;
+}
+
+std::vector<std::string> default_pipeline() {
+  std::vector<std::string> out;
+  for (const PassInfo* p : PassRegistry::instance().all())
+    if (p->default_on) out.push_back(p->name);
+  return out;
+}
+
+Status check_pass_names(const SimplifyOptions& opts) {
+  auto known = [](const std::string& n) { return PassRegistry::instance().find(n) != nullptr; };
+  for (const auto* list : {&opts.only, &opts.skip})
+    for (const auto& n : *list)
+      if (!known(n)) {
+        std::string all;
+        for (const PassInfo* p : PassRegistry::instance().all()) all += (all.empty() ? "" : ", ") + p->name;
+        return Status(ErrorCode::kUsage, "unknown pass '" + n + "' (known: " + all + ")");
+      }
+  return Status::ok();
+}
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Runs one pass over g and then over the subgraphs of g's nodes (collected after g is done,
+// so that a node erased by the pass takes its subgraphs with it).
+void run_on_graph_tree(Pass& pass, ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) {
+  pass.run(g, rw, ctx);
+  g.purge();
+  std::vector<ir::Graph*> subs;
+  g.for_each_node([&](ir::Node* n) {
+    for (ir::Graph* sg : n->subgraphs()) subs.push_back(sg);
+  });
+  for (ir::Graph* sg : subs) run_on_graph_tree(pass, *sg, rw, ctx);
+}
+
+}  // namespace
+
+Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
+  OT_RETURN_IF_ERROR(check_pass_names(opts));
+  SimplifyResult result;
+  std::vector<const PassInfo*> pipeline;
+  for (const PassInfo* p : PassRegistry::instance().all()) {
+    bool on = opts.only.empty() ? p->default_on
+                                : std::find(opts.only.begin(), opts.only.end(), p->name) != opts.only.end();
+    if (std::find(opts.skip.begin(), opts.skip.end(), p->name) != opts.skip.end()) on = false;
+    if (on) pipeline.push_back(p);
+  }
+  std::vector<std::unique_ptr<Pass>> instances;
+  for (const PassInfo* p : pipeline) {
+    instances.push_back(p->make());
+    result.passes.push_back(PassStats{p->name, 0, 0, 0, 0});
+  }
+
+  std::unique_ptr<ir::Model> original;
+  std::unique_ptr<eval::Verifier> checker;
+  if (opts.verify_each_pass) {
+    original = ir::clone_model(model);
+    eval::VerifyOptions vo;
+    vo.samples = opts.verify_samples;
+    vo.seed = opts.seed;
+    vo.inputs.dims = opts.dims;
+    vo.rtol = opts.rtol;
+    vo.atol = opts.atol;
+    auto v = eval::Verifier::create(*original, vo);
+    if (!v) return std::move(v).take_status();
+    checker = std::move(v).value();
+  }
+
+  PassContext ctx{model, opts, &result.warnings};
+  result.converged = false;
+  for (int round = 0; round < opts.max_rounds; ++round) {
+    int64_t round_changes = 0;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      ir::Rewriter rw(model);
+      double t0 = now_s();
+      run_on_graph_tree(*instances[i], *model.graph, rw, ctx);
+      PassStats& st = result.passes[i];
+      st.seconds += now_s() - t0;
+      st.runs++;
+      st.changes += rw.changes();
+      st.nodes_removed += rw.nodes_removed() - rw.nodes_added();
+      round_changes += rw.changes();
+      if (opts.verify_ir) {
+        Status vs = ir::verify_model(model);
+        if (!vs.is_ok())
+          return Status(ErrorCode::kInternal, "after pass " + st.name + ": " + vs.message());
+      }
+      if (checker && rw.changes() > 0) {
+        auto d = checker->compare_with(model);
+        if (!d) return Status(d.status().code(), "after pass " + st.name + ": " + d.status().message());
+        if (!d.value().ok)
+          return Status(ErrorCode::kMismatch, "pass " + st.name + " changed the numbers: " + d.value().why);
+      }
+    }
+    result.rounds = round + 1;
+    if (round_changes == 0) {
+      result.converged = true;
+      break;
+    }
+  }
+  if (!result.converged && opts.fail_on_cap)
+    return Status(ErrorCode::kInternal, "the pipeline did not reach a fixed point in " +
+                                            std::to_string(opts.max_rounds) + " rounds (--test-convergence)");
+  return result;
+}
+
+}  // namespace onnxtrim::passes

@@ -1,0 +1,42 @@
+// The simplification driver: runs a pipeline of registered passes over the main graph and
+// every subgraph, to a fixed point, with statistics per pass.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/report.h"
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace onnxtrim::passes {
+
+struct SimplifyOptions {
+  std::vector<std::string> only;  // --passes a,b: run only these (in pipeline order)
+  std::vector<std::string> skip;  // --skip a,b
+  int max_rounds = 10;            // fixed-point cap
+  bool fail_on_cap = false;       // --test-convergence
+  bool verify_ir = false;         // structural verifier after every pass (tests, debug builds)
+  bool verify_each_pass = false;  // numbers after every pass (--verify-each-pass)
+  int verify_samples = 1;
+  uint64_t seed = 0;
+  std::map<std::string, int64_t> dims;  // symbolic dims fixed for random inputs
+  double rtol = 1e-4, atol = 1e-5;
+};
+
+struct SimplifyResult {
+  std::vector<PassStats> passes;
+  int rounds = 0;
+  bool converged = true;
+  std::vector<std::string> warnings;
+};
+
+// Names of the default pipeline, in order.
+std::vector<std::string> default_pipeline();
+// Checks --passes/--skip names; the error lists the known ones.
+Status check_pass_names(const SimplifyOptions& opts);
+Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts);
+
+}  // namespace onnxtrim::passes

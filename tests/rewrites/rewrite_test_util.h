@@ -1,0 +1,60 @@
+// Golden-test helpers for passes: parse a model in ONNX text syntax, run passes with the
+// verifier and the convergence check on, print the graph, compare outputs on random inputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "eval/verify.h"
+#include "ir/clone.h"
+#include "ir/printer.h"
+#include "passes/pass_manager.h"
+#include "../unit/test_util.h"
+
+namespace onnxtrim::test {
+
+struct Simplified {
+  std::unique_ptr<ir::Model> original;
+  std::unique_ptr<ir::Model> model;
+  passes::SimplifyResult result;
+  std::string printed;  // the resulting graph in text form
+  size_t nodes() const { return model->graph->num_nodes(); }
+};
+
+inline Simplified simplify_text(const std::string& text, std::vector<std::string> only = {}) {
+  Simplified s;
+  s.model = parse(text);
+  if (!s.model) return s;
+  s.original = ir::clone_model(*s.model);
+  passes::SimplifyOptions o;
+  o.only = std::move(only);
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
+  if (r) s.result = r.value();
+  s.printed = ir::print_graph(*s.model->graph);
+  return s;
+}
+
+// The simplified model computes what the original did, on `samples` random inputs.
+inline void expect_same_outputs(const Simplified& s, int samples = 3, std::map<std::string, int64_t> dims = {}) {
+  eval::VerifyOptions vo;
+  vo.samples = samples;
+  vo.inputs.dims = std::move(dims);
+  auto v = eval::Verifier::create(*s.original, vo);
+  ASSERT_TRUE(v.is_ok()) << v.status().message();
+  auto rep = v.value()->compare_with(*s.model);
+  ASSERT_TRUE(rep.is_ok()) << rep.status().message();
+  EXPECT_TRUE(rep.value().ok) << rep.value().why;
+}
+
+inline size_t count_ops(const ir::Graph& g, const std::string& op) {
+  size_t n = 0;
+  g.for_each_node([&](const ir::Node* node) { n += node->op_type == op; });
+  return n;
+}
+
+}  // namespace onnxtrim::test
