@@ -13,15 +13,28 @@ PACKAGES=(
   clang libclang-rt-14-dev                        # libFuzzer and sanitizers
 )
 
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ONNX Runtime, the reference runtime of the end-to-end tests (npm package; its CUDA download
+# is skipped: the tests run on the CPU).
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing nodejs and npm"
+  export DEBIAN_FRONTEND=noninteractive
+  ${SUDO:-} apt-get update -qq
+  ${SUDO:-} apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+if [ ! -f tests/e2e/ort/node_modules/onnxruntime-node/package.json ]; then
+  echo "setup: installing onnxruntime-node"
+  (cd tests/e2e/ort && ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi

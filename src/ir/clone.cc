@@ -34,3 +34,127 @@ std::unique_ptr<Model> clone_model(const Model& m) {
 }
 
 }  // namespace onnxtrim::ir
+
+#include "ir/rewriter.h"
+
+namespace onnxtrim::ir {
+
+namespace {
+
+Attribute copy_attribute_shallow(const Attribute& a) {
+  Attribute c;
+  c.name = a.name;
+  c.type = a.type;
+  c.f = a.f;
+  c.i = a.i;
+  c.s = a.s;
+  c.t = a.t;
+  c.floats = a.floats;
+  c.ints = a.ints;
+  c.strings = a.strings;
+  c.tensors = a.tensors;
+  c.ref_attr_name = a.ref_attr_name;
+  c.doc_string = a.doc_string;
+  c.extra = a.extra;
+  c.presence = a.presence;
+  return c;
+}
+
+Value* mapped(const Value* v, std::unordered_map<const Value*, Value*>& map) {
+  if (!v) return nullptr;
+  auto it = map.find(v);
+  return it != map.end() ? it->second : const_cast<Value*>(v);  // outer scope: unchanged
+}
+
+// Copies a whole nested graph (inputs, initializers, nodes, outputs) as a subgraph of `owner`.
+void copy_subgraph(const Graph& src, Graph& out, std::unordered_map<const Value*, Value*>& map) {
+  Model& m = *out.model();
+  out.name = src.name;
+  out.doc_string = src.doc_string;
+  out.extra = src.extra;
+  out.presence = src.presence;
+  auto make = [&](const Value* v) {
+    Value* nv = out.create_value(m.unique_name(v->name()));
+    nv->type = v->type;
+    map[v] = nv;
+    return nv;
+  };
+  for (const Value* v : src.inputs()) out.add_input(make(v));
+  for (const Value* v : src.initializers()) {
+    Value* nv = map.count(v) ? map[v] : make(v);
+    auto t = std::make_shared<Tensor>(*v->initializer());
+    t->set_name(nv->name());
+    out.set_initializer(nv, t);
+  }
+  src.for_each_node([&](const Node* n) {
+    Node* nn = out.append_node(n->op_type, n->domain);
+    nn->name = n->name.empty() ? "" : m.unique_name(n->name);
+    nn->doc_string = n->doc_string;
+    nn->extra = n->extra;
+    nn->presence = n->presence;
+    for (const Attribute& a : n->attributes) nn->attributes.push_back(copy_attribute_shallow(a));
+    for (const Value* o : n->outputs()) out.add_node_output(nn, o ? make(o) : nullptr);
+    for (size_t ai = 0; ai < n->attributes.size(); ++ai) {
+      const Attribute& a = n->attributes[ai];
+      if (a.type == AttrType::kGraph && a.g) {
+        nn->attributes[ai].g = std::make_shared<Graph>(&m, &out, nn);
+        copy_subgraph(*a.g, *nn->attributes[ai].g, map);
+      } else if (a.type == AttrType::kGraphs) {
+        for (const auto& g : a.graphs) {
+          auto ng = std::make_shared<Graph>(&m, &out, nn);
+          copy_subgraph(*g, *ng, map);
+          nn->attributes[ai].graphs.push_back(ng);
+        }
+      }
+    }
+    for (const Value* in : n->inputs()) out.add_node_input(nn, mapped(in, map));
+  });
+  for (const Value* v : src.outputs()) out.add_output(mapped(v, map));
+}
+
+}  // namespace
+
+std::vector<Value*> inline_graph(const Graph& branch, Graph& dst, Node* before, Rewriter& rw,
+                                 std::unordered_map<const Value*, Value*>& map) {
+  Model& m = rw.model();
+  for (const Value* v : branch.initializers()) {
+    if (map.count(v)) continue;
+    map[v] = rw.add_initializer(dst, *v->initializer(), v->name());
+  }
+  branch.for_each_node([&](const Node* n) {
+    std::vector<Value*> ins;
+    for (const Value* in : n->inputs()) ins.push_back(mapped(in, map));
+    Node* nn = rw.insert_node(dst, before, n->op_type, ins, 0, n->name.empty() ? n->op_type : n->name, n->domain);
+    if (n->name.empty()) nn->name.clear();
+    nn->doc_string = n->doc_string;
+    nn->extra = n->extra;
+    for (const Attribute& a : n->attributes) nn->attributes.push_back(copy_attribute_shallow(a));
+    for (const Value* o : n->outputs()) {
+      Value* nv = nullptr;
+      if (o) {
+        nv = dst.create_value(m.unique_name(o->name()));
+        nv->type = o->type;
+        map[o] = nv;
+      }
+      dst.add_node_output(nn, nv);
+    }
+    for (size_t ai = 0; ai < n->attributes.size(); ++ai) {
+      const Attribute& a = n->attributes[ai];
+      if (a.type == AttrType::kGraph && a.g) {
+        nn->attributes[ai].g = std::make_shared<Graph>(&m, &dst, nn);
+        copy_subgraph(*a.g, *nn->attributes[ai].g, map);
+      } else if (a.type == AttrType::kGraphs) {
+        for (const auto& g : a.graphs) {
+          auto ng = std::make_shared<Graph>(&m, &dst, nn);
+          copy_subgraph(*g, *ng, map);
+          nn->attributes[ai].graphs.push_back(ng);
+        }
+      }
+    }
+  });
+  std::vector<Value*> outs;
+  for (const Value* v : branch.outputs()) outs.push_back(mapped(v, map));
+  return outs;
+}
+
+}  // namespace onnxtrim::ir

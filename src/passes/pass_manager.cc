@@ -7,6 +7,7 @@
 #include "ir/clone.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
+#include "passes/shape_inference.h"
 
 namespace onnxtrim::passes {
 
@@ -73,6 +74,14 @@ void run_on_graph_tree(Pass& pass, ir::Graph& g, ir::Rewriter& rw, PassContext& 
 
 Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(check_pass_names(opts));
+  if (!opts.input_shapes.empty() || !opts.dims.empty()) {
+    // Conflicting overrides are the user's error: report before touching anything.
+    InferOptions io;
+    io.input_shapes = opts.input_shapes;
+    io.dims = opts.dims;
+    ShapeInference si(model, io);
+    OT_RETURN_IF_ERROR(si.run());
+  }
   SimplifyResult result;
   std::vector<const PassInfo*> pipeline;
   for (const PassInfo* p : PassRegistry::instance().all()) {

@@ -24,6 +24,12 @@ struct SimplifyOptions {
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;  // symbolic dims fixed for random inputs
   double rtol = 1e-4, atol = 1e-5;
+  // Shape inference: overrides, and whether inferred value_info is written into the model.
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape (inference)
+  bool write_value_info = true;                              // --no-value-info turns it off
+  // Constant folding (folding_policy.h).
+  uint64_t size_threshold = 4096;   // --size-threshold BYTES
+  bool keep_constant_nodes = false; // --keep-constant-nodes: do not turn Constant nodes into initializers
 };
 
 struct SimplifyResult {

@@ -60,6 +60,8 @@ usage:
   onnxtrim IN.onnx OUT.onnx [options]   simplify IN and write OUT (OUT may equal IN)
   onnxtrim inspect IN.onnx              summary of a model: inputs, outputs, opsets, ops, sizes
   onnxtrim run MODEL [input options]    run a model with the reference evaluator, print outputs
+                                        (--output-dir DIR also writes DIR/output_K.pb,
+                                        and with --save-inputs DIR/input_K.pb)
   onnxtrim verify A.onnx B.onnx [...]   run both on the same random inputs, compare outputs
   onnxtrim --list-passes                the passes, in pipeline order
   onnxtrim --help | --version
@@ -73,6 +75,12 @@ simplify options:
   --verify-each-pass       after every pass, compare the model with the original on random
                            inputs; stop naming the first pass that changed the numbers
   --verify                 compare the result with the original on random inputs at the end
+  --no-value-info          do not write inferred shapes as value_info into OUT
+  --no-constant-folding    do not fold constants (same as --skip fold_constants)
+  --size-threshold BYTES   a node is folded only if its outputs exceed its constant inputs by
+                           at most BYTES (default 4096); large splats are never materialised
+  --keep-constant-nodes    keep Constant nodes instead of turning them into initializers
+  --dim NAME=V, --input-shape NAME:D,D (see below) also fix shapes for inference and folding
   --json FILE              also write the report as JSON to FILE ("-" for stdout)
   --quiet                  print nothing but errors
   --print                  print the resulting graph in text form
@@ -265,10 +273,21 @@ int cmd_list_passes() {
 int cmd_run(int argc, char** argv) {
   InputArgs in;
   std::vector<std::string> positional;
+  std::string output_dir;
+  bool save_inputs = false;
   for (int i = 2; i < argc; ++i) {
     std::string err;
     if (in.take(i, argc, argv, &err)) {
       if (!err.empty()) return usage_error(err);
+      continue;
+    }
+    if (std::string(argv[i]) == "--save-inputs") {
+      save_inputs = true;
+      continue;
+    }
+    if (std::string(argv[i]) == "--output-dir") {
+      if (i + 1 >= argc) return usage_error("--output-dir needs a folder");
+      output_dir = argv[++i];
       continue;
     }
     if (argv[i][0] == '-') return usage_error(std::string("unknown option '") + argv[i] + "'");
@@ -288,6 +307,32 @@ int cmd_run(int argc, char** argv) {
   if (!feeds) return fail(feeds.status());
   auto out = interp.run(feeds.value());
   if (!out) return fail(Status(out.status()).with_file(positional[0]));
+  if (!output_dir.empty()) {
+    // output_K.pb (TensorProto), as the ONNX backend tests lay them out.
+    std::error_code ec;
+    fs::create_directories(output_dir, ec);
+    if (save_inputs) {
+      size_t k = 0;
+      for (const ir::Value* v : m.graph->inputs()) {
+        if (v->is_initializer()) continue;
+        const auto& rv = feeds.value().at(v->name());
+        auto bytes = onnx_io::serialize_tensor_proto(rv.tensor);
+        std::string path = output_dir + "/input_" + std::to_string(k++) + ".pb";
+        std::ofstream f(path, std::ios::binary);
+        f << bytes.value();
+        if (!f) return fail(Status(ErrorCode::kIo, "cannot write").with_file(path));
+      }
+    }
+    for (size_t i = 0; i < out.value().size(); ++i) {
+      const auto& v = out.value()[i];
+      if (!v.is_tensor()) continue;
+      auto bytes = onnx_io::serialize_tensor_proto(v.tensor);
+      std::string path = output_dir + "/output_" + std::to_string(i) + ".pb";
+      std::ofstream f(path, std::ios::binary);
+      f << bytes.value();
+      if (!f) return fail(Status(ErrorCode::kIo, "cannot write").with_file(path));
+    }
+  }
   for (size_t i = 0; i < out.value().size(); ++i) {
     const auto& v = out.value()[i];
     std::printf("%s: ", m.graph->outputs()[i]->name().c_str());
@@ -357,6 +402,17 @@ int cmd_simplify(int argc, char** argv) {
     else if (a == "--quiet" || a == "-q") quiet = true;
     else if (a == "--print") print = true;
     else if (a == "--verify") verify = true;
+    else if (a == "--no-value-info") sopts.write_value_info = false;
+    else if (a == "--no-constant-folding") sopts.skip.push_back("fold_constants");
+    else if (a == "--keep-constant-nodes") sopts.keep_constant_nodes = true;
+    else if (a == "--size-threshold") {
+      auto v = need();
+      char* end = nullptr;
+      if (!v) return usage_error("--size-threshold needs a byte count");
+      unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+      if (end == v->c_str() || *end) return usage_error("--size-threshold needs a byte count, not '" + *v + "'");
+      sopts.size_threshold = n;
+    }
     else if (a == "--verify-each-pass") sopts.verify_each_pass = true;
     else if (a == "--test-convergence") sopts.fail_on_cap = true;
     else if (a == "--passes" || a == "--skip" || a == "--max-rounds") {
@@ -421,6 +477,20 @@ int cmd_simplify(int argc, char** argv) {
   report.before = compute_stats(m);
   report.before.file_bytes = file_size(inp);
 
+  {
+    // --dim and --input-shape also steer shape inference (and so folding).
+    eval::InputSpec spec;
+    for (const auto& d : in.dims) {
+      Status st = eval::parse_dim(d, spec);
+      if (!st.is_ok()) return fail(st);
+    }
+    for (const auto& sh : in.shapes) {
+      Status st = eval::parse_input_shape(sh, spec);
+      if (!st.is_ok()) return fail(st);
+    }
+    sopts.dims = spec.dims;
+    sopts.input_shapes = spec.shapes;
+  }
   std::unique_ptr<eval::Verifier> verifier;
   if (verify || sopts.verify_each_pass) {
     eval::VerifyOptions vo;
@@ -432,7 +502,6 @@ int cmd_simplify(int argc, char** argv) {
     if (!st.is_ok()) return fail(st);
     sopts.verify_samples = vo.samples;
     sopts.seed = vo.seed;
-    sopts.dims = vo.inputs.dims;
     sopts.rtol = vo.rtol;
     sopts.atol = vo.atol;
     if (verify) {

@@ -1,0 +1,125 @@
+#include "ops/infer.h"
+
+#include <map>
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops {
+
+namespace {
+std::map<std::pair<std::string, std::string>, InferFn>& infer_table() {
+  static std::map<std::pair<std::string, std::string>, InferFn> t;
+  return t;
+}
+std::string norm(std::string_view d) { return d == "ai.onnx" ? std::string() : std::string(d); }
+}  // namespace
+
+void register_infer(std::string domain, std::string op_type, InferFn fn) {
+  infer_table()[{norm(domain), std::move(op_type)}] = fn;
+}
+
+InferFn find_infer(std::string_view domain, std::string_view op_type) {
+  auto it = infer_table().find({norm(domain), std::string(op_type)});
+  return it == infer_table().end() ? nullptr : it->second;
+}
+
+std::optional<std::vector<int64_t>> TypeInfo::static_shape() const {
+  if (!shape) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Expr& e : *shape) {
+    auto v = e.constant_value();
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> TypeInfo::static_values() const {
+  if (!values) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Expr& e : *values) {
+    auto v = e.constant_value();
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> InferContext::input_ints(size_t i) const {
+  if (const ir::Tensor* t = input_constant(i)) {
+    if (ir::dtype_is_integer(t->dtype())) return to_int64_vector(*t);
+    return std::nullopt;
+  }
+  return input(i).static_values();
+}
+
+void propagate_same(InferContext& ctx, size_t out, size_t in) {
+  if (!ctx.has_output(out)) return;
+  TypeInfo t = ctx.input(in);
+  t.values.reset();
+  ctx.output(out) = t;
+}
+
+std::optional<SymShape> broadcast(const std::vector<const SymShape*>& shapes, bool* error) {
+  size_t rank = 0;
+  for (const SymShape* s : shapes) {
+    if (!s) return std::nullopt;
+    rank = std::max(rank, s->size());
+  }
+  SymShape out(rank, Expr::constant(1));
+  for (size_t k = 0; k < rank; ++k) {
+    std::optional<Expr> acc;
+    for (const SymShape* s : shapes) {
+      if (k < rank - s->size()) continue;
+      const Expr& d = (*s)[k - (rank - s->size())];
+      if (!acc) {
+        acc = d;
+        continue;
+      }
+      if (*acc == d) continue;
+      auto a = acc->constant_value(), b = d.constant_value();
+      if (b && *b == 1) continue;
+      if (a && *a == 1) {
+        acc = d;
+        continue;
+      }
+      if (a && b) {
+        if (error) *error = true;
+        return std::nullopt;
+      }
+      // A known size > 1 wins over a symbol (the symbol must be 1 or equal); two different
+      // symbols give an unknown.
+      if (a) continue;
+      if (b) {
+        acc = d;
+        continue;
+      }
+      acc = Expr::fresh();
+    }
+    out[k] = acc ? *acc : Expr::constant(1);
+  }
+  return out;
+}
+
+Status infer_broadcast(InferContext& ctx, ir::DataType elem) {
+  std::vector<const SymShape*> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    const TypeInfo& t = ctx.input(i);
+    shapes.push_back(t.shape ? &*t.shape : nullptr);
+  }
+  bool bad = false;
+  auto s = broadcast(shapes, &bad);
+  if (bad) return ctx.error("input shapes cannot be broadcast together");
+  ir::DataType e = elem != ir::DataType::kUndefined ? elem : ctx.input(0).elem;
+  if (ctx.has_output(0)) ctx.output(0) = TypeInfo::tensor(e, s);
+  return Status::ok();
+}
+
+Expr product(const SymShape& s, size_t from, size_t to) {
+  Expr p = Expr::constant(1);
+  for (size_t i = from; i < std::min(to, s.size()); ++i) p = p * s[i];
+  return p;
+}
+
+}  // namespace onnxtrim::ops

@@ -1,0 +1,135 @@
+// fold_constants: computes, once, every node whose inputs are all constants (initializers,
+// Constant nodes, outputs folded earlier in the same walk; absent optional inputs allowed) with
+// the reference evaluator, and replaces its outputs by initializers that keep the outputs'
+// names. Walking in topological order folds whole constant subgraphs in one run. Values whose
+// elements shape inference knows exactly (Shape of a static shape, Shape->Gather/Slice of the
+// known part of a symbolic shape) become constants too. The policy (what never folds, the size
+// guard) is in folding_policy.h.
+#include <set>
+
+#include "eval/interpreter.h"
+#include "ops/fold.h"
+#include "ops/kernel_util.h"
+#include "passes/folding_policy.h"
+#include "passes/pass.h"
+#include "passes/pass_manager.h"
+#include "passes/pass_util.h"
+#include "passes/shape_inference.h"
+
+namespace onnxtrim::passes {
+namespace {
+
+// Builds the tensor that propagated facts describe, when they describe it completely.
+std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
+  if (!f.is_tensor() || !f.values || !f.shape || f.shape->size() > 1) return std::nullopt;
+  auto vals = f.static_values();
+  auto dims = f.static_shape();
+  if (!vals || !dims) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : *dims) n *= d;
+  if (n != static_cast<int64_t>(vals->size())) return std::nullopt;
+  ir::Tensor t(f.elem, *dims);
+  bool ok = ops::dispatch(f.elem, ops::kSigned | ops::kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.mutable_data<T>();
+    for (size_t i = 0; i < vals->size(); ++i) p[i] = static_cast<T>((*vals)[i]);
+  });
+  if (!ok) return std::nullopt;
+  return t;
+}
+
+class FoldConstants final : public Pass {
+ public:
+  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
+    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
+    bool have_facts = si.run().is_ok();
+    eval::Interpreter interp(ctx.model);
+    for (ir::Node* n : g.node_list()) {
+      if (n->is_dead() || n->num_outputs() == 0) continue;
+      if (n->op_type == "Constant" && n->is_default_domain() && ctx.options.keep_constant_nodes) continue;
+
+      if (try_facts(*n, si, have_facts, rw)) continue;
+      try_evaluate(*n, interp, rw, ctx);
+    }
+  }
+
+ private:
+  // Outputs known element by element through value propagation.
+  bool try_facts(ir::Node& n, const ShapeInference& si, bool have_facts, ir::Rewriter& rw) {
+    if (!have_facts || n.op_type == "Constant") return false;
+    std::vector<ir::Tensor> outs;
+    for (ir::Value* o : n.outputs()) {
+      if (!o) return false;
+      const ops::TypeInfo* f = si.facts(o);
+      if (!f) return false;
+      auto t = tensor_from_facts(*f);
+      if (!t) return false;
+      outs.push_back(std::move(*t));
+    }
+    if (outs.empty()) return false;
+    for (size_t i = 0; i < outs.size(); ++i) rw.make_constant(n.output(i), std::move(outs[i]));
+    erase_if_done(n, rw);
+    return true;
+  }
+
+  bool try_evaluate(ir::Node& n, eval::Interpreter& interp, ir::Rewriter& rw, PassContext& ctx) {
+    if (!n.is_default_domain() || !is_pure(n) || !n.subgraphs().empty()) return false;
+    // Every input must be constant; the values are shared with the initializers (no copy).
+    std::vector<ir::RuntimeValue> held;
+    held.reserve(n.num_inputs());
+    uint64_t in_bytes = 0;
+    std::set<const ir::Value*> counted;
+    for (ir::Value* v : n.inputs()) {
+      if (!v) continue;
+      const ir::Tensor* t = ops::FoldContext::constant(v);
+      if (!t) return false;
+      if (counted.insert(v).second) in_bytes += tensor_bytes(*t);
+      held.push_back(ir::RuntimeValue::of(*t));
+    }
+    std::vector<const ir::RuntimeValue*> inputs(n.num_inputs(), nullptr);
+    for (size_t i = 0, k = 0; i < n.num_inputs(); ++i)
+      if (n.input(i)) inputs[i] = &held[k++];
+    const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.domain, n.op_type, ctx.model.opset(n.domain));
+    if (!schema || !schema->eval) {
+      note(ctx, "fold_constants: the evaluator has no kernel for " + n.op_type + "; such nodes stay (e.g. " +
+                    n.describe() + ")");
+      return false;
+    }
+    auto r = interp.run_node(n, inputs, nullptr);
+    if (!r) {
+      note(ctx, "fold_constants: could not evaluate " + n.describe() + ": " + r.status().detail());
+      return false;
+    }
+    std::vector<const ir::Tensor*> outs;
+    for (size_t i = 0; i < n.num_outputs(); ++i) {
+      if (!n.output(i)) continue;
+      if (!r.value()[i].is_tensor()) return false;  // sequences/optionals stay nodes
+      outs.push_back(&r.value()[i].tensor);
+    }
+    FoldDecision d = size_guard(in_bytes, outs, ctx.options.size_threshold);
+    if (!d.fold) return false;
+    for (size_t i = 0; i < n.num_outputs(); ++i)
+      if (ir::Value* o = n.output(i)) rw.make_constant(o, std::move(r.value()[i].tensor));
+    erase_if_done(n, rw);
+    return true;
+  }
+
+  static void erase_if_done(ir::Node& n, ir::Rewriter& rw) {
+    for (const ir::Value* o : n.outputs())
+      if (o) return;
+    rw.erase_node(&n);
+  }
+
+  void note(PassContext& ctx, const std::string& msg) {
+    if (noted_.insert(msg.substr(0, msg.find(" (e.g."))).second) ctx.warnings->push_back(msg);
+  }
+  std::set<std::string> noted_;
+};
+
+}  // namespace
+
+ONNXTRIM_REGISTER_PASS(FoldConstants, "fold_constants", 20,
+                       "computes nodes whose inputs are all constant (and shape values known exactly) into initializers; "
+                       "refuses random ops, custom domains, ops without a kernel, and outputs past the size guard");
+
+}  // namespace onnxtrim::passes

@@ -1,0 +1,46 @@
+#include "passes/folding_policy.h"
+
+#include <cstring>
+
+namespace onnxtrim::passes {
+
+uint64_t tensor_bytes(const ir::Tensor& t) {
+  if (t.dtype() == ir::DataType::kString) {
+    uint64_t n = 0;
+    for (const auto& s : t.strings()) n += s.size() + 2;
+    return n;
+  }
+  return t.byte_size();
+}
+
+bool is_splat(const ir::Tensor& t) {
+  if (t.numel() <= 1) return true;
+  if (t.dtype() == ir::DataType::kString) {
+    for (const auto& s : t.strings())
+      if (s != t.strings()[0]) return false;
+    return true;
+  }
+  int bits = ir::dtype_bits(t.dtype());
+  if (bits < 8 || !t.bytes()) return false;
+  size_t w = static_cast<size_t>(bits / 8);
+  const uint8_t* p = t.bytes();
+  for (size_t off = w; off + w <= t.byte_size(); off += w)
+    if (std::memcmp(p, p + off, w) != 0) return false;
+  return true;
+}
+
+FoldDecision size_guard(uint64_t input_bytes, const std::vector<const ir::Tensor*>& outputs, uint64_t size_threshold) {
+  uint64_t out = 0;
+  bool splat_big = false;
+  for (const ir::Tensor* t : outputs) {
+    uint64_t b = tensor_bytes(*t);
+    out += b;
+    if (b > kSplatBytes && is_splat(*t)) splat_big = true;
+  }
+  if (out <= kTinyBytes) return {true, ""};
+  if (splat_big && out > input_bytes) return {false, "a large splat (stays a generator node)"};
+  if (out > input_bytes + size_threshold) return {false, "larger than its inputs by more than the size threshold"};
+  return {true, ""};
+}
+
+}  // namespace onnxtrim::passes

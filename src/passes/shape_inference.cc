@@ -1,0 +1,260 @@
+#include "passes/shape_inference.h"
+
+#include "ops/fold.h"
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::passes {
+
+using ops::TypeInfo;
+using symbolic::Expr;
+
+std::optional<std::vector<Expr>> propagate_constant(const ir::Tensor& t) {
+  if (!ir::dtype_is_integer(t.dtype()) || t.rank() > 1 || t.numel() > static_cast<int64_t>(ops::kMaxPropagated) ||
+      t.bytes() == nullptr)
+    return std::nullopt;
+  std::vector<Expr> out;
+  for (int64_t v : ops::to_int64_vector(t)) out.push_back(Expr::constant(v));
+  return out;
+}
+
+TypeInfo ShapeInference::from_declared(const ir::Type& t) const {
+  TypeInfo i;
+  i.kind = t.kind;
+  i.elem = t.elem;
+  if (t.has_shape) {
+    ops::SymShape s;
+    for (const ir::Dim& d : t.dims) {
+      if (d.is_known()) s.push_back(Expr::constant(*d.value));
+      else if (!d.param.empty() && opts_.dims.count(d.param)) s.push_back(Expr::constant(opts_.dims.at(d.param)));
+      else if (!d.param.empty()) s.push_back(Expr::parse(d.param));
+      else s.push_back(Expr::fresh());
+    }
+    i.shape = std::move(s);
+  }
+  if (t.inner) i.inner = std::make_shared<TypeInfo>(from_declared(*t.inner));
+  return i;
+}
+
+ir::Type ShapeInference::to_type(const TypeInfo& t) {
+  ir::Type ty;
+  ty.kind = t.kind;
+  ty.elem = t.elem;
+  if (t.shape) {
+    ty.has_shape = true;
+    for (const Expr& e : *t.shape) {
+      if (auto v = e.constant_value()) ty.dims.push_back(ir::Dim::known(*v));
+      else if (e.is_fresh()) ty.dims.push_back(ir::Dim{});
+      else ty.dims.push_back(ir::Dim::symbol(e.str()));
+    }
+  }
+  if (t.inner) ty.inner = std::make_shared<ir::Type>(to_type(*t.inner));
+  return ty;
+}
+
+const TypeInfo* ShapeInference::facts(const ir::Value* v) const {
+  auto it = facts_.find(v);
+  return it == facts_.end() ? nullptr : &it->second;
+}
+
+// ---------------------------------------------------------------- per-node context
+
+class GraphInferContext final : public ops::InferContext {
+ public:
+  GraphInferContext(ShapeInference& si, const ir::Node& n, int64_t opset) : si_(si), n_(n), opset_(opset) {
+    outputs_.resize(n.num_outputs());
+  }
+  const ir::Node& node() const override { return n_; }
+  int64_t opset() const override { return opset_; }
+  const TypeInfo& input(size_t i) const override {
+    static const TypeInfo unknown;
+    const ir::Value* v = n_.input(i);
+    if (!v) return unknown;
+    const TypeInfo* f = si_.facts(v);
+    return f ? *f : unknown;
+  }
+  const ir::Tensor* input_constant(size_t i) const override { return ops::FoldContext::constant(n_.input(i)); }
+  TypeInfo& output(size_t i) override { return outputs_.at(i); }
+  Result<std::vector<TypeInfo>> infer_subgraph(const ir::Graph& g, std::vector<TypeInfo> inputs) override {
+    return si_.infer_graph(g, std::move(inputs));
+  }
+  std::vector<TypeInfo>& outputs() { return outputs_; }
+
+ private:
+  ShapeInference& si_;
+  const ir::Node& n_;
+  int64_t opset_;
+  std::vector<TypeInfo> outputs_;
+};
+
+// ---------------------------------------------------------------- driver
+
+void ShapeInference::merge_declared(const ir::Node& n, const ir::Value* v, TypeInfo& inf) {
+  const ir::Type& decl = v->type;
+  if (!decl.is_known()) return;
+  TypeInfo d = from_declared(decl);
+  if (inf.kind == ir::Type::Kind::kUnknown) {
+    d.values = inf.values;
+    inf = d;
+    return;
+  }
+  if (inf.elem == ir::DataType::kUndefined) inf.elem = d.elem;
+  else if (d.elem != ir::DataType::kUndefined && d.elem != inf.elem)
+    warnings_.push_back("node " + n.describe() + ": output '" + v->name() + "' is declared " + decl.str() +
+                        " but computes " + std::string(ir::dtype_name(inf.elem)));
+  if (!inf.shape) {
+    inf.shape = d.shape;
+    return;
+  }
+  if (!d.shape) return;
+  if (d.shape->size() != inf.shape->size()) {
+    warnings_.push_back("node " + n.describe() + ": output '" + v->name() + "' is declared with rank " +
+                        std::to_string(d.shape->size()) + " but has rank " + std::to_string(inf.shape->size()));
+    return;
+  }
+  for (size_t k = 0; k < d.shape->size(); ++k) {
+    Expr& a = (*inf.shape)[k];
+    const Expr& b = (*d.shape)[k];
+    if (a == b) continue;
+    auto av = a.constant_value(), bv = b.constant_value();
+    if (av && bv) {
+      warnings_.push_back("node " + n.describe() + ": output '" + v->name() + "' dim " + std::to_string(k) +
+                          " is declared " + std::to_string(*bv) + " but is " + std::to_string(*av));
+      continue;
+    }
+    // The declared dim tells more than an unknown.
+    if (a.is_fresh() && !b.is_fresh()) a = b;
+  }
+}
+
+void ShapeInference::infer_node(const ir::Node& n) {
+  GraphInferContext ctx(*this, n, model_.opset(n.domain));
+  ops::InferFn rule = ops::find_infer(n.domain, n.op_type);
+  if (rule) {
+    Status st = rule(ctx);
+    if (!st.is_ok()) {
+      warnings_.push_back(st.message());
+      for (auto& o : ctx.outputs()) o = TypeInfo{};
+    }
+  }
+  for (size_t i = 0; i < n.num_outputs(); ++i) {
+    const ir::Value* v = n.output(i);
+    if (!v) continue;
+    TypeInfo& t = ctx.outputs()[i];
+    merge_declared(n, v, t);
+    if (t.values && (t.values->size() > ops::kMaxPropagated)) t.values.reset();
+    facts_[v] = std::move(t);
+  }
+}
+
+Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, std::vector<TypeInfo> inputs) {
+  graphs_.push_back(&g);
+  const auto& gin = g.inputs();
+  for (size_t i = 0; i < gin.size(); ++i) {
+    const ir::Value* v = gin[i];
+    TypeInfo t;
+    auto sh = opts_.input_shapes.find(v->name());
+    if (g.parent() == nullptr && sh != opts_.input_shapes.end()) {
+      if (v->type.has_shape && v->type.rank() != static_cast<int64_t>(sh->second.size()))
+        return Status(ErrorCode::kUsage, "--input-shape " + v->name() + ": the model declares rank " +
+                                             std::to_string(v->type.rank()) + ", the override has rank " +
+                                             std::to_string(sh->second.size()));
+      if (v->type.has_shape)
+        for (size_t k = 0; k < sh->second.size(); ++k) {
+          const ir::Dim& d = v->type.dims[k];
+          if (d.is_known() && *d.value != sh->second[k])
+            return Status(ErrorCode::kUsage, "--input-shape " + v->name() + ": dim " + std::to_string(k) +
+                                                 " is fixed to " + std::to_string(*d.value) + " in the model");
+          if (!d.param.empty() && opts_.dims.count(d.param) && opts_.dims.at(d.param) != sh->second[k])
+            return Status(ErrorCode::kUsage, "--input-shape " + v->name() + " conflicts with --dim " + d.param + "=" +
+                                                 std::to_string(opts_.dims.at(d.param)));
+        }
+      t = TypeInfo::tensor(v->type.elem, {});
+      for (int64_t d : sh->second) t.shape->push_back(Expr::constant(d));
+    } else {
+      t = from_declared(v->type);
+      if (i < inputs.size()) {
+        // What the owning node knows (e.g. Loop-carried types) refines the declaration.
+        const TypeInfo& given = inputs[i];
+        if (t.kind == ir::Type::Kind::kUnknown) t = given;
+        else {
+          if (t.elem == ir::DataType::kUndefined) t.elem = given.elem;
+          if (!t.shape) t.shape = given.shape;
+          else if (given.shape && given.shape->size() == t.shape->size())
+            for (size_t k = 0; k < t.shape->size(); ++k)
+              if ((*t.shape)[k].is_fresh()) (*t.shape)[k] = (*given.shape)[k];
+          if (!t.inner) t.inner = given.inner;
+          t.values = given.values;
+        }
+      }
+    }
+    if (v->is_initializer() && g.parent() == nullptr) {
+      // An overridable default: its values may change, its type may not.
+    }
+    facts_[v] = std::move(t);
+  }
+  for (const ir::Value* v : g.initializers()) {
+    if (v->is_graph_input()) continue;
+    const ir::Tensor& t = *v->initializer();
+    TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
+    for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));
+    f.values = propagate_constant(t);
+    facts_[v] = std::move(f);
+  }
+  g.for_each_node([&](const ir::Node* n) { infer_node(*n); });
+  std::vector<TypeInfo> outs;
+  for (const ir::Value* v : g.outputs()) {
+    const TypeInfo* f = facts(v);
+    outs.push_back(f ? *f : from_declared(v->type));
+  }
+  return outs;
+}
+
+Status ShapeInference::run() {
+  for (const auto& [name, shape] : opts_.input_shapes) {
+    bool found = false;
+    for (const ir::Value* v : model_.graph->inputs()) found |= v->name() == name;
+    if (!found) return Status(ErrorCode::kUsage, "--input-shape: the model has no input named '" + name + "'");
+  }
+  auto r = infer_graph(*model_.graph, {});
+  if (!r) return std::move(r).take_status();
+  return Status::ok();
+}
+
+void ShapeInference::write_back(ir::Rewriter& rw, bool add_value_info) {
+  for (const ir::Graph* cg : graphs_) {
+    auto& g = const_cast<ir::Graph&>(*cg);
+    auto apply = [&](ir::Value* v) {
+      if (!v) return;
+      const TypeInfo* f = facts(v);
+      if (!f || f->kind == ir::Type::Kind::kUnknown) return;
+      if (v->is_graph_input()) return;  // never changed
+      ir::Type t = to_type(*f);
+      if (v->is_graph_output() && v->type.is_known()) {
+        // Only fill in what the declaration leaves open.
+        ir::Type merged = v->type;
+        if (merged.elem == ir::DataType::kUndefined) merged.elem = t.elem;
+        if (!merged.has_shape && t.has_shape) {
+          merged.has_shape = true;
+          merged.dims = t.dims;
+        } else if (merged.has_shape && t.has_shape && merged.dims.size() == t.dims.size()) {
+          for (size_t k = 0; k < t.dims.size(); ++k)
+            if (!merged.dims[k].is_known() && merged.dims[k].param.empty()) merged.dims[k] = t.dims[k];
+        }
+        rw.set_type(v, merged);
+        return;
+      }
+      rw.set_type(v, t);
+      if (add_value_info && !v->has_value_info && !v->is_graph_output() && !v->is_initializer()) {
+        v->has_value_info = true;
+        g.value_info_order().push_back(v);
+        rw.note_change();
+      }
+    };
+    g.for_each_node([&](ir::Node* n) {
+      for (ir::Value* o : n->outputs()) apply(o);
+    });
+    for (ir::Value* o : g.outputs()) apply(o);
+  }
+}
+
+}  // namespace onnxtrim::passes

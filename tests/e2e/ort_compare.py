@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""End-to-end check against ONNX Runtime (onnxruntime-node, driven by tests/e2e/ort/run.js).
+
+For each model and sample (seeded random inputs that onnxtrim makes):
+  1. our evaluator's outputs match ONNX Runtime's on the original model (rtol 1e-4);
+  2. `onnxtrim IN OUT` (the default pipeline) gives a model with no more nodes, whose outputs
+     in ONNX Runtime and in our evaluator match ONNX Runtime's on the original.
+
+usage: ort_compare.py ONNXTRIM MODEL[@dim=v,dim=v] ...
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.join(HERE, "ort", "run.js")
+RTOL, ATOL = 1e-4, 1e-5
+
+binary = sys.argv[1]
+specs = sys.argv[2:]
+passed = failed = 0
+failures = []
+
+
+def sh(*args):
+    r = subprocess.run(list(args), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()[:500]}")
+    return r.stdout
+
+
+def ort_dtype(a):
+    return {np.float32: "float32", np.float64: "float64", np.int64: "int64", np.int32: "int32", np.bool_: "bool",
+            np.uint8: "uint8", np.int8: "int8", np.float16: "float16"}[a.dtype.type]
+
+
+def np_dtype(name):
+    return {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "bool": np.bool_,
+            "uint8": np.uint8, "int8": np.int8, "float16": np.float16}[name]
+
+
+def run_ort(model, inputs, out_dir):
+    in_dir = out_dir + "_in"
+    os.makedirs(in_dir, exist_ok=True)
+    for name, a in inputs.items():
+        with open(os.path.join(in_dir, name.replace("/", "%2F") + ".json"), "w") as f:
+            json.dump({"dtype": ort_dtype(a), "dims": list(a.shape)}, f)
+        with open(os.path.join(in_dir, name.replace("/", "%2F") + ".bin"), "wb") as f:
+            f.write(np.ascontiguousarray(a).tobytes())
+    sh("node", RUNNER, model, in_dir, out_dir)
+    outs = []
+    for o in onnx.load(model, load_external_data=False).graph.output:
+        base = os.path.join(out_dir, o.name.replace("/", "%2F"))
+        meta = json.load(open(base + ".json"))
+        outs.append(np.frombuffer(open(base + ".bin", "rb").read(), dtype=np_dtype(meta["dtype"])).reshape(meta["dims"]))
+    return outs
+
+
+def run_ours(model, args, out_dir, pins=None):
+    cmd = [binary, "run", model, "--output-dir", out_dir, "--save-inputs", *args]
+    for name, path in (pins or {}).items():
+        cmd += ["--input", f"{name}={path}"]
+    sh(*cmd)
+    outs = []
+    for k in range(len(onnx.load(model, load_external_data=False).graph.output)):
+        outs.append(numpy_helper.to_array(onnx.load_tensor(os.path.join(out_dir, f"output_{k}.pb"))))
+    return outs
+
+
+def close(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False, f"shape/dtype {a.shape} {a.dtype} vs {b.shape} {b.dtype}"
+    if a.dtype.kind in "fc":
+        ok = np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True)
+        return ok, "" if ok else f"max abs diff {np.nanmax(np.abs(a.astype(np.float64) - b)):.3g}"
+    ok = np.array_equal(a, b)
+    return ok, "" if ok else "values differ"
+
+
+def check(label, got, want):
+    global passed, failed
+    for i, (g, w) in enumerate(zip(got, want)):
+        ok, why = close(g, w)
+        if not ok:
+            failed += 1
+            failures.append(f"{label}: output {i}: {why}")
+            return
+    passed += 1
+
+
+for spec in specs:
+    model, _, dims = spec.partition("@")
+    dim_args = []
+    for d in filter(None, dims.split(",")):
+        dim_args += ["--dim", d]
+    name = os.path.basename(model)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            simplified = os.path.join(tmp, "simplified.onnx")
+            sh(binary, model, simplified, "--quiet")
+            n_before = len(onnx.load(model, load_external_data=False).graph.node)
+            n_after = len(onnx.load(simplified, load_external_data=False).graph.node)
+            if n_after > n_before:
+                failed += 1
+                failures.append(f"{name}: simplifying grew the graph ({n_before} -> {n_after} nodes)")
+            for seed in (0, 1):
+                d = os.path.join(tmp, f"s{seed}")
+                ours = run_ours(model, dim_args + ["--seed", str(seed)], d + "_ours")
+                m = onnx.load(model, load_external_data=False)
+                init_names = {i.name for i in m.graph.initializer}
+                input_names = [i.name for i in m.graph.input if i.name not in init_names]
+                pins = {n: os.path.join(d + "_ours", f"input_{k}.pb") for k, n in enumerate(input_names)}
+                inputs = {n: numpy_helper.to_array(onnx.load_tensor(p)) for n, p in pins.items()}
+                ort_orig = run_ort(model, inputs, d + "_ort")
+                check(f"{name} seed {seed}: evaluator vs ORT", ours, ort_orig)
+                ort_simpl = run_ort(simplified, inputs, d + "_ort_s")
+                check(f"{name} seed {seed}: simplified in ORT vs original in ORT", ort_simpl, ort_orig)
+                ours_simpl = run_ours(simplified, [], d + "_ours_s", pins)
+                check(f"{name} seed {seed}: simplified in evaluator vs original in ORT", ours_simpl, ort_orig)
+        except Exception as e:  # a failure to run is a failure
+            failed += 1
+            failures.append(f"{name}: {e}")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"ort_compare: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

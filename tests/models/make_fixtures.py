@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Re-exports the real-model fixtures of the test suite with Debian's python3-torch (random
+weights, fixed seed; nothing is downloaded). The .onnx files are committed; run this only to
+regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
+
+- resnet_small.onnx: a small ResNet (conv/BN/ReLU blocks with residual adds), exported
+  without constant folding, so BatchNormalization nodes stay in the graph.
+- bert_tiny.onnx: a BERT-like encoder with dynamic batch and sequence: token + position
+  embeddings (position ids from arange), attention with the usual view/transpose reshapes,
+  an attention mask input, LayerNorm, GELU.
+- gpt2_tiny.onnx: a GPT-2-like decoder with a causal mask built from the sequence length.
+"""
+import math
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+torch.manual_seed(0)
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)))
+        y = self.b2(self.c2(y))
+        return F.relu(y + (self.down(x) if self.down is not None else x))
+
+
+class ResNetSmall(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.layers = nn.Sequential(Block(8, 8, 1), Block(8, 16, 2), Block(16, 32, 2))
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.layers(self.stem(x))
+        x = torch.flatten(F.adaptive_avg_pool2d(x, 1), 1)
+        return self.fc(x)
+
+
+class Attention(nn.Module):
+    def __init__(self, d, heads, causal):
+        super().__init__()
+        self.h = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.causal = causal
+
+    def forward(self, x, mask=None):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q = q.view(b, s, self.h, d // self.h).transpose(1, 2)
+        k = k.view(b, s, self.h, d // self.h).transpose(1, 2)
+        v = v.view(b, s, self.h, d // self.h).transpose(1, 2)
+        att = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
+        if self.causal:
+            causal = torch.tril(torch.ones(s, s, dtype=torch.bool, device=x.device))
+            att = att.masked_fill(~causal, float("-inf"))
+        if mask is not None:
+            att = att + (1.0 - mask[:, None, None, :].to(att.dtype)) * -10000.0
+        y = (att.softmax(-1) @ v).transpose(1, 2).contiguous().view(b, s, d)
+        return self.out(y)
+
+
+class Layer(nn.Module):
+    def __init__(self, d, heads, causal):
+        super().__init__()
+        self.att = Attention(d, heads, causal)
+        self.n1 = nn.LayerNorm(d)
+        self.ff = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.n2 = nn.LayerNorm(d)
+
+    def forward(self, x, mask=None):
+        x = self.n1(x + self.att(x, mask))
+        return self.n2(x + self.ff(x))
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab=100, d=32, heads=4, layers=2, max_pos=64, causal=False):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(max_pos, d)
+        self.layers = nn.ModuleList([Layer(d, heads, causal) for _ in range(layers)])
+        self.causal = causal
+
+    def forward(self, ids, mask=None):
+        pos = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
+        x = self.tok(ids) + self.pos(pos)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+
+
+def export(model, args, name, input_names, output_names, dynamic_axes, fold):
+    model.eval()
+    path = os.path.join(HERE, name)
+    # PRESERVE keeps the exporter from fusing BatchNormalization into Conv on its own (the model
+    # is in eval mode, so BN is exported in inference form).
+    with torch.no_grad():
+        torch.onnx.export(model, args, path, opset_version=17, input_names=input_names, output_names=output_names,
+                          dynamic_axes=dynamic_axes, do_constant_folding=fold,
+                          training=torch.onnx.TrainingMode.PRESERVE)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
+def main():
+    r = ResNetSmall()
+    for m in r.modules():  # non-trivial BN statistics, so that fusing them is visible
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 1.5)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.5, 0.5)
+    export(r, (torch.randn(1, 3, 32, 32),), "resnet_small.onnx", ["image"], ["logits"],
+           {"image": {0: "batch"}, "logits": {0: "batch"}}, fold=False)
+
+    ids = torch.randint(0, 100, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.int64)
+    export(Encoder(), (ids, mask), "bert_tiny.onnx", ["input_ids", "attention_mask"], ["hidden"],
+           {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+            "hidden": {0: "batch", 1: "seq"}}, fold=True)
+
+    export(Encoder(causal=True), (ids,), "gpt2_tiny.onnx", ["input_ids"], ["hidden"],
+           {"input_ids": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}, fold=True)
+
+
+if __name__ == "__main__":
+    main()
