@@ -185,4 +185,83 @@ std::string softmax_layout(const ir::Node& node, int64_t opset, const Dims& dims
   return "";
 }
 
+std::vector<int32_t> to_int32(const Tensor& t) {
+  std::vector<int32_t> out(static_cast<size_t>(t.numel()));
+  dispatch(t.dtype(), kSigned | kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t.data<T>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(p[i]);
+  });
+  return out;
+}
+
+bool per_axis_int(const Tensor* t, int64_t n, std::vector<int32_t>* out) {
+  if (!t) {
+    out->assign(static_cast<size_t>(n), 0);
+    return true;
+  }
+  if (t->dtype() != DataType::kUint8 && t->dtype() != DataType::kInt8 && t->dtype() != DataType::kUint16 &&
+      t->dtype() != DataType::kInt16 && t->dtype() != DataType::kInt32)
+    return false;
+  std::vector<int32_t> v = to_int32(*t);
+  if (v.size() == 1) out->assign(static_cast<size_t>(n), v[0]);
+  else if (static_cast<int64_t>(v.size()) == n) *out = v;
+  else return false;
+  return true;
+}
+
+bool per_axis_float(const Tensor& t, int64_t n, std::vector<float>* out) {
+  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kFloat16 && t.dtype() != DataType::kBFloat16) return false;
+  int64_t k = t.numel();
+  if (k != 1 && k != n) return false;
+  out->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = static_cast<float>(element_as_double(t, k == 1 ? 0 : i));
+  return true;
+}
+
+int64_t saturate_round(double v, int64_t zero_point, DataType dtype) {
+  double r = std::nearbyint(v);  // default rounding mode: half to even
+  double lo = 0, hi = 0;
+  switch (dtype) {
+    case DataType::kUint8: lo = 0; hi = 255; break;
+    case DataType::kInt8: lo = -128; hi = 127; break;
+    case DataType::kUint16: lo = 0; hi = 65535; break;
+    case DataType::kInt16: lo = -32768; hi = 32767; break;
+    default: lo = -2147483648.0; hi = 2147483647.0; break;
+  }
+  double q = r + static_cast<double>(zero_point);
+  if (std::isnan(q)) q = 0;
+  return static_cast<int64_t>(std::min(hi, std::max(lo, q)));
+}
+
+std::vector<int32_t> conv_int32(const std::vector<int32_t>& x, const Dims& xdims, const std::vector<int32_t>& w,
+                                const Dims& wdims, const Geometry& g, int64_t group) {
+  int64_t N = xdims[0], C = xdims[1], M = wdims[0];
+  int64_t Cg = C / group, Mg = M / group;
+  int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ks = numel_of(g.kernel);
+  std::vector<int32_t> y(static_cast<size_t>(N * M * out_size));
+  std::vector<int32_t> col(static_cast<size_t>(Cg * ks * out_size));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      im2col<int32_t>(x.data() + (n * C + gi * Cg) * in_size, Cg, g, 0, col.data());
+      gemm_loop<int32_t>(Mg, out_size, Cg * ks, w.data() + gi * Mg * Cg * ks, col.data(),
+                         y.data() + (n * M + gi * Mg) * out_size);
+    }
+  return y;
+}
+
+std::vector<int32_t> matmul_int32(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
+                                  const std::vector<int32_t>& b_zp, const MatMulPlan& p) {
+  std::vector<int32_t> av = to_int32(a), bv = to_int32(b);
+  for (size_t i = 0; i < av.size(); ++i) av[i] -= a_zp[(i / static_cast<size_t>(p.K)) % static_cast<size_t>(p.M)];
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] -= b_zp[i % static_cast<size_t>(p.N)];
+  int64_t mn = p.M * p.N;
+  std::vector<int32_t> out(static_cast<size_t>(mn) * p.a_offsets.size());
+  if (mn == 0) return out;
+  for (size_t i = 0; i < p.a_offsets.size(); ++i)
+    gemm_loop<int32_t>(p.M, p.N, p.K, av.data() + p.a_offsets[i], bv.data() + p.b_offsets[i],
+                       out.data() + static_cast<int64_t>(i) * mn);
+  return out;
+}
+
 }  // namespace onnxtrim::ops::nn

@@ -169,4 +169,24 @@ struct AxisLayout {
 };
 std::string softmax_layout(const ir::Node& node, int64_t opset, const Dims& dims, AxisLayout* l);
 
+// ---------------------------------------------------------------- quantized helpers
+
+// Values of an 8-bit (or any integer) tensor as int32.
+std::vector<int32_t> to_int32(const Tensor& t);
+// Zero point / scale values: 1 element (per tensor) or `n` elements (per row/column/channel).
+// Returns false when the count fits neither.
+bool per_axis_int(const Tensor* t, int64_t n, std::vector<int32_t>* out);
+bool per_axis_float(const Tensor& t, int64_t n, std::vector<float>* out);
+// Rounds half to even and saturates into the range of dtype (uint8/int8/uint16/int16/int32).
+int64_t saturate_round(double v, int64_t zero_point, DataType dtype);
+// Integer N-D grouped convolution (wrapping int32 arithmetic); x [N, C, in...] and w
+// [M, C/group, k...] already have their zero points subtracted. Returns [N, M, out...].
+std::vector<int32_t> conv_int32(const std::vector<int32_t>& x, const Dims& xdims, const std::vector<int32_t>& w,
+                                const Dims& wdims, const Geometry& g, int64_t group);
+
+// Batched integer matmul per `p` with per-row zero points of A (M values) and per-column zero
+// points of B (N values) subtracted; wrapping int32 arithmetic. Returns numel(out_dims) values.
+std::vector<int32_t> matmul_int32(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
+                                  const std::vector<int32_t>& b_zp, const MatMulPlan& p);
+
 }  // namespace onnxtrim::ops::nn

@@ -27,7 +27,7 @@ Status eval_lp_normalization(KernelContext& ctx) {
       double s = 0;
       for (int64_t i = 0; i < len; ++i) s += p == 1 ? std::fabs(q[i * inner]) : q[i * inner] * q[i * inner];
       double nrm = p == 1 ? s : std::sqrt(s);
-      for (int64_t i = 0; i < len; ++i) q[i * inner] /= nrm;
+      for (int64_t i = 0; i < len; ++i) q[i * inner] = nrm == 0 ? 0.0 : q[i * inner] / nrm;
     }
   ctx.set_output(0, norm::from_doubles(x.dtype(), x.dims(), v));
   return Status::ok();
