@@ -366,3 +366,25 @@ TEST(NnQuantized, ConvIntegerPadsWithZeroPoint) {
 
 }  // namespace
 }  // namespace onnxtrim
+
+namespace onnxtrim {
+namespace {
+
+TEST(NnConv, EqualFiltersGiveBitIdenticalChannels) {
+  // 37 output channels with identical filters over large, varied values: float convolutions
+  // accumulate in double, so every channel is the same correctly rounded sum (the light models'
+  // uniform softmax depends on it).
+  const int64_t C = 64, M = 37, H = 5;
+  std::vector<float> x(static_cast<size_t>(C * H * H));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1.0e6f + 0.1f * static_cast<float>(i);
+  std::vector<float> w(static_cast<size_t>(M * C * 3 * 3), 0.5f);
+  auto r = run(R"(<ir_version: 8, opset_import: ["" : 13]> g (float[1,64,5,5] x, float[37,64,3,3] w) => (float[1,37,3,3] y) { y = Conv(x, w) })",
+               {{"x", make_tensor<float>({1, C, H, H}, x)}, {"w", make_tensor<float>({M, C, 3, 3}, w)}});
+  std::vector<float> y = vals<float>(r);
+  ASSERT_EQ(y.size(), static_cast<size_t>(M * 9));
+  for (int64_t m = 1; m < M; ++m)
+    for (int64_t i = 0; i < 9; ++i) EXPECT_EQ(y[static_cast<size_t>(m * 9 + i)], y[static_cast<size_t>(i)]);
+}
+
+}  // namespace
+}  // namespace onnxtrim

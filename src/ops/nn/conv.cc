@@ -38,6 +38,23 @@ Tensor conv_typed(const Tensor& x, const Tensor& w, const Tensor* b, const nn::G
   return y;
 }
 
+Tensor to_double(const Tensor& t) {
+  Tensor out(DataType::kDouble, t.dims());
+  if (t.numel() == 0) return out;
+  const float* p = t.data<float>();
+  double* o = out.mutable_data<double>();
+  for (int64_t i = 0; i < t.numel(); ++i) o[i] = p[i];
+  return out;
+}
+Tensor from_double(const Tensor& t) {
+  Tensor out(DataType::kFloat, t.dims());
+  if (t.numel() == 0) return out;
+  const double* p = t.data<double>();
+  float* o = out.mutable_data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<float>(p[i]);
+  return out;
+}
+
 Status eval_conv(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("Conv needs inputs X and W");
   const Tensor& x = ctx.input(0);
@@ -60,7 +77,11 @@ Status eval_conv(KernelContext& ctx) {
   if (!err.empty()) return ctx.error("Conv: " + err);
   DataType dt = x.dtype();
   if (dt == DataType::kFloat) {
-    ctx.set_output(0, conv_typed<float>(x, w, b, g, group));
+    // float convolutions accumulate in double (dgemm): each output is then the correctly rounded
+    // sum whatever the BLAS kernel's summation order, so equal inputs give equal outputs.
+    Tensor bd;
+    if (b) bd = to_double(*b);
+    ctx.set_output(0, from_double(conv_typed<double>(to_double(x), to_double(w), b ? &bd : nullptr, g, group)));
   } else if (dt == DataType::kDouble) {
     ctx.set_output(0, conv_typed<double>(x, w, b, g, group));
   } else if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
