@@ -388,3 +388,18 @@ TEST(NnConv, EqualFiltersGiveBitIdenticalChannels) {
 
 }  // namespace
 }  // namespace onnxtrim
+
+namespace onnxtrim {
+namespace {
+
+TEST(NnDropout, IsTestBeforeOpset7) {
+  std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({2}, {1, -2})}};
+  auto inf = run(R"(<ir_version: 3, opset_import: ["" : 6]> g (float[2] x) => (float[2] y) { y = Dropout<is_test = 1>(x) })", feeds);
+  EXPECT_EQ(vals<float>(inf), (std::vector<float>{1, -2}));
+  auto train = run(R"(<ir_version: 3, opset_import: ["" : 6]> g (float[2] x) => (float[2] y) { y = Dropout(x) })", feeds);
+  ASSERT_FALSE(train.is_ok());
+  EXPECT_EQ(train.status().code(), ErrorCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace onnxtrim

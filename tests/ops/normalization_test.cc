@@ -176,3 +176,23 @@ TEST(NormInstanceNorm, Float16AndEmptyBatch) {
 
 }  // namespace
 }  // namespace onnxtrim
+
+namespace onnxtrim {
+namespace {
+
+TEST(NormBatchNorm, IsTestBeforeOpset7SelectsTheStatistics) {
+  std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({2, 1, 1}, {1, 3})},
+                                          {"s", make_tensor<float>({1}, {1})},
+                                          {"b", make_tensor<float>({1}, {0})},
+                                          {"m", make_tensor<float>({1}, {0})},
+                                          {"v", make_tensor<float>({1}, {4})}};
+  auto test = run(R"(<ir_version: 3, opset_import: ["" : 6]> g (float[2,1,1] x, float[1] s, float[1] b, float[1] m, float[1] v) => (float[2,1,1] y) {
+                      y = BatchNormalization<is_test = 1, epsilon = 0.0>(x, s, b, m, v) })", feeds);
+  EXPECT_EQ(vals<float>(test), (std::vector<float>{0.5f, 1.5f}));  // running statistics
+  auto train = run(R"(<ir_version: 3, opset_import: ["" : 6]> g (float[2,1,1] x, float[1] s, float[1] b, float[1] m, float[1] v) => (float[2,1,1] y) {
+                       y = BatchNormalization<epsilon = 0.0>(x, s, b, m, v) })", feeds);
+  EXPECT_EQ(vals<float>(train), (std::vector<float>{-1, 1}));  // batch statistics
+}
+
+}  // namespace
+}  // namespace onnxtrim

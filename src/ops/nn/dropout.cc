@@ -1,5 +1,6 @@
-// Dropout: inference path only (identity, mask all true). The training path draws random
-// numbers: it is reported unsupported unless the ratio is 0, where it is the identity too.
+// Dropout: inference path only (identity, mask all true). The training path (training_mode
+// from opset 12, is_test = 0 before opset 7) draws random numbers: it is reported unsupported
+// unless the ratio is 0, where it is the identity too.
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::ops {
@@ -26,14 +27,7 @@ Status eval_dropout(KernelContext& ctx) {
     ratio = ctx.node().attr_float("ratio", 0.5f);
     if (ctx.opset() < 7) training = ctx.node().attr_int("is_test", 0) == 0;
   }
-  if (training && ratio != 0.0) {
-    if (ctx.opset() < 7) {
-      // Before opset 7 is_test defaults to 0, yet every runtime runs such models for inference.
-      training = false;
-    } else {
-      return ctx.unsupported("Dropout in training mode with a non-zero ratio is random");
-    }
-  }
+  if (training && ratio != 0.0) return ctx.unsupported("Dropout in training mode with a non-zero ratio is random");
   if (ctx.opset() >= 12 && (ratio < 0.0 || ratio >= 1.0)) return ctx.error("Dropout ratio must be in [0, 1)");
   if (x.dtype() == DataType::kString) return ctx.error("Dropout does not take string tensors");
   ctx.set_output(0, x);

@@ -1,4 +1,5 @@
-// BatchNormalization: inference with running statistics; training_mode (opset >= 14) uses the
+// BatchNormalization: inference with running statistics; training mode (training_mode from
+// opset 14, is_test = 0 before opset 7, statistics outputs requested in between) uses the
 // batch statistics and also returns the updated running mean and variance.
 #include <cmath>
 
@@ -20,17 +21,18 @@ Status eval_batch_normalization(KernelContext& ctx) {
   const ir::Node& node = ctx.node();
   double eps = node.attr_float("epsilon", 1e-5f);
   double momentum = node.attr_float("momentum", 0.9f);
+  // Training mode: the training_mode attribute from opset 14; before opset 7 is_test = 0; in
+  // between, the presence of the statistics outputs.
   bool training = false;
   if (ctx.opset() >= 14) {
     training = node.attr_int("training_mode", 0) != 0;
+  } else if (ctx.opset() < 7) {
+    training = node.attr_int("is_test", 0) == 0;
   } else {
-    bool is_test = ctx.opset() >= 7 || node.attr_int("is_test", 0) != 0;
-    bool extra = false;
-    for (size_t i = 1; i < 5; ++i) extra = extra || ctx.wants_output(i);
-    if (extra || !is_test) {
-      if (extra) return ctx.unsupported("BatchNormalization training outputs before opset 14");
-    }
+    for (size_t i = 1; i < 5; ++i) training = training || ctx.wants_output(i);
   }
+  if (ctx.opset() < 14 && (ctx.wants_output(3) || ctx.wants_output(4)))
+    return ctx.unsupported("BatchNormalization saved_mean / saved_var outputs before opset 14");
   int64_t N = x.rank() >= 1 ? x.dims()[0] : 1;
   int64_t C = x.rank() >= 2 ? x.dims()[1] : 1;
   int64_t sp = 1;
