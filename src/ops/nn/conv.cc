@@ -1,0 +1,103 @@
+// Conv: N-D grouped convolution via im2col + GEMM.
+#include "ops/kernel_util.h"
+#include "ops/nn/nn_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+template <typename T>
+Tensor conv_typed(const Tensor& x, const Tensor& w, const Tensor* b, const nn::Geometry& g, int64_t group) {
+  int64_t N = x.dims()[0], C = x.dims()[1], M = w.dims()[0];
+  int64_t Cg = C / group, Mg = M / group;
+  int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ks = numel_of(g.kernel);
+  Dims out_dims{N, M};
+  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
+  Tensor y(dtype_of<T>(), out_dims);
+  if (y.numel() == 0) return y;
+  T* py = y.mutable_data<T>();
+  const T* px = x.data<T>();
+  const T* pw = w.data<T>();
+  std::vector<T> col(static_cast<size_t>(Cg * ks * out_size));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T* xg = px + (n * C + gi * Cg) * in_size;
+      if (Cg * ks > 0) nn::im2col<T>(xg, Cg, g, T(0), col.data());
+      T* yg = py + (n * M + gi * Mg) * out_size;
+      nn::gemm(false, false, Mg, out_size, Cg * ks, T(1), pw + gi * Mg * Cg * ks, Cg * ks, col.data(), out_size, T(0),
+               yg, out_size);
+    }
+  if (b) {
+    const T* pb = b->data<T>();
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t m = 0; m < M; ++m) {
+        T* row = py + (n * M + m) * out_size;
+        for (int64_t i = 0; i < out_size; ++i) row[i] += pb[m];
+      }
+  }
+  return y;
+}
+
+Tensor to_double(const Tensor& t) {
+  Tensor out(DataType::kDouble, t.dims());
+  if (t.numel() == 0) return out;
+  const float* p = t.data<float>();
+  double* o = out.mutable_data<double>();
+  for (int64_t i = 0; i < t.numel(); ++i) o[i] = p[i];
+  return out;
+}
+Tensor from_double(const Tensor& t) {
+  Tensor out(DataType::kFloat, t.dims());
+  if (t.numel() == 0) return out;
+  const double* p = t.data<double>();
+  float* o = out.mutable_data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<float>(p[i]);
+  return out;
+}
+
+Status eval_conv(KernelContext& ctx) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("Conv needs inputs X and W");
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+  if (x.rank() < 3) return ctx.error("Conv input X must have rank >= 3");
+  if (w.rank() != x.rank()) return ctx.error("Conv weight W must have the rank of X");
+  if (x.dtype() != w.dtype() || (b && b->dtype() != x.dtype())) return ctx.error("Conv inputs have different element types");
+  int64_t group = ctx.node().attr_int("group", 1);
+  int64_t C = x.dims()[1], M = w.dims()[0];
+  if (group <= 0 || C % group != 0 || M % group != 0) return ctx.error("Conv group must divide the channel counts");
+  if (w.dims()[1] != C / group) return ctx.error("Conv weight channel dim must equal C / group");
+  if (b && (b->rank() != 1 || b->dims()[0] != M)) return ctx.error("Conv bias must be 1-D of size M");
+  nn::Geometry g;
+  g.in.assign(x.dims().begin() + 2, x.dims().end());
+  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
+  Dims ks = ctx.node().attr_ints("kernel_shape");
+  if (!ks.empty() && ks != g.kernel) return ctx.error("Conv kernel_shape does not match W");
+  std::string err = nn::compute_geometry(ctx.node(), &g, false);
+  if (!err.empty()) return ctx.error("Conv: " + err);
+  DataType dt = x.dtype();
+  if (dt == DataType::kFloat) {
+    // float convolutions accumulate in double (dgemm): each output is then the correctly rounded
+    // sum whatever the BLAS kernel's summation order, so equal inputs give equal outputs.
+    Tensor bd;
+    if (b) bd = to_double(*b);
+    ctx.set_output(0, from_double(conv_typed<double>(to_double(x), to_double(w), b ? &bd : nullptr, g, group)));
+  } else if (dt == DataType::kDouble) {
+    ctx.set_output(0, conv_typed<double>(x, w, b, g, group));
+  } else if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
+    Tensor bf;
+    if (b) bf = nn::to_float_tensor(*b);
+    Tensor r = conv_typed<float>(nn::to_float_tensor(x), nn::to_float_tensor(w), b ? &bf : nullptr, g, group);
+    ctx.set_output(0, nn::from_float_tensor(r, dt));
+  } else {
+    return ctx.error("Conv does not support element type " + std::string(ir::dtype_name(dt)));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Conv, "", "Conv", (std::vector<int>{1, 11, 22}), eval_conv);
+
+}  // namespace onnxtrim::ops

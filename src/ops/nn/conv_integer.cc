@@ -1,0 +1,51 @@
+// ConvInteger: 8-bit integer convolution with zero points, int32 result.
+#include "ops/kernel_util.h"
+#include "ops/nn/nn_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
+
+Status eval_conv_integer(KernelContext& ctx) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("ConvInteger needs inputs x and w");
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  if (!is_8bit(x.dtype()) || !is_8bit(w.dtype())) return ctx.error("ConvInteger inputs must be int8 or uint8");
+  if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("ConvInteger x must have rank >= 3 and w the same rank");
+  int64_t group = ctx.node().attr_int("group", 1);
+  int64_t C = x.dims()[1], M = w.dims()[0];
+  if (group <= 0 || C % group != 0 || M % group != 0 || w.dims()[1] != C / group)
+    return ctx.error("ConvInteger channel counts do not match group");
+  std::vector<int32_t> zx, zw;
+  const Tensor* xzp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+  const Tensor* wzp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+  if ((xzp && xzp->dtype() != x.dtype()) || (wzp && wzp->dtype() != w.dtype()))
+    return ctx.error("ConvInteger zero points must have the type of their input");
+  if (!nn::per_axis_int(xzp, 1, &zx)) return ctx.error("ConvInteger x_zero_point must be a scalar");
+  if (!nn::per_axis_int(wzp, M, &zw)) return ctx.error("ConvInteger w_zero_point must be a scalar or have M elements");
+  nn::Geometry g;
+  g.in.assign(x.dims().begin() + 2, x.dims().end());
+  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
+  Dims ks = ctx.node().attr_ints("kernel_shape");
+  if (!ks.empty() && ks != g.kernel) return ctx.error("ConvInteger kernel_shape does not match w");
+  std::string err = nn::compute_geometry(ctx.node(), &g, false);
+  if (!err.empty()) return ctx.error("ConvInteger: " + err);
+  std::vector<int32_t> xv = nn::to_int32(x), wv = nn::to_int32(w);
+  for (auto& v : xv) v -= zx[0];
+  int64_t per_m = w.numel() / std::max<int64_t>(M, 1);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] -= zw[i / static_cast<size_t>(per_m)];
+  std::vector<int32_t> y = nn::conv_int32(xv, x.dims(), wv, w.dims(), g, group);
+  Dims out_dims{x.dims()[0], M};
+  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
+  ctx.set_output(0, make_tensor<int32_t>(out_dims, y));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(ConvInteger, "", "ConvInteger", (std::vector<int>{10}), eval_conv_integer);
+
+}  // namespace onnxtrim::ops

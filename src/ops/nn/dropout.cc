@@ -1,0 +1,58 @@
+// Dropout: inference path only (identity, mask all true). The training path (training_mode
+// from opset 12, is_test = 0 before opset 7) draws random numbers: it is reported unsupported
+// unless the ratio is 0, where it is the identity too.
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_dropout(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("Dropout needs an input");
+  const Tensor& x = ctx.input(0);
+  bool training = false;
+  double ratio = 0.5;
+  if (ctx.opset() >= 12) {
+    if (ctx.has_input(1)) {
+      const Tensor& r = ctx.input(1);
+      if (r.numel() != 1) return ctx.error("Dropout ratio must be a scalar");
+      ratio = element_as_double(r, 0);
+    }
+    if (ctx.has_input(2)) {
+      const Tensor& t = ctx.input(2);
+      if (t.numel() != 1 || t.dtype() != DataType::kBool) return ctx.error("Dropout training_mode must be a bool scalar");
+      training = t.data<uint8_t>()[0] != 0;
+    }
+  } else {
+    ratio = ctx.node().attr_float("ratio", 0.5f);
+    if (ctx.opset() < 7) training = ctx.node().attr_int("is_test", 0) == 0;
+  }
+  if (training && ratio != 0.0) return ctx.unsupported("Dropout in training mode with a non-zero ratio is random");
+  if (ctx.opset() >= 12 && (ratio < 0.0 || ratio >= 1.0)) return ctx.error("Dropout ratio must be in [0, 1)");
+  if (x.dtype() == DataType::kString) return ctx.error("Dropout does not take string tensors");
+  ctx.set_output(0, x);
+  if (ctx.wants_output(1)) {
+    if (ctx.opset() >= 10) {
+      Tensor mask(DataType::kBool, x.dims());
+      if (mask.numel()) std::memset(mask.mutable_bytes(), 1, static_cast<size_t>(mask.numel()));
+      ctx.set_output(1, std::move(mask));
+    } else {
+      // Before opset 10 the mask has the input's element type.
+      Tensor mask(x.dtype(), x.dims());
+      dispatch(x.dtype(), kFloats, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = mask.numel() ? mask.mutable_data<T>() : nullptr;
+        for (int64_t i = 0; i < mask.numel(); ++i) p[i] = T(1.0f);
+      });
+      ctx.set_output(1, std::move(mask));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Dropout, "", "Dropout", (std::vector<int>{1, 6, 7, 10, 12, 13, 22}), eval_dropout);
+
+}  // namespace onnxtrim::ops

@@ -1,0 +1,49 @@
+// GlobalLpPool: p-norm over all spatial positions of each (n, c) plane.
+#include <limits>
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_global_lp_pool(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("GlobalLpPool needs an input");
+  const Tensor& x = ctx.input(0);
+  if (x.rank() < 3) return ctx.error("GlobalLpPool input must have rank >= 3");
+  double p = ctx.opset() < 2 ? static_cast<double>(ctx.node().attr_float("p", 2.f))
+                             : static_cast<double>(ctx.node().attr_int("p", 2));
+  if (p <= 0) return ctx.error("GlobalLpPool p must be positive");
+  int64_t planes = x.dims()[0] * x.dims()[1];
+  int64_t sp = 1;
+  for (int64_t d = 2; d < x.rank(); ++d) sp *= x.dims()[static_cast<size_t>(d)];
+  Dims out_dims(x.dims().begin(), x.dims().begin() + 2);
+  out_dims.resize(x.dims().size(), 1);
+  Tensor y(x.dtype(), out_dims);
+  bool ok = dispatch(x.dtype(), kFloats, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (y.numel() == 0) return;
+    const T* px = x.data<T>();
+    T* py = y.mutable_data<T>();
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const T* q = px + pl * sp;
+      double s = 0;
+      for (int64_t i = 0; i < sp; ++i) {
+        double v = std::fabs(static_cast<double>(q[i]));
+        s += p == 2 ? v * v : p == 1 ? v : std::pow(v, p);
+      }
+      double r = p == 2 ? std::sqrt(s) : p == 1 ? s : std::pow(s, 1.0 / p);
+      py[pl] = T(static_cast<compute_t<T>>(r));
+    }
+  });
+  if (!ok) return ctx.error("GlobalLpPool does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(GlobalLpPool, "", "GlobalLpPool", (std::vector<int>{1, 2, 22}), eval_global_lp_pool);
+
+}  // namespace onnxtrim::ops

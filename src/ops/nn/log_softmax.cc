@@ -1,0 +1,48 @@
+// LogSoftmax: log of normalized exponentials along an axis (2-D coercion before opset 13).
+#include <limits>
+
+#include "ops/kernel_util.h"
+#include "ops/nn/nn_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_log_softmax(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("LogSoftmax needs an input");
+  const Tensor& x = ctx.input(0);
+  nn::AxisLayout l;
+  std::string err = nn::softmax_layout(ctx.node(), ctx.opset(), x.dims(), &l);
+  if (!err.empty()) return ctx.error("LogSoftmax: " + err);
+  Tensor y(x.dtype(), x.dims());
+  bool ok = dispatch(x.dtype(), kFloats, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using CT = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    if (y.numel() == 0) return;
+    const T* px = x.data<T>();
+    T* py = y.mutable_data<T>();
+    std::vector<CT> buf(static_cast<size_t>(l.len));
+    for (int64_t o = 0; o < l.outer; ++o)
+      for (int64_t in = 0; in < l.inner; ++in) {
+        int64_t base = o * l.len * l.inner + in;
+        for (int64_t i = 0; i < l.len; ++i) buf[static_cast<size_t>(i)] = static_cast<CT>(px[base + i * l.inner]);
+        CT m = -std::numeric_limits<CT>::infinity();
+        for (CT v : buf) m = std::max(m, v);
+        CT s = 0;
+        for (CT v : buf) s += std::exp(v - m);
+        CT ls = std::log(s);
+        for (CT& v : buf) v = v - m - ls;
+        for (int64_t i = 0; i < l.len; ++i) py[base + i * l.inner] = T(buf[static_cast<size_t>(i)]);
+      }
+  });
+  if (!ok) return ctx.error("LogSoftmax does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(LogSoftmax, "", "LogSoftmax", (std::vector<int>{1, 11, 13}), eval_log_softmax);
+
+}  // namespace onnxtrim::ops

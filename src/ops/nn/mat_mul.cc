@@ -1,0 +1,57 @@
+// MatMul: numpy-style matrix product (batched, broadcasting, 1-D operands).
+#include "ops/kernel_util.h"
+#include "ops/nn/nn_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+template <typename T>
+Tensor matmul_typed(const Tensor& a, const Tensor& b, const nn::MatMulPlan& p) {
+  Tensor out(dtype_of<T>(), p.out_dims);
+  if (out.numel() == 0) return out;
+  T* po = out.mutable_data<T>();
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  int64_t mn = p.M * p.N;
+  for (size_t i = 0; i < p.a_offsets.size(); ++i) {
+    T* c = po + static_cast<int64_t>(i) * mn;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      nn::gemm(false, false, p.M, p.N, p.K, T(1), pa + p.a_offsets[i], p.K, pb + p.b_offsets[i], p.N, T(0), c, p.N);
+    } else {
+      nn::gemm_loop<T>(p.M, p.N, p.K, pa + p.a_offsets[i], pb + p.b_offsets[i], c);
+    }
+  }
+  return out;
+}
+
+Status eval_matmul(KernelContext& ctx) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("MatMul needs two inputs");
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.dtype() != b.dtype()) return ctx.error("MatMul inputs have different element types");
+  nn::MatMulPlan plan;
+  std::string err = nn::plan_matmul(a.dims(), b.dims(), &plan);
+  if (!err.empty()) return ctx.error(err);
+  DataType dt = a.dtype();
+  if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
+    Tensor r = matmul_typed<float>(nn::to_float_tensor(a), nn::to_float_tensor(b), plan);
+    ctx.set_output(0, nn::from_float_tensor(r, dt));
+    return Status::ok();
+  }
+  Tensor out;
+  bool ok = dispatch(dt, kFloats | kSigned | kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_half_like<T>) out = matmul_typed<T>(a, b, plan);
+  });
+  if (!ok) return ctx.error("MatMul does not support element type " + std::string(ir::dtype_name(dt)));
+  ctx.set_output(0, std::move(out));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(MatMul, "", "MatMul", (std::vector<int>{1, 9, 13}), eval_matmul);
+
+}  // namespace onnxtrim::ops

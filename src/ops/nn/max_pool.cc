@@ -1,0 +1,96 @@
+// MaxPool: windowed maximum, optional Indices output (flat, row- or column-major spatial).
+#include <limits>
+
+#include "ops/kernel_util.h"
+#include "ops/nn/nn_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_max_pool(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("MaxPool needs an input");
+  const Tensor& x = ctx.input(0);
+  if (x.rank() < 3) return ctx.error("MaxPool input must have rank >= 3");
+  const ir::Node& node = ctx.node();
+  nn::Geometry g;
+  g.in.assign(x.dims().begin() + 2, x.dims().end());
+  g.kernel = node.attr_ints("kernel_shape");
+  if (g.kernel.empty()) return ctx.error("MaxPool requires kernel_shape");
+  bool ceil_mode = ctx.opset() >= 10 && node.attr_int("ceil_mode", 0) != 0;
+  std::string err = nn::compute_geometry(node, &g, ceil_mode);
+  if (!err.empty()) return ctx.error("MaxPool: " + err);
+  int64_t storage_order = node.attr_int("storage_order", 0);
+  if (storage_order != 0 && storage_order != 1) return ctx.error("MaxPool storage_order must be 0 or 1");
+  int64_t N = x.dims()[0], C = x.dims()[1];
+  Dims out_dims{N, C};
+  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
+  int64_t in_size = numel_of(g.in), out_size = numel_of(g.out);
+  bool want_idx = ctx.wants_output(1);
+  Tensor idx(DataType::kInt64, out_dims);
+  int64_t* pi = want_idx && idx.numel() ? idx.mutable_data<int64_t>() : nullptr;
+  // Column-major strides for storage_order 1.
+  Dims col_strides(g.in.size(), 1);
+  for (size_t d = 1; d < g.in.size(); ++d) col_strides[d] = col_strides[d - 1] * g.in[d - 1];
+  Tensor y;
+  bool ok = dispatch(x.dtype(), kFloats | kSigned | kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using CT = compute_t<T>;
+    y = Tensor(x.dtype(), out_dims);
+    if (y.numel() == 0) return;
+    const T* px = x.data<T>();
+    T* py = y.mutable_data<T>();
+    CT best{};
+    int64_t best_off = -1;
+    const T* plane_ptr = px;
+    int64_t cur_plane = 0;
+    std::vector<int64_t> best_pos;
+    nn::for_each_window(
+        N * C, g, [&] { best_off = -1; },
+        [&](int64_t off, const std::vector<int64_t>& pos) {
+          CT v = static_cast<CT>(plane_ptr[off]);
+          if constexpr (std::is_floating_point_v<CT>) {
+            if (std::isnan(v)) return;
+          }
+          if (best_off < 0 || v > best) {
+            best = v;
+            best_off = off;
+            if (storage_order == 1) best_pos = pos;
+          }
+        },
+        [&](int64_t plane, int64_t o, int64_t) {
+          int64_t at = plane * out_size + o;
+          if (best_off < 0) {
+            if constexpr (std::is_floating_point_v<CT>) py[at] = T(std::numeric_limits<float>::quiet_NaN());
+            else py[at] = T(0);
+          } else {
+            py[at] = T(best);
+          }
+          if (pi) {
+            int64_t sp = best_off;
+            if (storage_order == 1 && best_off >= 0) {
+              sp = 0;
+              for (size_t d = 0; d < best_pos.size(); ++d) sp += best_pos[d] * col_strides[d];
+            }
+            pi[at] = best_off < 0 ? -1 : plane * in_size + sp;
+          }
+          // advance the plane pointer when the next call moves to the next plane
+          if (o == out_size - 1) {
+            ++cur_plane;
+            plane_ptr = px + cur_plane * in_size;
+          }
+        });
+  });
+  if (!ok) return ctx.error("MaxPool does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (y.dtype() == DataType::kUndefined) y = Tensor(x.dtype(), out_dims);
+  ctx.set_output(0, std::move(y));
+  if (want_idx) ctx.set_output(1, std::move(idx));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(MaxPool, "", "MaxPool", (std::vector<int>{1, 8, 10, 11, 12, 22}), eval_max_pool);
+
+}  // namespace onnxtrim::ops

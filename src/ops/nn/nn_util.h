@@ -1,0 +1,192 @@
+// Helpers shared by the nn family: GEMM (OpenBLAS for float/double, plain loops otherwise),
+// batched matmul planning, convolution/pooling geometry, and im2col.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops::nn {
+
+// Row-major C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. op transposes when the flag
+// is set (A is then stored [K,M], B [N,K]). lda/ldb/ldc are row strides as stored.
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+          const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+          const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
+
+// Integer product that wraps around like two's complement (no UB on overflow).
+template <typename T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else return a * b;
+  }
+}
+template <typename T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+
+// Plain-loop matrix product for any arithmetic type (no transposes): C[M,N] = A[M,K] B[K,N].
+template <typename T>
+void gemm_loop(int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
+  for (int64_t i = 0; i < M * N; ++i) C[i] = T(0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) {
+      T a = A[m * K + k];
+      const T* b = B + k * N;
+      T* c = C + m * N;
+      for (int64_t n = 0; n < N; ++n) c[n] = wrap_add(c[n], wrap_mul(a, b[n]));
+    }
+}
+
+// Batched matmul with numpy semantics (1-D operands promoted and the extra axis removed,
+// batch dims broadcast).
+struct MatMulPlan {
+  Dims out_dims;
+  int64_t M = 0, K = 0, N = 0;
+  std::vector<int64_t> a_offsets, b_offsets;  // per output batch, element offsets into A and B
+};
+// Returns an empty string on success, else the reason the shapes do not match.
+std::string plan_matmul(const Dims& a, const Dims& b, MatMulPlan* plan);
+
+// Tensor of float copied from a float16/bfloat16 tensor (and back).
+Tensor to_float_tensor(const Tensor& t);
+Tensor from_float_tensor(const Tensor& t, DataType dtype);
+
+// ---------------------------------------------------------------- conv / pool geometry
+
+struct Geometry {
+  Dims in;        // spatial input dims
+  Dims kernel;    // spatial kernel dims
+  Dims strides, dilations;
+  Dims pads;      // begin..., end...
+  Dims out;       // spatial output dims
+  int64_t nsp() const { return static_cast<int64_t>(in.size()); }
+};
+
+// Fills strides/dilations/pads/out from the node's attributes (kernel and in already set).
+// ceil_mode: pooling ceil rounding. Returns an error message or "".
+std::string compute_geometry(const ir::Node& node, Geometry* g, bool ceil_mode);
+
+// im2col for one image of one group: x holds [C, in...]; col gets [C * prod(kernel), prod(out)].
+template <typename T>
+void im2col(const T* x, int64_t C, const Geometry& g, T pad_value, T* col) {
+  int64_t nsp = g.nsp();
+  int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ksize = numel_of(g.kernel);
+  std::vector<int64_t> kidx(static_cast<size_t>(nsp)), oidx(static_cast<size_t>(nsp));
+  for (int64_t c = 0; c < C; ++c) {
+    const T* xc = x + c * in_size;
+    for (int64_t k = 0; k < ksize; ++k) {
+      int64_t r = k;
+      for (int64_t d = nsp - 1; d >= 0; --d) {
+        kidx[static_cast<size_t>(d)] = r % g.kernel[static_cast<size_t>(d)];
+        r /= g.kernel[static_cast<size_t>(d)];
+      }
+      T* row = col + (c * ksize + k) * out_size;
+      std::fill(oidx.begin(), oidx.end(), 0);
+      for (int64_t o = 0; o < out_size; ++o) {
+        int64_t off = 0;
+        bool inside = true;
+        for (int64_t d = 0; d < nsp; ++d) {
+          auto du = static_cast<size_t>(d);
+          int64_t p = oidx[du] * g.strides[du] - g.pads[du] + kidx[du] * g.dilations[du];
+          if (p < 0 || p >= g.in[du]) {
+            inside = false;
+            break;
+          }
+          off = off * g.in[du] + p;
+        }
+        row[o] = inside ? xc[off] : pad_value;
+        for (int64_t d = nsp - 1; d >= 0; --d) {
+          auto du = static_cast<size_t>(d);
+          if (++oidx[du] < g.out[du]) break;
+          oidx[du] = 0;
+        }
+      }
+    }
+  }
+}
+
+// Visits every pooling window: for image plane `plane` (n * C + c) and output position `o`
+// (flat), calls begin(), then visit(spatial_offset, spatial_multi_index) for each in-bounds
+// kernel position, then end(plane, o, padded_count) where padded_count counts the kernel
+// positions that fall inside the padded input extent.
+template <typename Begin, typename Visit, typename End>
+void for_each_window(int64_t planes, const Geometry& g, Begin&& begin, Visit&& visit, End&& end) {
+  int64_t nsp = g.nsp();
+  int64_t out_size = numel_of(g.out), ksize = numel_of(g.kernel);
+  std::vector<int64_t> oidx(static_cast<size_t>(nsp)), kidx(static_cast<size_t>(nsp)), pos(static_cast<size_t>(nsp));
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    std::fill(oidx.begin(), oidx.end(), 0);
+    for (int64_t o = 0; o < out_size; ++o) {
+      begin();
+      int64_t padded = 0;
+      std::fill(kidx.begin(), kidx.end(), 0);
+      for (int64_t k = 0; k < ksize; ++k) {
+        bool inside = true, in_padded = true;
+        int64_t off = 0;
+        for (int64_t d = 0; d < nsp; ++d) {
+          auto du = static_cast<size_t>(d);
+          int64_t p = oidx[du] * g.strides[du] - g.pads[du] + kidx[du] * g.dilations[du];
+          pos[du] = p;
+          if (p < 0 || p >= g.in[du]) inside = false;
+          if (p < -g.pads[du] || p >= g.in[du] + g.pads[du + static_cast<size_t>(nsp)]) in_padded = false;
+          off = off * g.in[du] + p;
+        }
+        if (in_padded) ++padded;
+        if (inside) visit(off, pos);
+        for (int64_t d = nsp - 1; d >= 0; --d) {
+          auto du = static_cast<size_t>(d);
+          if (++kidx[du] < g.kernel[du]) break;
+          kidx[du] = 0;
+        }
+      }
+      end(plane, o, padded);
+      for (int64_t d = nsp - 1; d >= 0; --d) {
+        auto du = static_cast<size_t>(d);
+        if (++oidx[du] < g.out[du]) break;
+        oidx[du] = 0;
+      }
+    }
+  }
+}
+
+// Softmax-family layout: the tensor seen as [outer, len, inner] around the reduced axis.
+// Before opset 13 the input is coerced to 2-D at `axis` (inner = 1, len = prod(dims[axis:])).
+struct AxisLayout {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+std::string softmax_layout(const ir::Node& node, int64_t opset, const Dims& dims, AxisLayout* l);
+
+// ---------------------------------------------------------------- quantized helpers
+
+// Values of an 8-bit (or any integer) tensor as int32.
+std::vector<int32_t> to_int32(const Tensor& t);
+// Zero point / scale values: 1 element (per tensor) or `n` elements (per row/column/channel).
+// Returns false when the count fits neither.
+bool per_axis_int(const Tensor* t, int64_t n, std::vector<int32_t>* out);
+bool per_axis_float(const Tensor& t, int64_t n, std::vector<float>* out);
+// Rounds half to even and saturates into the range of dtype (uint8/int8/uint16/int16/int32).
+int64_t saturate_round(double v, int64_t zero_point, DataType dtype);
+// Integer N-D grouped convolution (wrapping int32 arithmetic); x [N, C, in...] and w
+// [M, C/group, k...] already have their zero points subtracted. Returns [N, M, out...].
+std::vector<int32_t> conv_int32(const std::vector<int32_t>& x, const Dims& xdims, const std::vector<int32_t>& w,
+                                const Dims& wdims, const Geometry& g, int64_t group);
+
+// Batched integer matmul per `p` with per-row zero points of A (M values) and per-column zero
+// points of B (N values) subtracted; wrapping int32 arithmetic. Returns numel(out_dims) values.
+std::vector<int32_t> matmul_int32(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
+                                  const std::vector<int32_t>& b_zp, const MatMulPlan& p);
+
+}  // namespace onnxtrim::ops::nn

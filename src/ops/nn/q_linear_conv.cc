@@ -1,0 +1,71 @@
+// QLinearConv: quantized convolution, requantized to y_scale / y_zero_point.
+#include "ops/kernel_util.h"
+#include "ops/nn/nn_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
+
+Status eval_q_linear_conv(KernelContext& ctx) {
+  for (size_t i = 0; i < 8; ++i)
+    if (!ctx.has_input(i)) return ctx.error("QLinearConv needs inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point");
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(3);
+  const Tensor& yzp_t = ctx.input(7);
+  if (!is_8bit(x.dtype()) || !is_8bit(w.dtype()) || !is_8bit(yzp_t.dtype()))
+    return ctx.error("QLinearConv operands must be int8 or uint8");
+  if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("QLinearConv x must have rank >= 3 and w the same rank");
+  int64_t group = ctx.node().attr_int("group", 1);
+  int64_t C = x.dims()[1], M = w.dims()[0];
+  if (group <= 0 || C % group != 0 || M % group != 0 || w.dims()[1] != C / group)
+    return ctx.error("QLinearConv channel counts do not match group");
+  std::vector<int32_t> zx, zw, zy;
+  std::vector<float> sx, sw, sy;
+  if (!nn::per_axis_int(&ctx.input(2), 1, &zx) || !nn::per_axis_float(ctx.input(1), 1, &sx))
+    return ctx.error("QLinearConv x_scale and x_zero_point must be scalars");
+  if (!nn::per_axis_int(&ctx.input(5), M, &zw) || !nn::per_axis_float(ctx.input(4), M, &sw))
+    return ctx.error("QLinearConv w_scale / w_zero_point must be scalars or have M elements");
+  if (!nn::per_axis_int(&yzp_t, 1, &zy) || !nn::per_axis_float(ctx.input(6), 1, &sy))
+    return ctx.error("QLinearConv y_scale and y_zero_point must be scalars");
+  std::vector<int32_t> bias(static_cast<size_t>(M), 0);
+  if (ctx.has_input(8)) {
+    const Tensor& b = ctx.input(8);
+    if (b.dtype() != DataType::kInt32 || b.rank() != 1 || b.dims()[0] != M)
+      return ctx.error("QLinearConv B must be a 1-D int32 tensor of size M");
+    bias = b.to_vector<int32_t>();
+  }
+  nn::Geometry g;
+  g.in.assign(x.dims().begin() + 2, x.dims().end());
+  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
+  Dims ks = ctx.node().attr_ints("kernel_shape");
+  if (!ks.empty() && ks != g.kernel) return ctx.error("QLinearConv kernel_shape does not match w");
+  std::string err = nn::compute_geometry(ctx.node(), &g, false);
+  if (!err.empty()) return ctx.error("QLinearConv: " + err);
+  std::vector<int32_t> xv = nn::to_int32(x), wv = nn::to_int32(w);
+  for (auto& v : xv) v -= zx[0];
+  int64_t per_m = w.numel() / std::max<int64_t>(M, 1);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] -= zw[i / static_cast<size_t>(per_m)];
+  std::vector<int32_t> acc = nn::conv_int32(xv, x.dims(), wv, w.dims(), g, group);
+  Dims out_dims{x.dims()[0], M};
+  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
+  Tensor y(yzp_t.dtype(), out_dims);
+  int64_t out_size = numel_of(g.out);
+  for (size_t i = 0; i < acc.size(); ++i) {
+    auto m = static_cast<size_t>((static_cast<int64_t>(i) / std::max<int64_t>(out_size, 1)) % M);
+    float f = sx[0] * sw[m] / sy[0];
+    int64_t q = nn::saturate_round(static_cast<double>(nn::wrap_add(acc[i], bias[m])) * static_cast<double>(f), zy[0], y.dtype());
+    if (y.dtype() == DataType::kUint8) y.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(q);
+    else y.mutable_data<int8_t>()[i] = static_cast<int8_t>(q);
+  }
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(QLinearConv, "", "QLinearConv", (std::vector<int>{10}), eval_q_linear_conv);
+
+}  // namespace onnxtrim::ops

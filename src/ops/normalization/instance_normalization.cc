@@ -1,0 +1,47 @@
+// InstanceNormalization: per (n, c) plane, y = scale * (x - mean) / sqrt(var + eps) + B.
+#include <cmath>
+
+#include "ops/kernel_util.h"
+#include "ops/normalization/normalization_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_instance_normalization(KernelContext& ctx) {
+  for (size_t i = 0; i < 3; ++i)
+    if (!ctx.has_input(i)) return ctx.error("InstanceNormalization needs inputs input, scale and B");
+  const Tensor& x = ctx.input(0);
+  if (!norm::is_float_type(x.dtype())) return ctx.error("InstanceNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (x.rank() < 3) return ctx.error("InstanceNormalization input must have rank >= 3");
+  int64_t N = x.dims()[0], C = x.dims()[1];
+  int64_t sp = 1;
+  for (int64_t d = 2; d < x.rank(); ++d) sp *= x.dims()[static_cast<size_t>(d)];
+  std::vector<double> scale = norm::to_doubles(ctx.input(1)), bias = norm::to_doubles(ctx.input(2));
+  if (static_cast<int64_t>(scale.size()) != C || static_cast<int64_t>(bias.size()) != C)
+    return ctx.error("InstanceNormalization scale and B must have C elements");
+  double eps = ctx.node().attr_float("epsilon", 1e-5f);
+  std::vector<double> v = norm::to_doubles(x);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      double* p = v.data() + (n * C + c) * sp;
+      double s = 0;
+      for (int64_t i = 0; i < sp; ++i) s += p[i];
+      double m = s / static_cast<double>(sp);
+      double q = 0;
+      for (int64_t i = 0; i < sp; ++i) q += (p[i] - m) * (p[i] - m);
+      double var = q / static_cast<double>(sp);
+      double a = scale[static_cast<size_t>(c)] / std::sqrt(var + eps);
+      for (int64_t i = 0; i < sp; ++i) p[i] = (p[i] - m) * a + bias[static_cast<size_t>(c)];
+    }
+  ctx.set_output(0, norm::from_doubles(x.dtype(), x.dims(), v));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(InstanceNormalization, "", "InstanceNormalization", (std::vector<int>{1, 6, 22}),
+                     eval_instance_normalization);
+
+}  // namespace onnxtrim::ops

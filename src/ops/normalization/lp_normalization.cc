@@ -1,0 +1,41 @@
+// LpNormalization: x divided by its L1 or L2 norm along an axis.
+#include <cmath>
+
+#include "ops/kernel_util.h"
+#include "ops/normalization/normalization_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_lp_normalization(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("LpNormalization needs an input");
+  const Tensor& x = ctx.input(0);
+  if (!norm::is_float_type(x.dtype())) return ctx.error("LpNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  auto axis = normalize_axis(ctx.node().attr_int("axis", -1), x.rank());
+  if (!axis) return ctx.error("LpNormalization axis out of range");
+  int64_t p = ctx.node().attr_int("p", 2);
+  if (p != 1 && p != 2) return ctx.error("LpNormalization p must be 1 or 2");
+  int64_t len = x.dims()[static_cast<size_t>(*axis)];
+  int64_t inner = 1;
+  for (int64_t d = *axis + 1; d < x.rank(); ++d) inner *= x.dims()[static_cast<size_t>(d)];
+  int64_t outer = len * inner != 0 ? x.numel() / (len * inner) : 0;
+  std::vector<double> v = norm::to_doubles(x);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      double* q = v.data() + o * len * inner + in;
+      double s = 0;
+      for (int64_t i = 0; i < len; ++i) s += p == 1 ? std::fabs(q[i * inner]) : q[i * inner] * q[i * inner];
+      double nrm = p == 1 ? s : std::sqrt(s);
+      for (int64_t i = 0; i < len; ++i) q[i * inner] = nrm == 0 ? 0.0 : q[i * inner] / nrm;
+    }
+  ctx.set_output(0, norm::from_doubles(x.dtype(), x.dims(), v));
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(LpNormalization, "", "LpNormalization", (std::vector<int>{1, 22}), eval_lp_normalization);
+
+}  // namespace onnxtrim::ops
