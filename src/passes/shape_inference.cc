@@ -140,7 +140,7 @@ void ShapeInference::infer_node(const ir::Node& n) {
     const ir::Value* v = n.output(i);
     if (!v) continue;
     TypeInfo& t = ctx.outputs()[i];
-    merge_declared(n, v, t);
+    if (opts_.use_declared) merge_declared(n, v, t);
     if (t.values && (t.values->size() > ops::kMaxPropagated)) t.values.reset();
     facts_[v] = std::move(t);
   }
@@ -168,7 +168,7 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
             return Status(ErrorCode::kUsage, "--input-shape " + v->name() + " conflicts with --dim " + d.param + "=" +
                                                  std::to_string(opts_.dims.at(d.param)));
         }
-      t = TypeInfo::tensor(v->type.elem, {});
+      t = TypeInfo::tensor(v->type.elem, ops::SymShape{});
       for (int64_t d : sh->second) t.shape->push_back(Expr::constant(d));
     } else {
       t = from_declared(v->type);

@@ -17,6 +17,9 @@ namespace onnxtrim::passes {
 struct InferOptions {
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape name:1,3,224,224
   std::map<std::string, int64_t> dims;                       // --dim batch=1
+  // Use types declared for node outputs (value_info, graph outputs) where rules know less.
+  // Off to measure the rules alone (the conformance runner's inference mode).
+  bool use_declared = true;
 };
 
 class ShapeInference {

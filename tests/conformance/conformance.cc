@@ -17,6 +17,7 @@
 #include "eval/compare.h"
 #include "eval/interpreter.h"
 #include "onnx_io/onnx_io.h"
+#include "passes/shape_inference.h"
 
 namespace fs = std::filesystem;
 using namespace onnxtrim;
@@ -103,17 +104,68 @@ std::string light_feeds(const ir::Model& m, std::map<std::string, ir::RuntimeVal
   return "";
 }
 
+// Inference mode: our shape rules alone (declared output types ignored) must give exactly the
+// dtype and shape of every expected output.
+Outcome infer_case(const fs::path& model_path, const std::vector<fs::path>& data_sets) {
+  auto r = onnx_io::load_model(model_path.string());
+  if (!r) return {false, "load: " + r.status().message()};
+  const ir::Model& m = *r.value();
+  if (data_sets.empty()) return {true, ""};
+  passes::InferOptions io;
+  io.use_declared = false;
+  // The inputs of the first data set fix the input shapes (they may differ from declared ones).
+  std::vector<const ir::Value*> inputs;
+  for (const ir::Value* v : m.graph->inputs())
+    if (!v->is_initializer()) inputs.push_back(v);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    fs::path p = data_sets[0] / ("input_" + std::to_string(i) + ".pb");
+    if (!fs::exists(p) || !inputs[i]->type.is_tensor()) continue;
+    auto v = onnx_io::load_value_file(p.string(), inputs[i]->type);
+    if (v && v.value().is_tensor()) io.input_shapes[inputs[i]->name()] = v.value().tensor.dims();
+  }
+  passes::ShapeInference si(m, io);
+  Status st = si.run();
+  if (!st.is_ok()) return {false, st.message()};
+  const auto& outs = m.graph->outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    fs::path p = data_sets[0] / ("output_" + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) continue;
+    auto e = onnx_io::load_value_file(p.string(), outs[i]->type);
+    if (!e) return {false, "expected output: " + e.status().message()};
+    if (!e.value().is_tensor()) continue;  // sequences/optionals: element types only, not checked here
+    const ops::TypeInfo* f = si.facts(outs[i]);
+    const ir::Tensor& t = e.value().tensor;
+    if (!f || f->elem != t.dtype())
+      return {false, "output " + std::to_string(i) + ": dtype " + (f ? std::string(ir::dtype_name(f->elem)) : "?") +
+                         " != expected " + std::string(ir::dtype_name(t.dtype()))};
+    auto dims = f->static_shape();
+    if (!dims || *dims != t.dims()) {
+      std::string got = "?";
+      if (f->shape) {
+        got = "[";
+        for (size_t k = 0; k < f->shape->size(); ++k) got += (k ? "," : "") + (*f->shape)[k].str();
+        got += "]";
+      }
+      std::string want = "[";
+      for (size_t k = 0; k < t.dims().size(); ++k) want += (k ? "," : "") + std::to_string(t.dims()[k]);
+      return {false, "output " + std::to_string(i) + ": shape " + got + " != expected " + want + "]"};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string data, manifest_path, filter, write_manifest;
-  bool verbose = false;
+  bool verbose = false, infer = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) data = argv[++i];
     else if (a == "--manifest" && i + 1 < argc) manifest_path = argv[++i];
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--verbose" || a == "-v") verbose = true;
+    else if (a == "--infer") infer = true;
     else if (a == "--write-manifest" && i + 1 < argc) write_manifest = argv[++i];
   }
   if (data.empty()) {
@@ -158,6 +210,7 @@ int main(int argc, char** argv) {
   for (const auto& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
     std::string suite = c.name.substr(0, c.name.find('/'));
+    if (infer && suite == "light") continue;  // no expected shapes beyond the output's
     suite_total[suite]++;
     auto it = manifest.find(c.name);
     if (it != manifest.end() && it->second.kind == "skip") {
@@ -172,7 +225,9 @@ int main(int argc, char** argv) {
       atol = it->second.atol;
     }
     Outcome o;
-    if (suite == "light") {
+    if (infer) {
+      o = infer_case(c.model, c.data_sets);
+    } else if (suite == "light") {
       auto r = onnx_io::load_model(c.model.string());
       if (!r) {
         o = {false, r.status().message()};
@@ -227,7 +282,8 @@ int main(int argc, char** argv) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& [s, n] : suite_total)
     std::printf("  %-18s %4d/%4d pass\n", s.c_str(), suite_pass[s], n);
-  std::printf("conformance: %d passed, %d failed, %d skipped (%d expected failures, %d unexpected, %d stale entries) in %.1f s\n",
+  std::printf("%s: %d passed, %d failed, %d skipped (%d expected failures, %d unexpected, %d stale entries) in %.1f s\n",
+              infer ? "inference" : "conformance",
               passed, failed, skipped, expected_fail, unexpected, stale, secs);
   if (!write_manifest.empty()) {
     std::ofstream f(write_manifest);

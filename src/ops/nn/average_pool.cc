@@ -1,4 +1,6 @@
 // AveragePool: windowed mean, padding counted or not (count_include_pad).
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -54,9 +56,17 @@ Status eval_average_pool(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_average_pool(InferContext& ctx) {
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, std::nullopt, kernel, ctx.node().attr_int("ceil_mode", 0) != 0));
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(AveragePool, "", "AveragePool", (std::vector<int>{1, 7, 10, 11, 19, 22}), eval_average_pool);
+ONNXTRIM_REGISTER_INFER(AveragePool, "", "AveragePool", infer_average_pool);
 
 }  // namespace onnxtrim::ops

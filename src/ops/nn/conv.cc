@@ -1,4 +1,6 @@
 // Conv: N-D grouped convolution via im2col + GEMM.
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -95,9 +97,34 @@ Status eval_conv(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_conv(InferContext& ctx) {
+  const TypeInfo& w = ctx.input(1);
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  std::optional<Expr> channels;
+  if (w.shape && w.shape->size() >= 2) {
+    channels = (*w.shape)[0];
+    if (kernel.empty()) {
+      for (size_t i = 2; i < w.shape->size(); ++i) {
+        auto k = (*w.shape)[i].constant_value();
+        if (!k) {
+          kernel.clear();
+          break;
+        }
+        kernel.push_back(*k);
+      }
+    }
+  }
+  if (!channels) channels = ctx.fresh();
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  ctx.output(0).elem = ctx.input(0).elem;
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Conv, "", "Conv", (std::vector<int>{1, 11, 22}), eval_conv);
+ONNXTRIM_REGISTER_INFER(Conv, "", "Conv", infer_conv);
 
 }  // namespace onnxtrim::ops

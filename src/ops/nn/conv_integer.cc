@@ -1,4 +1,6 @@
 // ConvInteger: 8-bit integer convolution with zero points, int32 result.
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -43,9 +45,34 @@ Status eval_conv_integer(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_conv_integer(InferContext& ctx) {
+  const TypeInfo& w = ctx.input(1);
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  std::optional<Expr> channels;
+  if (w.shape && w.shape->size() >= 2) {
+    channels = (*w.shape)[0];
+    if (kernel.empty()) {
+      for (size_t i = 2; i < w.shape->size(); ++i) {
+        auto k = (*w.shape)[i].constant_value();
+        if (!k) {
+          kernel.clear();
+          break;
+        }
+        kernel.push_back(*k);
+      }
+    }
+  }
+  if (!channels) channels = ctx.fresh();
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  ctx.output(0).elem = DataType::kInt32;
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ConvInteger, "", "ConvInteger", (std::vector<int>{10}), eval_conv_integer);
+ONNXTRIM_REGISTER_INFER(ConvInteger, "", "ConvInteger", infer_conv_integer);
 
 }  // namespace onnxtrim::ops

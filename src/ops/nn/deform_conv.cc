@@ -2,6 +2,8 @@
 // interpolation, zero outside the image) and optionally scaled by a mask.
 #include <cmath>
 
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -112,9 +114,34 @@ Status eval_deform_conv(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_deform_conv(InferContext& ctx) {
+  const TypeInfo& w = ctx.input(1);
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  std::optional<Expr> channels;
+  if (w.shape && w.shape->size() >= 2) {
+    channels = (*w.shape)[0];
+    if (kernel.empty()) {
+      for (size_t i = 2; i < w.shape->size(); ++i) {
+        auto k = (*w.shape)[i].constant_value();
+        if (!k) {
+          kernel.clear();
+          break;
+        }
+        kernel.push_back(*k);
+      }
+    }
+  }
+  if (!channels) channels = ctx.fresh();
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  ctx.output(0).elem = ctx.input(0).elem;
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(DeformConv, "", "DeformConv", (std::vector<int>{19, 22}), eval_deform_conv);
+ONNXTRIM_REGISTER_INFER(DeformConv, "", "DeformConv", infer_deform_conv);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // Dropout: inference path only (identity, mask all true). The training path (training_mode
 // from opset 12, is_test = 0 before opset 7) draws random numbers: it is reported unsupported
 // unless the ratio is 0, where it is the identity too.
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::ops {
@@ -50,9 +51,21 @@ Status eval_dropout(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_dropout(InferContext& ctx) {
+  propagate_same(ctx);
+  if (ctx.has_output(1)) {
+    ctx.output(1) = ctx.input(0);
+    ctx.output(1).values.reset();
+    if (ctx.opset() >= 10) ctx.output(1).elem = DataType::kBool;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Dropout, "", "Dropout", (std::vector<int>{1, 6, 7, 10, 12, 13, 22}), eval_dropout);
+ONNXTRIM_REGISTER_INFER(Dropout, "", "Dropout", infer_dropout);
 
 }  // namespace onnxtrim::ops

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -202,9 +203,17 @@ Status eval_einsum(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_einsum(InferContext& ctx) {
+  // Element type only: the output rank depends on the equation's parse, left to the kernel.
+  ctx.output(0) = TypeInfo::tensor(ctx.input(0).elem, std::nullopt);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Einsum, "", "Einsum", (std::vector<int>{12}), eval_einsum);
+ONNXTRIM_REGISTER_INFER(Einsum, "", "Einsum", infer_einsum);
 
 }  // namespace onnxtrim::ops

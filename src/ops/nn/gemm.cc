@@ -1,4 +1,5 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast to [M, N].
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -88,9 +89,27 @@ Status eval_gemm(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_gemm(InferContext& ctx) {
+  const TypeInfo& a = ctx.input(0);
+  const TypeInfo& b = ctx.input(1);
+  std::optional<SymShape> out;
+  if (a.shape && b.shape && a.shape->size() == 2 && b.shape->size() == 2) {
+    bool ta = ctx.node().attr_int("transA", 0) != 0, tb = ctx.node().attr_int("transB", 0) != 0;
+    Expr m = (*a.shape)[ta ? 1 : 0], ka = (*a.shape)[ta ? 0 : 1];
+    Expr kb = (*b.shape)[tb ? 1 : 0], n = (*b.shape)[tb ? 0 : 1];
+    if (ka.constant_value() && kb.constant_value() && *ka.constant_value() != *kb.constant_value())
+      return ctx.error("Gemm inner dimensions do not match");
+    out = SymShape{m, n};
+  }
+  ctx.output(0) = TypeInfo::tensor(a.elem, out);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Gemm, "", "Gemm", (std::vector<int>{1, 6, 7, 9, 11, 13}), eval_gemm);
+ONNXTRIM_REGISTER_INFER(Gemm, "", "Gemm", infer_gemm);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // GlobalLpPool: p-norm over all spatial positions of each (n, c) plane.
 #include <limits>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::ops {
@@ -41,9 +42,22 @@ Status eval_global_lp_pool(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_global_lp_pool(InferContext& ctx) {
+  const TypeInfo& x = ctx.input(0);
+  std::optional<SymShape> out;
+  if (x.shape && x.shape->size() >= 2) {
+    out = SymShape{(*x.shape)[0], (*x.shape)[1]};
+    for (size_t i = 2; i < x.shape->size(); ++i) out->push_back(Expr::constant(1));
+  }
+  ctx.output(0) = TypeInfo::tensor(x.elem, out);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GlobalLpPool, "", "GlobalLpPool", (std::vector<int>{1, 2, 22}), eval_global_lp_pool);
+ONNXTRIM_REGISTER_INFER(GlobalLpPool, "", "GlobalLpPool", infer_global_lp_pool);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // GlobalMaxPool: Maximum over all spatial positions of each (n, c) plane.
 #include <limits>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::ops {
@@ -40,9 +41,22 @@ Status eval_global_max_pool(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_global_max_pool(InferContext& ctx) {
+  const TypeInfo& x = ctx.input(0);
+  std::optional<SymShape> out;
+  if (x.shape && x.shape->size() >= 2) {
+    out = SymShape{(*x.shape)[0], (*x.shape)[1]};
+    for (size_t i = 2; i < x.shape->size(); ++i) out->push_back(Expr::constant(1));
+  }
+  ctx.output(0) = TypeInfo::tensor(x.elem, out);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GlobalMaxPool, "", "GlobalMaxPool", (std::vector<int>{1, 22}), eval_global_max_pool);
+ONNXTRIM_REGISTER_INFER(GlobalMaxPool, "", "GlobalMaxPool", infer_global_max_pool);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // Hardmax: one-hot of the first maximum along an axis (2-D coercion before opset 13).
 #include <limits>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -38,9 +39,16 @@ Status eval_hardmax(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_hardmax(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Hardmax, "", "Hardmax", (std::vector<int>{1, 11, 13}), eval_hardmax);
+ONNXTRIM_REGISTER_INFER(Hardmax, "", "Hardmax", infer_hardmax);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // LogSoftmax: log of normalized exponentials along an axis (2-D coercion before opset 13).
 #include <limits>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -40,9 +41,16 @@ Status eval_log_softmax(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_log_softmax(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LogSoftmax, "", "LogSoftmax", (std::vector<int>{1, 11, 13}), eval_log_softmax);
+ONNXTRIM_REGISTER_INFER(LogSoftmax, "", "LogSoftmax", infer_log_softmax);
 
 }  // namespace onnxtrim::ops

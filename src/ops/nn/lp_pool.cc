@@ -1,4 +1,6 @@
 // LpPool: windowed p-norm.
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -51,9 +53,17 @@ Status eval_lp_pool(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_lp_pool(InferContext& ctx) {
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, std::nullopt, kernel, ctx.node().attr_int("ceil_mode", 0) != 0));
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LpPool, "", "LpPool", (std::vector<int>{1, 2, 11, 18, 22}), eval_lp_pool);
+ONNXTRIM_REGISTER_INFER(LpPool, "", "LpPool", infer_lp_pool);
 
 }  // namespace onnxtrim::ops

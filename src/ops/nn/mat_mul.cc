@@ -1,4 +1,6 @@
 // MatMul: numpy-style matrix product (batched, broadcasting, 1-D operands).
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -49,9 +51,25 @@ Status eval_matmul(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_matmul(InferContext& ctx) {
+  const TypeInfo& a = ctx.input(0);
+  const TypeInfo& b = ctx.input(1);
+  if (!a.shape || !b.shape) {
+    ctx.output(0) = TypeInfo::tensor(a.elem, std::nullopt);
+    return Status::ok();
+  }
+  bool bad = false;
+  auto s = nn::matmul_shape(*a.shape, *b.shape, &bad);
+  if (bad) return ctx.error("MatMul operand shapes do not match");
+  ctx.output(0) = TypeInfo::tensor(a.elem, s);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MatMul, "", "MatMul", (std::vector<int>{1, 9, 13}), eval_matmul);
+ONNXTRIM_REGISTER_INFER(MatMul, "", "MatMul", infer_matmul);
 
 }  // namespace onnxtrim::ops

@@ -1,4 +1,6 @@
 // MatMulInteger: 8-bit integer matmul with zero points, int32 result.
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -28,9 +30,21 @@ Status eval_mat_mul_integer(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_mat_mul_integer(InferContext& ctx) {
+  const TypeInfo& a = ctx.input(0);
+  const TypeInfo& b = ctx.input(1);
+  bool bad = false;
+  auto s = a.shape && b.shape ? nn::matmul_shape(*a.shape, *b.shape, &bad) : std::nullopt;
+  if (bad) return ctx.error("MatMulInteger operand shapes do not match");
+  ctx.output(0) = TypeInfo::tensor(DataType::kInt32, s);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MatMulInteger, "", "MatMulInteger", (std::vector<int>{10}), eval_mat_mul_integer);
+ONNXTRIM_REGISTER_INFER(MatMulInteger, "", "MatMulInteger", infer_mat_mul_integer);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,8 @@
 // MaxPool: windowed maximum, optional Indices output (flat, row- or column-major spatial).
 #include <limits>
 
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -88,9 +90,21 @@ Status eval_max_pool(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_max_pool(InferContext& ctx) {
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, std::nullopt, kernel, ctx.node().attr_int("ceil_mode", 0) != 0));
+  if (ctx.has_output(1)) {
+    ctx.output(1) = ctx.output(0);
+    ctx.output(1).elem = DataType::kInt64;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MaxPool, "", "MaxPool", (std::vector<int>{1, 8, 10, 11, 12, 22}), eval_max_pool);
+ONNXTRIM_REGISTER_INFER(MaxPool, "", "MaxPool", infer_max_pool);
 
 }  // namespace onnxtrim::ops

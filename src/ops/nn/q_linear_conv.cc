@@ -1,4 +1,6 @@
 // QLinearConv: quantized convolution, requantized to y_scale / y_zero_point.
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -63,9 +65,34 @@ Status eval_q_linear_conv(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_q_linear_conv(InferContext& ctx) {
+  const TypeInfo& w = ctx.input(3);
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  std::optional<Expr> channels;
+  if (w.shape && w.shape->size() >= 2) {
+    channels = (*w.shape)[0];
+    if (kernel.empty()) {
+      for (size_t i = 2; i < w.shape->size(); ++i) {
+        auto k = (*w.shape)[i].constant_value();
+        if (!k) {
+          kernel.clear();
+          break;
+        }
+        kernel.push_back(*k);
+      }
+    }
+  }
+  if (!channels) channels = ctx.fresh();
+  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  ctx.output(0).elem = ctx.input(7).elem;
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(QLinearConv, "", "QLinearConv", (std::vector<int>{10}), eval_q_linear_conv);
+ONNXTRIM_REGISTER_INFER(QLinearConv, "", "QLinearConv", infer_q_linear_conv);
 
 }  // namespace onnxtrim::ops

@@ -1,4 +1,6 @@
 // QLinearMatMul: quantized matmul, requantized to y_scale / y_zero_point.
+#include "ops/infer.h"
+#include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -47,9 +49,21 @@ Status eval_q_linear_mat_mul(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_q_linear_mat_mul(InferContext& ctx) {
+  const TypeInfo& a = ctx.input(0);
+  const TypeInfo& b = ctx.input(3);
+  bool bad = false;
+  auto s = a.shape && b.shape ? nn::matmul_shape(*a.shape, *b.shape, &bad) : std::nullopt;
+  if (bad) return ctx.error("QLinearMatMul operand shapes do not match");
+  ctx.output(0) = TypeInfo::tensor(ctx.input(7).elem, s);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(QLinearMatMul, "", "QLinearMatMul", (std::vector<int>{10, 21}), eval_q_linear_mat_mul);
+ONNXTRIM_REGISTER_INFER(QLinearMatMul, "", "QLinearMatMul", infer_q_linear_mat_mul);
 
 }  // namespace onnxtrim::ops

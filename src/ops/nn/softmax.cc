@@ -1,6 +1,7 @@
 // Softmax: normalized exponentials along an axis (2-D coercion before opset 13).
 #include <limits>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -42,9 +43,16 @@ Status eval_softmax(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_softmax(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Softmax, "", "Softmax", (std::vector<int>{1, 11, 13}), eval_softmax);
+ONNXTRIM_REGISTER_INFER(Softmax, "", "Softmax", infer_softmax);
 
 }  // namespace onnxtrim::ops

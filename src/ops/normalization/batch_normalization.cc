@@ -3,6 +3,7 @@
 // batch statistics and also returns the updated running mean and variance.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -94,10 +95,20 @@ Status eval_batch_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_batch_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  // Running / saved statistics have the shape of the mean input ([C]).
+  for (size_t i = 1; i < ctx.num_outputs(); ++i)
+    if (ctx.has_output(i)) propagate_same(ctx, i, 3);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BatchNormalization, "", "BatchNormalization", (std::vector<int>{1, 6, 7, 9, 14, 15}),
                      eval_batch_normalization);
+ONNXTRIM_REGISTER_INFER(BatchNormalization, "", "BatchNormalization", infer_batch_normalization);
 
 }  // namespace onnxtrim::ops

@@ -2,6 +2,7 @@
 // and spatial positions. Scale and bias are per group at opset 18, per channel from opset 21.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -60,9 +61,16 @@ Status eval_group_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_group_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GroupNormalization, "", "GroupNormalization", (std::vector<int>{18, 21}), eval_group_normalization);
+ONNXTRIM_REGISTER_INFER(GroupNormalization, "", "GroupNormalization", infer_group_normalization);
 
 }  // namespace onnxtrim::ops

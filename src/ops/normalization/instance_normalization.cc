@@ -1,6 +1,7 @@
 // InstanceNormalization: per (n, c) plane, y = scale * (x - mean) / sqrt(var + eps) + B.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -38,10 +39,17 @@ Status eval_instance_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_instance_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(InstanceNormalization, "", "InstanceNormalization", (std::vector<int>{1, 6, 22}),
                      eval_instance_normalization);
+ONNXTRIM_REGISTER_INFER(InstanceNormalization, "", "InstanceNormalization", infer_instance_normalization);
 
 }  // namespace onnxtrim::ops

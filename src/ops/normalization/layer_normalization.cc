@@ -1,6 +1,7 @@
 // LayerNormalization: normalises over the axes [axis, rank); optional Mean and InvStdDev outputs.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -67,9 +68,29 @@ Status eval_layer_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_layer_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  const TypeInfo& x = ctx.input(0);
+  for (size_t i = 1; i < 3 && i < ctx.num_outputs(); ++i) {
+    if (!ctx.has_output(i)) continue;
+    std::optional<SymShape> s;
+    if (x.shape) {
+      auto axis = normalize_axis(ctx.node().attr_int("axis", -1), x.rank());
+      if (!axis) return ctx.error("LayerNormalization axis out of range");
+      s = *x.shape;
+      for (size_t k = static_cast<size_t>(*axis); k < s->size(); ++k) (*s)[k] = Expr::constant(1);
+    }
+    auto stash = static_cast<DataType>(ctx.node().attr_int("stash_type", 1));
+    ctx.output(i) = TypeInfo::tensor(stash, s);
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LayerNormalization, "", "LayerNormalization", (std::vector<int>{17}), eval_layer_normalization);
+ONNXTRIM_REGISTER_INFER(LayerNormalization, "", "LayerNormalization", infer_layer_normalization);
 
 }  // namespace onnxtrim::ops

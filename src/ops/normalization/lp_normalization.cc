@@ -1,6 +1,7 @@
 // LpNormalization: x divided by its L1 or L2 norm along an axis.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -33,9 +34,16 @@ Status eval_lp_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_lp_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LpNormalization, "", "LpNormalization", (std::vector<int>{1, 22}), eval_lp_normalization);
+ONNXTRIM_REGISTER_INFER(LpNormalization, "", "LpNormalization", infer_lp_normalization);
 
 }  // namespace onnxtrim::ops

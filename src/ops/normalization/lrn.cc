@@ -1,6 +1,7 @@
 // LRN: local response normalisation across channels.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -40,9 +41,16 @@ Status eval_lrn(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_lrn(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LRN, "", "LRN", (std::vector<int>{1, 13}), eval_lrn);
+ONNXTRIM_REGISTER_INFER(LRN, "", "LRN", infer_lrn);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // MeanVarianceNormalization: (x - mean) / (std + 1e-9) with statistics over `axes`.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -47,10 +48,17 @@ Status eval_mean_variance_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_mean_variance_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MeanVarianceNormalization, "", "MeanVarianceNormalization", (std::vector<int>{9, 13}),
                      eval_mean_variance_normalization);
+ONNXTRIM_REGISTER_INFER(MeanVarianceNormalization, "", "MeanVarianceNormalization", infer_mean_variance_normalization);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // RMSNormalization: y = x / sqrt(mean(x^2 over [axis, rank)) + eps) * scale.
 #include <cmath>
 
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/normalization/normalization_util.h"
 
@@ -44,9 +45,16 @@ Status eval_rms_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+Status infer_rms_normalization(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RMSNormalization, "", "RMSNormalization", (std::vector<int>{23}), eval_rms_normalization);
+ONNXTRIM_REGISTER_INFER(RMSNormalization, "", "RMSNormalization", infer_rms_normalization);
 
 }  // namespace onnxtrim::ops
