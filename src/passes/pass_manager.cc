@@ -74,6 +74,8 @@ void run_on_graph_tree(Pass& pass, ir::Graph& g, ir::Rewriter& rw, PassContext& 
 
 Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(check_pass_names(opts));
+  if (!opts.target.empty() && opts.target != "coreml")
+    return Status(ErrorCode::kUsage, "unknown target '" + opts.target + "' (known: coreml)");
   if (!opts.input_shapes.empty() || !opts.dims.empty()) {
     // Conflicting overrides are the user's error: report before touching anything.
     InferOptions io;
@@ -85,7 +87,9 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   SimplifyResult result;
   std::vector<const PassInfo*> pipeline;
   for (const PassInfo* p : PassRegistry::instance().all()) {
-    bool on = opts.only.empty() ? p->default_on
+    bool enabled = std::find(opts.enable.begin(), opts.enable.end(), p->name) != opts.enable.end() ||
+                   (opts.target == "coreml" && p->name == "legalize_coreml");
+    bool on = opts.only.empty() ? (p->default_on || enabled)
                                 : std::find(opts.only.begin(), opts.only.end(), p->name) != opts.only.end();
     if (std::find(opts.skip.begin(), opts.skip.end(), p->name) != opts.skip.end()) on = false;
     if (on) pipeline.push_back(p);
@@ -143,6 +147,10 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       break;
     }
   }
+  if (opts.strict)
+    for (const auto& w : result.warnings)
+      if (w.rfind(opts.target + ":", 0) == 0)
+        return Status(ErrorCode::kUnsupported, w + " (--strict)");
   if (!result.converged && opts.fail_on_cap)
     return Status(ErrorCode::kInternal, "the pipeline did not reach a fixed point in " +
                                             std::to_string(opts.max_rounds) + " rounds (--test-convergence)");

@@ -16,6 +16,9 @@ namespace onnxtrim::passes {
 struct SimplifyOptions {
   std::vector<std::string> only;  // --passes a,b: run only these (in pipeline order)
   std::vector<std::string> skip;  // --skip a,b
+  std::vector<std::string> enable;  // passes that are off by default (e.g. --target coreml)
+  std::string target;               // "" or "coreml"
+  bool strict = false;              // --strict: target warnings are errors
   int max_rounds = 10;            // fixed-point cap
   bool fail_on_cap = false;       // --test-convergence
   bool verify_ir = false;         // structural verifier after every pass (tests, debug builds)

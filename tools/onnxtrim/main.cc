@@ -80,6 +80,8 @@ simplify options:
   --size-threshold BYTES   a node is folded only if its outputs exceed its constant inputs by
                            at most BYTES (default 4096); large splats are never materialised
   --keep-constant-nodes    keep Constant nodes instead of turning them into initializers
+  --target coreml          legalize for Core ML: no tensor of rank > 5 (reports what remains)
+  --strict                 with --target: anything the target cannot take is an error (exit 6)
   --dim NAME=V, --input-shape NAME:D,D (see below) also fix shapes for inference and folding
   --json FILE              also write the report as JSON to FILE ("-" for stdout)
   --quiet                  print nothing but errors
@@ -404,6 +406,13 @@ int cmd_simplify(int argc, char** argv) {
     else if (a == "--verify") verify = true;
     else if (a == "--no-value-info") sopts.write_value_info = false;
     else if (a == "--no-constant-folding") sopts.skip.push_back("fold_constants");
+    else if (a == "--strict") sopts.strict = true;
+    else if (a == "--target") {
+      auto v = need();
+      if (!v) return usage_error("--target needs a target name (coreml)");
+      if (*v != "coreml") return usage_error("unknown target '" + *v + "' (known: coreml)");
+      sopts.target = *v;
+    }
     else if (a == "--keep-constant-nodes") sopts.keep_constant_nodes = true;
     else if (a == "--size-threshold") {
       auto v = need();
