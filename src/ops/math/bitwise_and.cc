@@ -1,0 +1,23 @@
+// BitwiseAnd: bitwise on integers with broadcasting.
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_bitwise_and(KernelContext& ctx) {
+  return binary(ctx, kSigned | kUnsigned, [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (is_int<T>) return static_cast<T>(a & b);
+    else return a;  // not reached: integers only
+  });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(BitwiseAnd, "", "BitwiseAnd", (std::vector<int>{18}), eval_bitwise_and);
+ONNXTRIM_REGISTER_INFER(BitwiseAnd, "", "BitwiseAnd", infer_broadcast_same);
+
+}  // namespace onnxtrim::ops

@@ -1,0 +1,106 @@
+// Elementwise kernels shared by the math ops: unary maps and broadcasting binary ops, over the
+// dtypes each op allows. Integer arithmetic wraps (two's complement) instead of overflowing.
+#pragma once
+
+#include <cmath>
+#include <type_traits>
+
+#include "ops/infer.h"
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops::math {
+
+template <typename T>
+inline constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// Converts a kernel lambda's result to the storage type (dispatch instantiates every type's
+// branch, even those an op never takes at run time).
+template <typename T, typename R>
+T as(R r) {
+  if constexpr (std::is_same_v<T, R>) return r;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(r));
+  else return static_cast<T>(static_cast<compute_t<R>>(r));
+}
+
+// y = f(x) elementwise, same dtype; `set` lists the dtypes the op accepts.
+template <typename F>
+Status unary(KernelContext& ctx, unsigned set, F&& f) {
+  if (!ctx.has_input(0)) return ctx.error(ctx.node().op_type + " needs an input");
+  const Tensor& x = ctx.input(0);
+  Tensor y(x.dtype(), x.dims());
+  bool ok = dispatch(x.dtype(), set, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* px = x.data<T>();
+    T* py = y.numel() ? y.mutable_data<T>() : nullptr;
+    for (int64_t i = 0; i < x.numel(); ++i) py[i] = as<T>(f(px[i]));
+  });
+  if (!ok) return ctx.error(ctx.node().op_type + " does not take " + std::string(ir::dtype_name(x.dtype())));
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+// Float-only unary op computed in (at least) float: f takes and returns double.
+template <typename F>
+Status unary_float(KernelContext& ctx, F&& f) {
+  return unary(ctx, kFloats, [&](auto v) {
+    using T = decltype(v);
+    return T(static_cast<compute_t<T>>(f(static_cast<double>(static_cast<compute_t<T>>(v)))));
+  });
+}
+
+// z = f(a, b) with multidirectional broadcasting; inputs share a dtype; output dtype `out`
+// (kUndefined: the input's). f receives two T and returns the output storage type.
+template <typename Out, typename F>
+Status binary_to(KernelContext& ctx, unsigned set, DataType out, F&& f) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error(ctx.node().op_type + " needs two inputs");
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.dtype() != b.dtype()) return ctx.error(ctx.node().op_type + " inputs have different types");
+  auto dims = broadcast_shapes(a.dims(), b.dims());
+  if (!dims) return ctx.error(ctx.node().op_type + " input shapes cannot be broadcast");
+  Status st;
+  bool ok = dispatch(a.dtype(), set, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<Out, void>) {
+      ctx.set_output(0, broadcast_binary<T, T>(a, b, *dims, a.dtype(), [&](T x, T y) { return as<T>(f(x, y)); }));
+    } else {
+      ctx.set_output(0, broadcast_binary<T, Out>(a, b, *dims, out, [&](T x, T y) { return as<Out>(f(x, y)); }));
+    }
+  });
+  if (!ok) return ctx.error(ctx.node().op_type + " does not take " + std::string(ir::dtype_name(a.dtype())));
+  return st;
+}
+
+template <typename F>
+Status binary(KernelContext& ctx, unsigned set, F&& f) {
+  return binary_to<void>(ctx, set, DataType::kUndefined, std::forward<F>(f));
+}
+
+// Wrapping integer helpers.
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (is_int<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else return T(static_cast<compute_t<T>>(a) + static_cast<compute_t<T>>(b));
+}
+template <typename T>
+T wrap_sub(T a, T b) {
+  if constexpr (is_int<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  else return T(static_cast<compute_t<T>>(a) - static_cast<compute_t<T>>(b));
+}
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (is_int<T>) {
+    using U = std::make_unsigned_t<T>;
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;  // avoid int promotion UB
+    return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+  } else {
+    return T(static_cast<compute_t<T>>(a) * static_cast<compute_t<T>>(b));
+  }
+}
+
+// Shape rules: same as input 0; broadcast of all inputs; broadcast with a bool output.
+Status infer_same(InferContext& ctx);
+Status infer_broadcast_same(InferContext& ctx);
+Status infer_broadcast_bool(InferContext& ctx);
+
+}  // namespace onnxtrim::ops::math

@@ -1,0 +1,19 @@
+// Floor: elementwise, float types (computed in double, rounded to the type).
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_floor(KernelContext& ctx) {
+  return unary_float(ctx, [&](double x) { return std::floor(x); });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Floor, "", "Floor", (std::vector<int>{1, 6, 13}), eval_floor);
+ONNXTRIM_REGISTER_INFER(Floor, "", "Floor", infer_same);
+
+}  // namespace onnxtrim::ops

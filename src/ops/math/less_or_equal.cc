@@ -1,0 +1,41 @@
+// LessOrEqual: elementwise comparison with broadcasting; the output is bool.
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_less_or_equal(KernelContext& ctx) {
+  if (ctx.has_input(0) && ctx.input(0).dtype() == DataType::kString) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    auto dims = broadcast_shapes(a.dims(), b.dims());
+    if (!dims || b.dtype() != DataType::kString) return ctx.error("LessOrEqual: bad string inputs");
+    Tensor out(DataType::kBool, *dims);
+    BroadcastIndex ia(a.dims(), *dims), ib(b.dims(), *dims);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const std::string& x = a.strings()[static_cast<size_t>(ia.offset())];
+      const std::string& y = b.strings()[static_cast<size_t>(ib.offset())];
+      out.mutable_data<uint8_t>()[i] = x <= y;
+      ia.next();
+      ib.next();
+    }
+    ctx.set_output(0, std::move(out));
+    return Status::ok();
+  }
+  return binary_to<bool>(ctx, kAllNumeric | kBool, DataType::kBool, [](auto a, auto b) {
+    using T = decltype(a);
+    auto x = static_cast<compute_t<T>>(a);
+    auto y = static_cast<compute_t<T>>(b);
+    return x <= y;
+  });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(LessOrEqual, "", "LessOrEqual", (std::vector<int>{12, 16}), eval_less_or_equal);
+ONNXTRIM_REGISTER_INFER(LessOrEqual, "", "LessOrEqual", infer_broadcast_bool);
+
+}  // namespace onnxtrim::ops

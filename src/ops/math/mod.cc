@@ -1,0 +1,35 @@
+// Mod: remainder; fmod=0 takes the divisor's sign (integers), fmod=1 the dividend's.
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_mod(KernelContext& ctx) {
+  bool fmod = ctx.node().attr_int("fmod", 0) != 0;
+  if (!fmod && ctx.has_input(0) && ir::dtype_is_float(ctx.input(0).dtype()))
+    return ctx.error("Mod on floating-point inputs requires fmod = 1");
+  return binary(ctx, kAllNumeric, [&](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (is_int<T>) {
+      if (b == 0) return T(0);
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(0);
+      }
+      T r = static_cast<T>(a % b);
+      if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      return r;
+    } else {
+      return T(static_cast<compute_t<T>>(std::fmod(static_cast<double>(static_cast<compute_t<T>>(a)), static_cast<double>(static_cast<compute_t<T>>(b)))));
+    }
+  });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Mod, "", "Mod", (std::vector<int>{10, 13}), eval_mod);
+ONNXTRIM_REGISTER_INFER(Mod, "", "Mod", infer_broadcast_same);
+
+}  // namespace onnxtrim::ops

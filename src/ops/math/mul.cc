@@ -1,0 +1,46 @@
+// Mul: a * b with broadcasting; integers wrap.
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_mul(KernelContext& ctx) {
+  return binary(ctx, kAllNumeric, [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (is_int<T>) {
+      return wrap_mul(a, b);
+    } else {
+      auto x = static_cast<compute_t<T>>(a);
+      auto y = static_cast<compute_t<T>>(b);
+      return T(x * y);
+    }
+  });
+}
+
+// ---- shape inference (with value propagation)
+Status infer_mul(InferContext& ctx) {
+  OT_RETURN_IF_ERROR(infer_broadcast(ctx));
+  const auto& a = ctx.input_values(0);
+  const auto& b = ctx.input_values(1);
+  if (!a || !b || !ir::dtype_is_integer(ctx.input(0).elem)) return Status::ok();
+  if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return Status::ok();
+  size_t n = std::max(a->size(), b->size());
+  std::vector<Expr> out;
+  for (size_t i = 0; i < n; ++i) {
+    const Expr& x = (*a)[a->size() == 1 ? 0 : i];
+    const Expr& y = (*b)[b->size() == 1 ? 0 : i];
+    out.push_back(x * y);
+  }
+  ctx.output(0).values = std::move(out);
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Mul, "", "Mul", (std::vector<int>{1, 6, 7, 13, 14}), eval_mul);
+ONNXTRIM_REGISTER_INFER(Mul, "", "Mul", infer_mul);
+
+}  // namespace onnxtrim::ops

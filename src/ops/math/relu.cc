@@ -1,0 +1,23 @@
+// Relu: max(x, 0); float and signed int types.
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_relu(KernelContext& ctx) {
+  return unary(ctx, kFloats | kSigned, [](auto v) {
+    using T = decltype(v);
+    if constexpr (is_int<T>) return v < 0 ? T(0) : v;
+    else return static_cast<compute_t<T>>(v) < 0 ? T(0.0f) : v;
+  });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Relu, "", "Relu", (std::vector<int>{1, 6, 13, 14}), eval_relu);
+ONNXTRIM_REGISTER_INFER(Relu, "", "Relu", infer_same);
+
+}  // namespace onnxtrim::ops

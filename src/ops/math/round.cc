@@ -1,0 +1,19 @@
+// Round: elementwise, float types (computed in double, rounded to the type).
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_round(KernelContext& ctx) {
+  return unary_float(ctx, [&](double x) { return std::nearbyint(x); });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Round, "", "Round", (std::vector<int>{11, 22}), eval_round);
+ONNXTRIM_REGISTER_INFER(Round, "", "Round", infer_same);
+
+}  // namespace onnxtrim::ops

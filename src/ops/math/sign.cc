@@ -1,0 +1,26 @@
+// Sign: -1, 0 or 1.
+#include "ops/math/elementwise.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace math;
+
+// ---- evaluate
+Status eval_sign(KernelContext& ctx) {
+  return unary(ctx, kAllNumeric, [](auto v) {
+    using T = decltype(v);
+    auto c = static_cast<compute_t<T>>(v);
+    if constexpr (!is_int<T>) {
+      if (std::isnan(static_cast<double>(c))) return v;
+    }
+    return T(static_cast<compute_t<T>>(c > 0 ? 1 : (c < 0 ? -1 : 0)));
+  });
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Sign, "", "Sign", (std::vector<int>{9, 13}), eval_sign);
+ONNXTRIM_REGISTER_INFER(Sign, "", "Sign", infer_same);
+
+}  // namespace onnxtrim::ops
