@@ -37,6 +37,22 @@ bool FoldContext::constant_all_equal(const ir::Value* v, double x) {
   return known && ok;
 }
 
+bool FoldContext::same_shape(const ir::Value* a, const ir::Value* b, bool same_dtype) {
+  if (!a || !b) return false;
+  const ir::Type& x = a->type;
+  const ir::Type& y = b->type;
+  if (!x.is_tensor() || !y.is_tensor() || !x.has_shape || !y.has_shape || x.dims.size() != y.dims.size()) return false;
+  if (same_dtype && (x.elem == ir::DataType::kUndefined || x.elem != y.elem)) return false;
+  for (size_t i = 0; i < x.dims.size(); ++i) {
+    const ir::Dim& p = x.dims[i];
+    const ir::Dim& q = y.dims[i];
+    if (p.is_known() && q.is_known() && *p.value == *q.value) continue;
+    if (!p.is_known() && !q.is_known() && !p.param.empty() && p.param == q.param) continue;
+    return false;
+  }
+  return true;
+}
+
 bool FoldContext::forward(ir::Node& n, size_t i, ir::Value* with) {
   ir::Value* out = n.output(i);
   if (!out || !with) return false;

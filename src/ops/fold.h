@@ -25,6 +25,10 @@ class FoldContext {
   // Constant where every element equals `x` (any numeric dtype); false when not constant.
   static bool constant_all_equal(const ir::Value* v, double x);
 
+  // The values' declared/inferred types prove equal shapes (every dim a number or the same
+  // symbol; unknown dims are never equal) and, with same_dtype, equal element types.
+  static bool same_shape(const ir::Value* a, const ir::Value* b, bool same_dtype = true);
+
   // Replaces output `i` of n by `with` (names of graph outputs are protected by the Rewriter)
   // and erases n when none of its outputs is used any more. False when not possible.
   bool forward(ir::Node& n, size_t i, ir::Value* with);

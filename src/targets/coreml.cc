@@ -31,6 +31,7 @@ struct Chain {
   ir::Node* r2;
   ops::SymShape shape;       // Reshape1's output dims
   std::vector<int64_t> perm;
+  ops::SymShape out2;        // Reshape2's output dims
 };
 
 // A constant shape for a Reshape: known dims as numbers, at most one symbolic dim as -1.
@@ -97,7 +98,17 @@ class LegalizeCoreml final : public Pass {
       for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<int64_t>(rank - 1 - i);
     }
     if (perm.size() != rank) return std::nullopt;
-    return Chain{r1, tr, &r2, *f1->shape, perm};
+    // Reshape2's target is rewritten from its known output dims (a 0 in it would copy a dim
+    // of the new, differently shaped intermediate).
+    if (!constant_shape(*f2->shape)) return std::nullopt;
+    return Chain{r1, tr, &r2, *f1->shape, perm, *f2->shape};
+  }
+
+  static void set_final_shape(const Chain& c, ir::Graph& g, ir::Rewriter& rw) {
+    auto shape = constant_shape(c.out2);
+    ir::Value* s = rw.add_initializer(g, ops::make_tensor<int64_t>({static_cast<int64_t>(shape->size())}, *shape),
+                                      c.r2->output(0)->name() + "_shape");
+    rw.set_input(c.r2, 1, s);
   }
 
   static void apply(const Chain& c, ir::Graph& g, ir::Rewriter& rw) {
@@ -133,6 +144,7 @@ class LegalizeCoreml final : public Pass {
                                         c.r1->output(0)->name() + "_merged_shape");
       rw.set_input(c.r1, 1, s);
       rw.set_attribute(c.tr, ir::Attribute::make_ints("perm", mperm));
+      set_final_shape(c, g, rw);
       c.r1->output(0)->type = ir::Type{};
       c.tr->output(0)->type = ir::Type{};
       (void)x;
@@ -168,6 +180,7 @@ class LegalizeCoreml final : public Pass {
       cur = t->output(0);
     }
     rw.set_input(c.r2, 0, cur);
+    set_final_shape(c, g, rw);
     rw.erase_node(c.tr);
     rw.erase_node(c.r1);
   }

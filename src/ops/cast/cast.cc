@@ -1,0 +1,62 @@
+// Cast: converts the element type (saturate matters only for float8 targets).
+#include "ops/cast/cast_util.h"
+#include "ops/fold.h"
+#include "ops/infer.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+DataType target_of(const ir::Node& n) { return static_cast<DataType>(n.attr_int("to", 0)); }
+
+// ---- evaluate
+Status eval_cast(KernelContext& ctx) {
+  if (!ctx.has_input(0)) return ctx.error("Cast needs an input");
+  Tensor out;
+  std::string why;
+  if (!cast::convert(ctx.input(0), target_of(ctx.node()), ctx.node().attr_int("saturate", 1) != 0, &out, &why))
+    return ctx.unsupported(why);
+  ctx.set_output(0, std::move(out));
+  return Status::ok();
+}
+
+// ---- shape inference (with value propagation)
+Status infer_cast(InferContext& ctx) {
+  propagate_same(ctx);
+  DataType to = target_of(ctx.node());
+  ctx.output(0).elem = to;
+  // Integer-to-integer casts of dims keep their values (dims fit any integer type).
+  if (ctx.input(0).values && ir::dtype_is_integer(to)) ctx.output(0).values = ctx.input(0).values;
+  return Status::ok();
+}
+
+// ---- local folds
+// Cast(x) to the type x already has -> x
+bool fold_cast_nop(ir::Node& n, FoldContext& fc) {
+  const ir::Value* x = n.input(0);
+  if (!x || x->type.kind != ir::Type::Kind::kTensor || x->type.elem != target_of(n)) return false;
+  return fc.forward(n, 0, n.input(0));
+}
+
+// Cast(Cast(x, t1), t2) -> Cast(x, t2) when t1 holds every value of x's type exactly
+bool fold_cast_pair(ir::Node& n, FoldContext& fc) {
+  ir::Value* mid = n.input(0);
+  if (!mid || !mid->producer() || mid->is_graph_output()) return false;
+  ir::Node& first = *mid->producer();
+  if (first.op_type != "Cast" || !first.is_default_domain()) return false;
+  ir::Value* x = first.input(0);
+  if (!x || x->type.kind != ir::Type::Kind::kTensor || x->type.elem == DataType::kUndefined) return false;
+  if (!cast::holds_exactly(x->type.elem, target_of(first))) return false;
+  fc.rewriter().set_input(&n, 0, x);
+  if (!mid->has_uses()) fc.rewriter().erase_node(&first);
+  return true;
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Cast, "", "Cast", (std::vector<int>{1, 6, 9, 13, 19, 21, 23, 24, 25}), eval_cast);
+ONNXTRIM_REGISTER_INFER(Cast, "", "Cast", infer_cast);
+ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop);
+ONNXTRIM_REGISTER_FOLD(CastPair, "", "Cast", "fuse_consecutive_ops", fold_cast_pair);
+
+}  // namespace onnxtrim::ops

@@ -1,0 +1,32 @@
+// CastLike: Cast to the element type of a second input.
+#include "ops/cast/cast_util.h"
+#include "ops/infer.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_cast_like(KernelContext& ctx) {
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("CastLike needs two inputs");
+  Tensor out;
+  std::string why;
+  if (!cast::convert(ctx.input(0), ctx.input(1).dtype(), ctx.node().attr_int("saturate", 1) != 0, &out, &why))
+    return ctx.unsupported(why);
+  ctx.set_output(0, std::move(out));
+  return Status::ok();
+}
+
+// ---- shape inference
+Status infer_cast_like(InferContext& ctx) {
+  propagate_same(ctx);
+  ctx.output(0).elem = ctx.input(1).elem;
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(CastLike, "", "CastLike", (std::vector<int>{15, 19, 21, 23, 24, 25}), eval_cast_like);
+ONNXTRIM_REGISTER_INFER(CastLike, "", "CastLike", infer_cast_like);
+
+}  // namespace onnxtrim::ops

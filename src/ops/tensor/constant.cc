@@ -1,0 +1,67 @@
+// Constant: a tensor given by one of its value attributes.
+#include "ops/fold.h"
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace tensor;
+
+// ---- evaluate
+Status eval_constant(KernelContext& ctx) {
+  const ir::Node& n = ctx.node();
+  for (const auto& a : n.attributes) {
+    if (a.name == "value" && a.t) {
+      ctx.set_output(0, *a.t);
+      return Status::ok();
+    }
+    if (a.name == "value_float") { ctx.set_output(0, Tensor::scalar_f32(a.f)); return Status::ok(); }
+    if (a.name == "value_floats") {
+      ctx.set_output(0, make_tensor<float>({static_cast<int64_t>(a.floats.size())}, a.floats));
+      return Status::ok();
+    }
+    if (a.name == "value_int") { ctx.set_output(0, Tensor::scalar_i64(a.i)); return Status::ok(); }
+    if (a.name == "value_ints") {
+      ctx.set_output(0, make_tensor<int64_t>({static_cast<int64_t>(a.ints.size())}, a.ints));
+      return Status::ok();
+    }
+    if (a.name == "value_string") {
+      Tensor t(DataType::kString, {});
+      t.strings()[0] = a.s;
+      ctx.set_output(0, std::move(t));
+      return Status::ok();
+    }
+    if (a.name == "value_strings") {
+      Tensor t(DataType::kString, {static_cast<int64_t>(a.strings.size())});
+      t.strings() = a.strings;
+      ctx.set_output(0, std::move(t));
+      return Status::ok();
+    }
+    if (a.name == "sparse_value") return ctx.unsupported("Constant with a sparse_value");
+  }
+  return ctx.error("Constant has no value attribute");
+}
+
+// ---- shape inference (with value propagation)
+Status infer_constant(InferContext& ctx) {
+  // Evaluate it: the value is right there.
+  ops::KernelContext k(ctx.node(), ctx.opset(), {}, nullptr);
+  if (!eval_constant(k).is_ok() || !k.outputs()[0].is_tensor()) return Status::ok();
+  const Tensor& t = k.outputs()[0].tensor;
+  SymShape s;
+  for (int64_t d : t.dims()) s.push_back(Expr::constant(d));
+  ctx.output(0) = TypeInfo::tensor(t.dtype(), s);
+  if (ir::dtype_is_integer(t.dtype()) && t.rank() <= 1 && t.numel() <= static_cast<int64_t>(kMaxPropagated)) {
+    std::vector<Expr> v;
+    for (int64_t x : to_int64_vector(t)) v.push_back(Expr::constant(x));
+    ctx.output(0).values = v;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Constant, "", "Constant", (std::vector<int>{1, 9, 11, 12, 13, 19, 21, 23, 24, 25}), eval_constant);
+ONNXTRIM_REGISTER_INFER(Constant, "", "Constant", infer_constant);
+
+}  // namespace onnxtrim::ops

@@ -1,0 +1,51 @@
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops::tensor {
+
+bool movable(DataType t) { return t == DataType::kString || ir::dtype_bits(t) >= 8; }
+
+Tensor take(const Tensor& src, const Dims& out_dims, const std::vector<int64_t>& index) {
+  Tensor out(src.dtype(), out_dims);
+  if (src.dtype() == DataType::kString) {
+    for (size_t i = 0; i < index.size(); ++i) out.strings()[i] = src.strings()[static_cast<size_t>(index[i])];
+    return out;
+  }
+  size_t w = elem_size(src.dtype());
+  if (index.empty()) return out;
+  uint8_t* po = out.mutable_bytes();
+  const uint8_t* ps = src.bytes();
+  switch (w) {
+    case 1: for (size_t i = 0; i < index.size(); ++i) po[i] = ps[index[i]]; break;
+    case 2: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 2 * i, ps + 2 * index[i], 2); break;
+    case 4: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 4 * i, ps + 4 * index[i], 4); break;
+    case 8: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 8 * i, ps + 8 * index[i], 8); break;
+    default: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + w * i, ps + w * static_cast<size_t>(index[i]), w); break;
+  }
+  return out;
+}
+
+void copy_elements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t count) {
+  if (count <= 0) return;
+  if (src.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < count; ++i) dst.strings()[static_cast<size_t>(dst_off + i)] = src.strings()[static_cast<size_t>(src_off + i)];
+    return;
+  }
+  size_t w = elem_size(src.dtype());
+  std::memcpy(dst.mutable_bytes() + w * static_cast<size_t>(dst_off), src.bytes() + w * static_cast<size_t>(src_off),
+              w * static_cast<size_t>(count));
+}
+
+Tensor reshaped(const Tensor& src, const Dims& dims) {
+  Tensor t = Tensor::shell(src.dtype(), dims);
+  if (src.dtype() == DataType::kString) t.strings() = src.strings();
+  else t.set_buffer(src.buffer(), src.buffer_offset(), src.byte_size());
+  return t;
+}
+
+std::optional<std::vector<int64_t>> ints_from_input_or_attr(const KernelContext& ctx, size_t input, const char* attr) {
+  if (ctx.has_input(input)) return to_int64_vector(ctx.input(input));
+  if (const ir::Attribute* a = ctx.node().attr(attr)) return a->ints;
+  return std::nullopt;
+}
+
+}  // namespace onnxtrim::ops::tensor

@@ -1,0 +1,27 @@
+// Helpers for data-movement kernels: they move whole elements (bytes of the element size, or
+// strings), so one implementation serves every dtype.
+#pragma once
+
+#include <functional>
+
+#include "ops/infer.h"
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::ops::tensor {
+
+// Bytes per element; 0 for strings and sub-byte types.
+inline size_t elem_size(DataType t) { return t == DataType::kString ? 0 : static_cast<size_t>(ir::dtype_bits(t) / 8); }
+
+// out[i] = src[index[i]] for a tensor of dims `out_dims`.
+Tensor take(const Tensor& src, const Dims& out_dims, const std::vector<int64_t>& index);
+// Copies `count` elements from src (starting at element src_off) into dst at element dst_off.
+void copy_elements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t count);
+// Same data, new dims (shares bytes).
+Tensor reshaped(const Tensor& src, const Dims& dims);
+// Supported for data movement (no sub-byte types).
+bool movable(DataType t);
+
+// Reads axes/ints from an optional input (opset >= 13 style) or an attribute (older opsets).
+std::optional<std::vector<int64_t>> ints_from_input_or_attr(const KernelContext& ctx, size_t input, const char* attr);
+
+}  // namespace onnxtrim::ops::tensor

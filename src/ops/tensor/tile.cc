@@ -1,0 +1,65 @@
+// Tile: repeats the input along each axis.
+#include "ops/fold.h"
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace tensor;
+
+// ---- evaluate
+Status eval_tile(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (!movable(x.dtype())) return ctx.unsupported("Tile on sub-byte types");
+  std::vector<int64_t> rep = to_int64_vector(ctx.input(1));
+  if (static_cast<int64_t>(rep.size()) != x.rank()) return ctx.error("Tile repeats must have one entry per axis");
+  Dims out;
+  for (size_t i = 0; i < rep.size(); ++i) {
+    if (rep[i] < 0) return ctx.error("Tile repeats must be non-negative");
+    out.push_back(x.dims()[i] * rep[i]);
+  }
+  Dims st = strides_of(x.dims());
+  std::vector<int64_t> index(static_cast<size_t>(numel_of(out)));
+  std::vector<int64_t> c(out.size(), 0);
+  for (auto& i : index) {
+    int64_t off = 0;
+    for (size_t k = 0; k < c.size(); ++k) off += (c[k] % x.dims()[k]) * st[k];
+    i = off;
+    for (int64_t k = static_cast<int64_t>(c.size()) - 1; k >= 0; --k) {
+      if (++c[static_cast<size_t>(k)] < out[static_cast<size_t>(k)]) break;
+      c[static_cast<size_t>(k)] = 0;
+    }
+  }
+  ctx.set_output(0, take(x, out, index));
+  return Status::ok();
+}
+
+// ---- shape inference (with value propagation)
+Status infer_tile(InferContext& ctx) {
+  const TypeInfo& x = ctx.input(0);
+  const auto& rep = ctx.input_values(1);
+  if (!x.shape || !rep || rep->size() != x.shape->size()) {
+    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
+    return Status::ok();
+  }
+  SymShape out;
+  for (size_t i = 0; i < rep->size(); ++i) out.push_back((*x.shape)[i] * (*rep)[i]);
+  ctx.output(0) = TypeInfo::tensor(x.elem, out);
+  return Status::ok();
+}
+// ---- local folds
+// Tile by all ones -> x
+bool fold_tile_ones(ir::Node& n, FoldContext& fc) {
+  auto rep = FoldContext::constant_ints(n.input(1));
+  if (!rep) return false;
+  for (int64_t r : *rep)
+    if (r != 1) return false;
+  return fc.forward(n, 0, n.input(0));
+}
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Tile, "", "Tile", (std::vector<int>{1, 6, 13}), eval_tile);
+ONNXTRIM_REGISTER_INFER(Tile, "", "Tile", infer_tile);
+ONNXTRIM_REGISTER_FOLD(Tile0, "", "Tile", "eliminate_nop_ops", fold_tile_ones);
+
+}  // namespace onnxtrim::ops

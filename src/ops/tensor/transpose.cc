@@ -1,0 +1,113 @@
+// Transpose: permutes the axes (reversed by default).
+#include "ops/fold.h"
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace tensor;
+
+// ---- evaluate
+std::vector<int64_t> perm_of(const ir::Node& n, int64_t rank) {
+  std::vector<int64_t> p = n.attr_ints("perm");
+  if (p.empty()) {
+    for (int64_t i = rank - 1; i >= 0; --i) p.push_back(i);
+  }
+  return p;
+}
+
+bool valid_perm(const std::vector<int64_t>& p, int64_t rank) {
+  if (static_cast<int64_t>(p.size()) != rank) return false;
+  std::vector<bool> seen(p.size(), false);
+  for (int64_t a : p) {
+    if (a < 0 || a >= rank || seen[static_cast<size_t>(a)]) return false;
+    seen[static_cast<size_t>(a)] = true;
+  }
+  return true;
+}
+
+Status eval_transpose(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (!movable(x.dtype())) return ctx.unsupported("Transpose on sub-byte types");
+  auto p = perm_of(ctx.node(), x.rank());
+  if (!valid_perm(p, x.rank())) return ctx.error("Transpose perm is not a permutation of the axes");
+  Dims out;
+  for (int64_t a : p) out.push_back(x.dims()[static_cast<size_t>(a)]);
+  Dims in_strides = strides_of(x.dims());
+  std::vector<int64_t> index(static_cast<size_t>(x.numel()));
+  std::vector<int64_t> counter(out.size(), 0);
+  int64_t off = 0;
+  for (size_t i = 0; i < index.size(); ++i) {
+    index[i] = off;
+    for (int64_t k = static_cast<int64_t>(out.size()) - 1; k >= 0; --k) {
+      auto u = static_cast<size_t>(k);
+      int64_t s = in_strides[static_cast<size_t>(p[u])];
+      if (++counter[u] < out[u]) {
+        off += s;
+        break;
+      }
+      off -= s * (counter[u] - 1);
+      counter[u] = 0;
+    }
+  }
+  ctx.set_output(0, take(x, out, index));
+  return Status::ok();
+}
+
+// ---- shape inference (with value propagation)
+Status infer_transpose(InferContext& ctx) {
+  const TypeInfo& x = ctx.input(0);
+  if (!x.shape) {
+    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
+    return Status::ok();
+  }
+  auto p = perm_of(ctx.node(), x.rank());
+  if (!valid_perm(p, x.rank())) return ctx.error("Transpose perm is not a permutation of the axes");
+  SymShape out;
+  for (int64_t a : p) out.push_back((*x.shape)[static_cast<size_t>(a)]);
+  ctx.output(0) = TypeInfo::tensor(x.elem, out);
+  return Status::ok();
+}
+// ---- local folds
+// Transpose(x, identity perm) -> x
+bool fold_identity_perm(ir::Node& n, FoldContext& fc) {
+  std::vector<int64_t> p = n.attr_ints("perm");
+  if (p.empty()) return false;  // the default reverses (identity only for rank <= 1; needs the rank)
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  return fc.forward(n, 0, n.input(0));
+}
+
+// Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2), or x when that is the identity
+bool fold_transpose_pair(ir::Node& n, FoldContext& fc) {
+  ir::Value* mid = n.input(0);
+  if (!mid || !mid->producer() || mid->uses().size() != 1 || mid->is_graph_output()) return false;
+  ir::Node& first = *mid->producer();
+  if (first.op_type != "Transpose" || !first.is_default_domain()) return false;
+  std::vector<int64_t> p1 = first.attr_ints("perm"), p2 = n.attr_ints("perm");
+  if (p1.empty() || p2.empty() || p1.size() != p2.size()) return false;
+  std::vector<int64_t> p(p2.size());
+  bool identity = true;
+  for (size_t i = 0; i < p2.size(); ++i) {
+    if (p2[i] < 0 || p2[i] >= static_cast<int64_t>(p1.size())) return false;
+    p[i] = p1[static_cast<size_t>(p2[i])];
+    identity &= p[i] == static_cast<int64_t>(i);
+  }
+  ir::Value* x = first.input(0);
+  if (identity) {
+    if (!fc.forward(n, 0, x)) return false;
+  } else {
+    fc.rewriter().set_input(&n, 0, x);
+    fc.rewriter().set_attribute(&n, ir::Attribute::make_ints("perm", p));
+  }
+  if (!mid->has_uses()) fc.rewriter().erase_node(&first);
+  return true;
+}
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Transpose, "", "Transpose", (std::vector<int>{1, 13, 21, 23, 24, 25}), eval_transpose);
+ONNXTRIM_REGISTER_INFER(Transpose, "", "Transpose", infer_transpose);
+ONNXTRIM_REGISTER_FOLD(Transpose0, "", "Transpose", "eliminate_nop_ops", fold_identity_perm);
+ONNXTRIM_REGISTER_FOLD(Transpose1, "", "Transpose", "fuse_consecutive_ops", fold_transpose_pair);
+
+}  // namespace onnxtrim::ops

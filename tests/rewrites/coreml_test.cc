@@ -1,0 +1,135 @@
+// --target coreml: high-rank Reshape -> Transpose -> Reshape chains become rank <= 5.
+#include <gtest/gtest.h>
+
+#include "passes/shape_inference.h"
+#include "rewrite_test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+using test::count_ops;
+using test::expect_same_outputs;
+
+test::Simplified legalize(const std::string& text) {
+  test::Simplified s;
+  s.model = test::parse(text);
+  if (!s.model) return s;
+  s.original = ir::clone_model(*s.model);
+  passes::SimplifyOptions o;
+  o.target = "coreml";
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
+  if (r) s.result = r.value();
+  s.printed = ir::print_graph(*s.model->graph);
+  return s;
+}
+
+int64_t max_rank(const ir::Model& m) {
+  passes::ShapeInference si(m);
+  EXPECT_TRUE(si.run().is_ok());
+  int64_t r = 0;
+  m.graph->for_each_node([&](const ir::Node* n) {
+    for (const ir::Value* o : n->outputs())
+      if (o && si.facts(o)) r = std::max(r, si.facts(o)->rank());
+  });
+  return r;
+}
+
+TEST(LegalizeCoreml, RankSixChainBecomesRankFive) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[3,2] y) {
+  s1 = Constant <value = int64[6] {1, 1, 2, 1, 3, 1}> ()
+  a = Reshape(x, s1)
+  b = Transpose <perm = [0, 1, 4, 3, 2, 5]> (a)
+  s2 = Constant <value = int64[2] {3, 2}> ()
+  y = Reshape(b, s2)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  expect_same_outputs(s);
+}
+
+TEST(LegalizeCoreml, RankFiveIsLeftAlone) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (float[4,3,2] y) {
+  s1 = Constant <value = int64[5] {1, 2, 3, 4, 1}> ()
+  a = Reshape(x, s1)
+  b = Transpose <perm = [0, 3, 2, 1, 4]> (a)
+  s2 = Constant <value = int64[3] {4, 3, 2}> ()
+  y = Reshape(b, s2)
+}
+)");
+  EXPECT_NE(s.printed.find("perm = [0, 3, 2, 1, 4]"), std::string::npos) << s.printed;
+  EXPECT_TRUE(s.result.warnings.empty());
+}
+
+TEST(LegalizeCoreml, SwinWindowPartitionMatchesExactly) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,14,14,192] x) => (float[1,4,7,7,192] y) {
+  s1 = Constant <value = int64[6] {1, 2, 7, 2, 7, 192}> ()
+  a = Reshape(x, s1)
+  b = Transpose <perm = [0, 1, 3, 2, 4, 5]> (a)
+  s2 = Constant <value = int64[5] {1, 4, 7, 7, 192}> ()
+  y = Reshape(b, s2)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  eval::VerifyOptions vo;
+  vo.samples = 2;
+  vo.rtol = 0;
+  vo.atol = 0;  // data movement only: bit-exact
+  auto v = eval::Verifier::create(*s.original, vo);
+  ASSERT_TRUE(v.is_ok()) << v.status().message();
+  auto rep = v.value()->compare_with(*s.model);
+  ASSERT_TRUE(rep.is_ok()) << rep.status().message();
+  EXPECT_TRUE(rep.value().ok) << rep.value().why;
+}
+
+TEST(LegalizeCoreml, RankSevenTakesTheIterativePath) {
+  // The reversed permutation has no consecutive axes: nothing merges, rank-4 steps instead.
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[6,72] x) => (float[432] y) {
+  s1 = Constant <value = int64[7] {2, 3, 2, 3, 2, 3, 2}> ()
+  a = Reshape(x, s1)
+  b = Transpose <perm = [6, 5, 4, 3, 2, 1, 0]> (a)
+  s2 = Constant <value = int64[1] {432}> ()
+  y = Reshape(b, s2)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_GE(count_ops(*s.model->graph, "Transpose"), 7u);
+  expect_same_outputs(s);
+}
+
+TEST(LegalizeCoreml, SymbolicBatchLeads) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[batch,14,14,192] x) => (float[batch,4,7,7,192] y) {
+  sh = Shape(x)
+  i0 = Constant <value = int64 {0}> ()
+  b = Gather <axis = 0> (sh, i0)
+  ax = Constant <value = int64[1] {0}> ()
+  b1 = Unsqueeze(b, ax)
+  rest1 = Constant <value = int64[5] {2, 7, 2, 7, 192}> ()
+  s1 = Concat <axis = 0> (b1, rest1)
+  a = Reshape(x, s1)
+  t = Transpose <perm = [0, 1, 3, 2, 4, 5]> (a)
+  rest2 = Constant <value = int64[4] {4, 7, 7, 192}> ()
+  s2 = Concat <axis = 0> (b1, rest2)
+  y = Reshape(t, s2)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  expect_same_outputs(s, 2, {{"batch", 2}});
+  expect_same_outputs(s, 1, {{"batch", 3}});
+}
+
+}  // namespace
+}  // namespace onnxtrim
