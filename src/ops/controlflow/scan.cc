@@ -1,0 +1,139 @@
+// Scan: runs its body once per slice of the scan inputs (along their scan axes, forwards or
+// backwards), carrying state values and stacking per-iteration scan outputs. Opset 9 and later;
+// the opset-8 form with a batch dimension is reported unsupported.
+#include "ops/infer.h"
+#include "ops/kernel_util.h"
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// Slice k along axis of t (the axis removed).
+Tensor slice_at(const Tensor& t, int64_t axis, int64_t k) {
+  Dims out = t.dims();
+  out.erase(out.begin() + axis);
+  int64_t outer = numel_of(Dims(t.dims().begin(), t.dims().begin() + axis));
+  int64_t n = t.dims()[static_cast<size_t>(axis)];
+  int64_t inner = numel_of(Dims(t.dims().begin() + axis + 1, t.dims().end()));
+  Tensor s(t.dtype(), out);
+  for (int64_t o = 0; o < outer; ++o) tensor::copy_elements(t, (o * n + k) * inner, s, o * inner, inner);
+  return s;
+}
+
+// Stacks slices along `axis` (slices in iteration order; reversed when `reverse`).
+Tensor stack_at(std::vector<Tensor>& parts, int64_t axis, bool reverse) {
+  if (reverse) std::reverse(parts.begin(), parts.end());
+  Dims d = parts[0].dims();
+  d.insert(d.begin() + axis, static_cast<int64_t>(parts.size()));
+  Tensor out(parts[0].dtype(), d);
+  int64_t outer = numel_of(Dims(d.begin(), d.begin() + axis));
+  int64_t inner = numel_of(Dims(d.begin() + axis + 1, d.end()));
+  auto n = static_cast<int64_t>(parts.size());
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t o = 0; o < outer; ++o) tensor::copy_elements(parts[static_cast<size_t>(k)], o * inner, out, (o * n + k) * inner, inner);
+  return out;
+}
+
+// ---- evaluate
+Status eval_scan(KernelContext& ctx) {
+  if (ctx.opset() < 9) return ctx.unsupported("Scan before opset 9 (batched form)");
+  const ir::Attribute* a = ctx.node().attr("body");
+  if (!a || !a->g) return ctx.error("Scan has no body");
+  const ir::Graph& body = *a->g;
+  auto m = static_cast<size_t>(ctx.node().attr_int("num_scan_inputs", 0));
+  if (m > ctx.num_inputs()) return ctx.error("Scan num_scan_inputs is larger than its inputs");
+  size_t n = ctx.num_inputs() - m;
+  auto in_axes = ctx.node().attr_ints("scan_input_axes", std::vector<int64_t>(m, 0));
+  auto in_dirs = ctx.node().attr_ints("scan_input_directions", std::vector<int64_t>(m, 0));
+  size_t k_out = ctx.num_outputs() - n;
+  auto out_axes = ctx.node().attr_ints("scan_output_axes", std::vector<int64_t>(k_out, 0));
+  auto out_dirs = ctx.node().attr_ints("scan_output_directions", std::vector<int64_t>(k_out, 0));
+  if (in_axes.size() != m || in_dirs.size() != m || out_axes.size() != k_out || out_dirs.size() != k_out)
+    return ctx.error("Scan axis/direction attributes have the wrong length");
+  std::vector<RuntimeValue> state;
+  for (size_t i = 0; i < n; ++i) state.push_back(*ctx.input_value(i));
+  int64_t trips = -1;
+  std::vector<int64_t> axes(m);
+  for (size_t j = 0; j < m; ++j) {
+    const Tensor& t = ctx.input(n + j);
+    auto ax = normalize_axis(in_axes[j], t.rank());
+    if (!ax) return ctx.error("Scan input axis out of range");
+    axes[j] = *ax;
+    int64_t len = t.dims()[static_cast<size_t>(*ax)];
+    if (trips >= 0 && len != trips) return ctx.error("Scan inputs differ in length");
+    trips = len;
+  }
+  if (trips < 0) trips = 0;
+  std::vector<std::vector<Tensor>> parts(k_out);
+  for (int64_t it = 0; it < trips; ++it) {
+    std::vector<RuntimeValue> in = state;
+    for (size_t j = 0; j < m; ++j) {
+      int64_t k = in_dirs[j] ? trips - 1 - it : it;
+      in.push_back(RuntimeValue::of(slice_at(ctx.input(n + j), axes[j], k)));
+    }
+    auto r = ctx.run_subgraph(body, std::move(in));
+    if (!r) return std::move(r).take_status();
+    auto& out = r.value();
+    if (out.size() != n + k_out) return ctx.error("Scan body has the wrong number of outputs");
+    for (size_t i = 0; i < n; ++i) state[i] = std::move(out[i]);
+    for (size_t k = 0; k < k_out; ++k) parts[k].push_back(std::move(out[n + k].tensor));
+  }
+  for (size_t i = 0; i < n; ++i) ctx.set_output_value(i, std::move(state[i]));
+  for (size_t k = 0; k < k_out; ++k) {
+    if (parts[k].empty()) return ctx.unsupported("Scan with zero iterations");
+    auto ax = normalize_axis(out_axes[k], parts[k][0].rank() + 1);
+    if (!ax) return ctx.error("Scan output axis out of range");
+    ctx.set_output(n + k, stack_at(parts[k], *ax, out_dirs[k] != 0));
+  }
+  return Status::ok();
+}
+
+// ---- shape inference: states keep their types; scan outputs gain the scan dim
+Status infer_scan(InferContext& ctx) {
+  if (ctx.opset() < 9) return Status::ok();
+  const ir::Attribute* a = ctx.node().attr("body");
+  if (!a || !a->g) return Status::ok();
+  auto m = static_cast<size_t>(ctx.node().attr_int("num_scan_inputs", 0));
+  if (m > ctx.num_inputs()) return Status::ok();
+  size_t n = ctx.num_inputs() - m;
+  auto in_axes = ctx.node().attr_ints("scan_input_axes", std::vector<int64_t>(m, 0));
+  std::vector<TypeInfo> in;
+  std::optional<Expr> trips;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    TypeInfo t = ctx.input(i);
+    t.values.reset();
+    if (i >= n && t.shape && in_axes.size() == m) {
+      auto ax = normalize_axis(in_axes[i - n], t.rank());
+      if (ax) {
+        trips = (*t.shape)[static_cast<size_t>(*ax)];
+        t.shape->erase(t.shape->begin() + *ax);
+      } else {
+        t.shape.reset();
+      }
+    }
+    in.push_back(t);
+  }
+  auto r = ctx.infer_subgraph(*a->g, in);
+  if (!r) return Status::ok();
+  size_t k_out = ctx.num_outputs() - n;
+  auto out_axes = ctx.node().attr_ints("scan_output_axes", std::vector<int64_t>(k_out, 0));
+  for (size_t i = 0; i < ctx.num_outputs() && i < r.value().size(); ++i) {
+    TypeInfo t = r.value()[i];
+    t.values.reset();
+    if (i >= n && t.shape && out_axes.size() == k_out) {
+      auto ax = normalize_axis(out_axes[i - n], t.rank() + 1);
+      if (ax) t.shape->insert(t.shape->begin() + *ax, trips ? *trips : Expr::fresh());
+      else t.shape.reset();
+    }
+    ctx.output(i) = t;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(Scan, "", "Scan", (std::vector<int>{8, 9, 11, 16, 19, 21, 23, 24, 25}), eval_scan);
+ONNXTRIM_REGISTER_INFER(Scan, "", "Scan", infer_scan);
+
+}  // namespace onnxtrim::ops
