@@ -15,10 +15,16 @@ Status eval_abs(KernelContext& ctx) {
   });
 }
 
+// ---- local folds
+// Abs(Abs(x)) -> Abs(x)
+bool fold_abs_abs(ir::Node& n, FoldContext& fc) { return math::fold_idempotent(n, fc); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Abs, "", "Abs", (std::vector<int>{1, 6, 13}), eval_abs);
 ONNXTRIM_REGISTER_INFER(Abs, "", "Abs", infer_same);
+
+ONNXTRIM_REGISTER_FOLD(AbsFold0, "", "Abs", "eliminate_idempotent_ops", fold_abs_abs);
 
 }  // namespace onnxtrim::ops

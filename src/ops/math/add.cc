@@ -37,10 +37,16 @@ Status infer_add(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- local folds
+// x + 0 -> x, 0 + x -> x
+bool fold_add_zero(ir::Node& n, FoldContext& fc) { return math::fold_identity_element(n, fc, 0.0, true); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Add, "", "Add", (std::vector<int>{1, 6, 7, 13, 14}), eval_add);
 ONNXTRIM_REGISTER_INFER(Add, "", "Add", infer_add);
+
+ONNXTRIM_REGISTER_FOLD(AddFold0, "", "Add", "eliminate_identity_elements", fold_add_zero);
 
 }  // namespace onnxtrim::ops

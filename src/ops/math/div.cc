@@ -47,10 +47,16 @@ Status infer_div(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- local folds
+// x / 1 -> x
+bool fold_div_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_element(n, fc, 1.0, false); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Div, "", "Div", (std::vector<int>{1, 6, 7, 13, 14}), eval_div);
 ONNXTRIM_REGISTER_INFER(Div, "", "Div", infer_div);
+
+ONNXTRIM_REGISTER_FOLD(DivFold0, "", "Div", "eliminate_identity_elements", fold_div_one);
 
 }  // namespace onnxtrim::ops

@@ -104,3 +104,18 @@ Status infer_broadcast_same(InferContext& ctx);
 Status infer_broadcast_bool(InferContext& ctx);
 
 }  // namespace onnxtrim::ops::math
+
+#include "ops/fold.h"
+
+namespace onnxtrim::ops::math {
+
+// op(x, c) -> x where c is a constant whose every element is `identity` (commutative ops also
+// match op(c, x)), only when the output provably has x's shape and type (so the constant's
+// broadcast changes nothing).
+bool fold_identity_element(ir::Node& n, FoldContext& fc, double identity, bool commutative);
+// f(f(x)) -> f(x) for idempotent f (same op and attributes).
+bool fold_idempotent(ir::Node& n, FoldContext& fc);
+// f(f(x)) -> x for involutions (Neg, Not).
+bool fold_involution(ir::Node& n, FoldContext& fc);
+
+}  // namespace onnxtrim::ops::math

@@ -37,10 +37,16 @@ Status infer_mul(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- local folds
+// x * 1 -> x, 1 * x -> x
+bool fold_mul_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_element(n, fc, 1.0, true); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mul, "", "Mul", (std::vector<int>{1, 6, 7, 13, 14}), eval_mul);
 ONNXTRIM_REGISTER_INFER(Mul, "", "Mul", infer_mul);
+
+ONNXTRIM_REGISTER_FOLD(MulFold0, "", "Mul", "eliminate_identity_elements", fold_mul_one);
 
 }  // namespace onnxtrim::ops

@@ -14,10 +14,16 @@ Status eval_neg(KernelContext& ctx) {
   });
 }
 
+// ---- local folds
+// Neg(Neg(x)) -> x (exact: negation only flips the sign bit; integers wrap back)
+bool fold_neg_neg(ir::Node& n, FoldContext& fc) { return math::fold_involution(n, fc); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Neg, "", "Neg", (std::vector<int>{1, 6, 13}), eval_neg);
 ONNXTRIM_REGISTER_INFER(Neg, "", "Neg", infer_same);
+
+ONNXTRIM_REGISTER_FOLD(NegFold0, "", "Neg", "eliminate_idempotent_ops", fold_neg_neg);
 
 }  // namespace onnxtrim::ops

@@ -48,10 +48,16 @@ Status eval_pow(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- local folds
+// x ** 1 -> x (only when the exponent has x's type: the output type is the base's)
+bool fold_pow_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_element(n, fc, 1.0, false); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Pow, "", "Pow", (std::vector<int>{1, 7, 12, 13, 15}), eval_pow);
 ONNXTRIM_REGISTER_INFER(Pow, "", "Pow", infer_broadcast_same);
+
+ONNXTRIM_REGISTER_FOLD(PowFold0, "", "Pow", "eliminate_identity_elements", fold_pow_one);
 
 }  // namespace onnxtrim::ops

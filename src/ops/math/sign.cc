@@ -17,10 +17,16 @@ Status eval_sign(KernelContext& ctx) {
   });
 }
 
+// ---- local folds
+// Sign(Sign(x)) -> Sign(x)
+bool fold_sign_sign(ir::Node& n, FoldContext& fc) { return math::fold_idempotent(n, fc); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sign, "", "Sign", (std::vector<int>{9, 13}), eval_sign);
 ONNXTRIM_REGISTER_INFER(Sign, "", "Sign", infer_same);
+
+ONNXTRIM_REGISTER_FOLD(SignFold0, "", "Sign", "eliminate_idempotent_ops", fold_sign_sign);
 
 }  // namespace onnxtrim::ops

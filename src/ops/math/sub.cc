@@ -37,10 +37,16 @@ Status infer_sub(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- local folds
+// x - 0 -> x
+bool fold_sub_zero(ir::Node& n, FoldContext& fc) { return math::fold_identity_element(n, fc, 0.0, false); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sub, "", "Sub", (std::vector<int>{1, 6, 7, 13, 14}), eval_sub);
 ONNXTRIM_REGISTER_INFER(Sub, "", "Sub", infer_sub);
+
+ONNXTRIM_REGISTER_FOLD(SubFold0, "", "Sub", "eliminate_identity_elements", fold_sub_zero);
 
 }  // namespace onnxtrim::ops

@@ -1,6 +1,7 @@
 // Dropout: inference path only (identity, mask all true). The training path (training_mode
 // from opset 12, is_test = 0 before opset 7) draws random numbers: it is reported unsupported
 // unless the ratio is 0, where it is the identity too.
+#include "ops/fold.h"
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 
@@ -62,10 +63,27 @@ Status infer_dropout(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- local folds
+// Dropout in inference -> x (and its mask output, when unused, goes with it). Refuses when the
+// mask is used, or the node may run in training mode.
+bool fold_dropout(ir::Node& n, FoldContext& fc) {
+  if (n.output(1) && (n.output(1)->has_uses() || n.output(1)->is_graph_output())) return false;
+  if (fc.opset() >= 12) {
+    if (n.input(2)) {
+      const Tensor* t = FoldContext::constant(n.input(2));
+      if (!t || t->numel() != 1 || t->bytes()[0] != 0) return false;  // training_mode must be false
+    }
+  } else if (fc.opset() < 7 && n.attr_int("is_test", 0) == 0) {
+    return false;
+  }
+  return fc.forward(n, 0, n.input(0));
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Dropout, "", "Dropout", (std::vector<int>{1, 6, 7, 10, 12, 13, 22}), eval_dropout);
 ONNXTRIM_REGISTER_INFER(Dropout, "", "Dropout", infer_dropout);
+ONNXTRIM_REGISTER_FOLD(DropoutNop, "", "Dropout", "eliminate_nop_ops", fold_dropout);
 
 }  // namespace onnxtrim::ops
