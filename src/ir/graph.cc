@@ -116,6 +116,7 @@ void Graph::set_output(size_t i, Value* v) {
 }
 
 void Graph::set_initializer(Value* v, std::shared_ptr<Tensor> t) {
+  if (initializers_dirty_) compact_lists();
   if (!v->initializer_) initializers_.push_back(v);
   v->initializer_ = std::move(t);
 }
@@ -123,7 +124,22 @@ void Graph::set_initializer(Value* v, std::shared_ptr<Tensor> t) {
 void Graph::remove_initializer(Value* v) {
   if (!v->initializer_) return;
   v->initializer_.reset();
-  initializers_.erase(std::find(initializers_.begin(), initializers_.end(), v));
+  initializers_dirty_ = true;
+}
+
+void Graph::compact_lists() const {
+  if (initializers_dirty_) {
+    initializers_.erase(std::remove_if(initializers_.begin(), initializers_.end(),
+                                       [](const Value* v) { return !v->initializer_; }),
+                        initializers_.end());
+    initializers_dirty_ = false;
+  }
+  if (value_info_dirty_) {
+    value_info_.erase(std::remove_if(value_info_.begin(), value_info_.end(),
+                                     [](const Value* v) { return !v->has_value_info; }),
+                      value_info_.end());
+    value_info_dirty_ = false;
+  }
 }
 
 // ---------------------------------------------------------------- Graph: nodes
@@ -260,13 +276,14 @@ void Graph::erase_value(Value* v) {
   auto it = by_name_.find(v->name_);
   if (it != by_name_.end() && it->second == v) by_name_.erase(it);
   if (v->has_value_info) {
-    value_info_.erase(std::remove(value_info_.begin(), value_info_.end(), v), value_info_.end());
     v->has_value_info = false;
+    value_info_dirty_ = true;
   }
 }
 
 void Graph::purge() {
   graveyard_.clear();
+  compact_lists();
   if (dead_values_ == 0) return;
   values_.erase(std::remove_if(values_.begin(), values_.end(), [](const auto& v) { return v->dead_; }),
                 values_.end());

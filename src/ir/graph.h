@@ -140,14 +140,27 @@ class Graph {
   // ---- inputs, outputs, initializers, value_info (their order is kept)
   const std::vector<Value*>& inputs() const { return inputs_; }
   const std::vector<Value*>& outputs() const { return outputs_; }
-  const std::vector<Value*>& initializers() const { return initializers_; }
+  const std::vector<Value*>& initializers() const {
+    if (initializers_dirty_) compact_lists();
+    return initializers_;
+  }
   void add_input(Value* v);
   void add_output(Value* v);
   void set_output(size_t i, Value* v);
   void set_initializer(Value* v, std::shared_ptr<Tensor> t);  // makes v an initializer
   void remove_initializer(Value* v);
-  std::vector<Value*>& value_info_order() { return value_info_; }
-  const std::vector<Value*>& value_info_order() const { return value_info_; }
+  void drop_value_info(Value* v) {
+    v->has_value_info = false;
+    value_info_dirty_ = true;
+  }
+  std::vector<Value*>& value_info_order() {
+    if (value_info_dirty_) compact_lists();
+    return value_info_;
+  }
+  const std::vector<Value*>& value_info_order() const {
+    if (value_info_dirty_) compact_lists();
+    return value_info_;
+  }
 
   // ---- nodes
   // Node with the given outputs (created here, in this graph) appended at the end / before pos.
@@ -195,9 +208,13 @@ class Graph {
   std::unordered_map<std::string, Value*> by_name_;
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
-  std::vector<Value*> initializers_;
-  std::vector<Value*> value_info_;
+  // Removals from these two lists are lazy (O(1)); the lists are compacted when next read.
+  mutable std::vector<Value*> initializers_;
+  mutable std::vector<Value*> value_info_;
+  mutable bool initializers_dirty_ = false;
+  mutable bool value_info_dirty_ = false;
   size_t dead_values_ = 0;
+  void compact_lists() const;
 
   Node* make_node(std::string op_type, std::string domain);
   void drop_use(Value* v, Node* n, int index);

@@ -159,9 +159,7 @@ void Rewriter::set_type(Value* v, Type t) {
 
 void Rewriter::remove_value_info(Value* v) {
   if (!v->has_value_info) return;
-  auto& vi = v->graph()->value_info_order();
-  vi.erase(std::remove(vi.begin(), vi.end(), v), vi.end());
-  v->has_value_info = false;
+  v->graph()->drop_value_info(v);
   ++changes_;
 }
 
