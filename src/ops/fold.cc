@@ -6,7 +6,10 @@ namespace onnxtrim::ops {
 
 const ir::Tensor* FoldContext::constant(const ir::Value* v) {
   if (!v) return nullptr;
-  if (v->is_initializer()) return v->is_graph_input() ? nullptr : v->initializer();
+  // An initializer that is also a graph input is an overridable default, not a constant, from
+  // IR version 4 on; before it, every initializer had to be listed as an input.
+  if (v->is_initializer())
+    return v->is_graph_input() && v->graph()->model()->ir_version >= 4 ? nullptr : v->initializer();
   const ir::Node* p = v->producer();
   if (p && p->op_type == "Constant" && p->is_default_domain()) {
     const ir::Attribute* a = p->attr("value");

@@ -193,7 +193,7 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
     facts_[v] = std::move(t);
   }
   for (const ir::Value* v : g.initializers()) {
-    if (v->is_graph_input()) continue;
+    if (v->is_graph_input() && model_.ir_version >= 4) continue;  // overridable: only its type is known
     const ir::Tensor& t = *v->initializer();
     TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
     for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));

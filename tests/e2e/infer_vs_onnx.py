@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Our shape inference against Debian's python3-onnx on every backend-test model of opset <= 17.
+
+For each model, onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True) is
+the oracle. `onnxtrim IN OUT --passes infer_shapes` writes our inferred types as value_info.
+Every value onnx gives an element type must get the same type from us, and every dim onnx
+infers as a number must be that number in ours. Disagreements that are known (a missing rule,
+or onnx's own error) are listed with reasons in tests/conformance/onnx_infer_manifest.txt; any
+other one fails the test, and so does a listed model that now agrees.
+
+usage: infer_vs_onnx.py ONNXTRIM DATA_DIR MANIFEST [--write-manifest]
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import onnx
+import onnx.shape_inference
+
+binary, root, manifest_path = sys.argv[1:4]
+write = "--write-manifest" in sys.argv
+
+manifest = {}
+if os.path.exists(manifest_path):
+    for line in open(manifest_path):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            manifest[name] = reason
+
+
+def types_of(graph, out):
+    for vi in list(graph.value_info) + list(graph.output) + list(graph.input):
+        t = vi.type
+        if t.HasField("tensor_type"):
+            tt = t.tensor_type
+            dims = None
+            if tt.HasField("shape"):
+                dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+            out[vi.name] = (tt.elem_type, dims)
+    for n in graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                types_of(a.g, out)
+            for g in a.graphs:
+                types_of(g, out)
+    return out
+
+
+models = []
+for d, _, files in os.walk(root):
+    for f in files:
+        if f.endswith(".onnx"):
+            models.append(os.path.join(d, f))
+models.sort()
+agree = disagree = skipped = 0
+unexpected, stale, new_manifest = [], [], {}
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "out.onnx")
+    for path in models:
+        name = os.path.relpath(path, root)
+        m = onnx.load(path)
+        opset = max([o.version for o in m.opset_import if o.domain in ("", "ai.onnx")] or [0])
+        if opset == 0 or opset > 17 or any(o.domain not in ("", "ai.onnx") for o in m.opset_import):
+            skipped += 1
+            continue
+        try:
+            want = types_of(onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True).graph, {})
+        except Exception as e:  # onnx itself fails on this model
+            skipped += 1
+            continue
+        r = subprocess.run([binary, path, out, "--passes", "infer_shapes", "--quiet"], capture_output=True, text=True)
+        if r.returncode != 0:
+            problem = f"onnxtrim failed: {r.stderr.strip()[:200]}"
+        else:
+            got = types_of(onnx.load(out).graph, {})
+            problem = None
+            for value, (elem, dims) in want.items():
+                if elem == 0:
+                    continue
+                if value not in got:
+                    problem = f"'{value}': no type inferred (onnx: {elem} {dims})"
+                    break
+                gelem, gdims = got[value]
+                if gelem != elem:
+                    problem = f"'{value}': dtype {gelem} != onnx's {elem}"
+                    break
+                if dims is not None:
+                    if gdims is None or len(gdims) != len(dims):
+                        problem = f"'{value}': rank {None if gdims is None else len(gdims)} != onnx's {len(dims)}"
+                        break
+                    bad = [k for k, (a, b) in enumerate(zip(gdims, dims)) if b is not None and a != b]
+                    if bad:
+                        problem = f"'{value}': dims {gdims} != onnx's {dims}"
+                        break
+        if problem is None:
+            agree += 1
+            if name in manifest:
+                stale.append(name)
+        else:
+            disagree += 1
+            new_manifest[name] = manifest.get(name, problem)
+            if name not in manifest:
+                unexpected.append(f"{name}: {problem}")
+
+if write:
+    with open(manifest_path, "w") as f:
+        f.write("# Models where our inferred types disagree with onnx.shape_inference (opset <= 17): NAME REASON\n")
+        for k in sorted(new_manifest):
+            f.write(f"{k} {new_manifest[k]}\n")
+    print(f"wrote {len(new_manifest)} entries")
+for u in unexpected[:40]:
+    print("DISAGREES:", u)
+for s in stale:
+    print("NOW AGREES (remove from the manifest):", s)
+print(f"infer_vs_onnx: {agree} passed, {disagree} failed, {skipped} skipped "
+      f"({len(unexpected)} unexpected, {len(stale)} stale)")
+sys.exit(0 if write or (not unexpected and not stale) else 1)
