@@ -1,0 +1,33 @@
+// SequenceAt: the tensor at a (possibly negative) position.
+#include "ops/infer.h"
+#include "ops/kernel_util.h"
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_sequence_at(KernelContext& ctx) {
+  const RuntimeValue* s = ctx.input_value(0);
+  if (!s || !s->is_sequence() || !ctx.has_input(1)) return ctx.error("SequenceAt needs a sequence and a position");
+  auto n = static_cast<int64_t>(s->elems.size());
+  int64_t p = to_int64_vector(ctx.input(1)).at(0);
+  if (p < 0) p += n;
+  if (p < 0 || p >= n) return ctx.error("SequenceAt position out of range");
+  ctx.set_output_value(0, s->elems[static_cast<size_t>(p)]);
+  return Status::ok();
+}
+
+// ---- shape inference
+Status infer_sequence_at(InferContext& ctx) {
+  if (ctx.input(0).inner) ctx.output(0) = *ctx.input(0).inner;
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(SequenceAt, "", "SequenceAt", (std::vector<int>{11}), eval_sequence_at);
+ONNXTRIM_REGISTER_INFER(SequenceAt, "", "SequenceAt", infer_sequence_at);
+
+}  // namespace onnxtrim::ops

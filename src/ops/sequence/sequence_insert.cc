@@ -1,0 +1,55 @@
+// SequenceInsert: inserts a tensor at a position (the end by default).
+#include "ops/infer.h"
+#include "ops/kernel_util.h"
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+std::optional<int64_t> position(const KernelContext& ctx, size_t input, int64_t size, bool insert) {
+  if (!ctx.has_input(input)) return insert ? size : size - 1;
+  int64_t p = to_int64_vector(ctx.input(input)).at(0);
+  if (p < 0) p += size;
+  if (p < 0 || p > size || (!insert && p == size)) return std::nullopt;
+  return p;
+}
+Status eval_sequence_insert(KernelContext& ctx) {
+  const RuntimeValue* s = ctx.input_value(0);
+  if (!s || !s->is_sequence() || !ctx.has_input(1)) return ctx.error("SequenceInsert needs a sequence and a tensor");
+  RuntimeValue out = *s;
+  auto p = position(ctx, 2, static_cast<int64_t>(out.elems.size()), true);
+  if (!p) return ctx.error("SequenceInsert position out of range");
+  out.elems.insert(out.elems.begin() + *p, *ctx.input_value(1));
+  ctx.set_output_value(0, std::move(out));
+  return Status::ok();
+}
+
+// ---- shape inference
+TypeInfo seq_of(const TypeInfo& elem) {
+  TypeInfo t;
+  t.kind = ir::Type::Kind::kSequence;
+  t.inner = std::make_shared<TypeInfo>(elem);
+  t.inner->values.reset();
+  return t;
+}
+Status infer_sequence_insert(InferContext& ctx) {
+  ctx.output(0) = seq_of(ctx.input(1));
+  if (ctx.input(0).inner && ctx.input(0).inner->shape && ctx.input(1).shape) {
+    const SymShape& a = *ctx.input(0).inner->shape;
+    SymShape& b = *ctx.output(0).inner->shape;
+    if (a.size() != b.size()) ctx.output(0).inner->shape.reset();
+    else
+      for (size_t k = 0; k < a.size(); ++k)
+        if (!(a[k] == b[k])) b[k] = Expr::fresh();
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(SequenceInsert, "", "SequenceInsert", (std::vector<int>{11}), eval_sequence_insert);
+ONNXTRIM_REGISTER_INFER(SequenceInsert, "", "SequenceInsert", infer_sequence_insert);
+
+}  // namespace onnxtrim::ops
