@@ -49,7 +49,7 @@ class FoldConstants final : public Pass {
       if (n->op_type == "Constant" && n->is_default_domain() && ctx.options.keep_constant_nodes) continue;
 
       if (try_facts(*n, si, have_facts, rw)) continue;
-      try_evaluate(*n, interp, rw, ctx);
+      try_evaluate(*n, interp, rw, ctx, have_facts ? &si : nullptr);
     }
   }
 
@@ -72,19 +72,45 @@ class FoldConstants final : public Pass {
     return true;
   }
 
-  bool try_evaluate(ir::Node& n, eval::Interpreter& interp, ir::Rewriter& rw, PassContext& ctx) {
+  bool try_evaluate(ir::Node& n, eval::Interpreter& interp, ir::Rewriter& rw, PassContext& ctx,
+                    const ShapeInference* si) {
     if (!n.is_default_domain() || !is_pure(n) || !n.subgraphs().empty()) return false;
     // Every input must be constant; the values are shared with the initializers (no copy).
     std::vector<ir::RuntimeValue> held;
     held.reserve(n.num_inputs());
-    uint64_t in_bytes = 0;
+    uint64_t freed = 0;  // bytes of constant inputs that only this node reads
+    bool tiny_inputs = true;
     std::set<const ir::Value*> counted;
     for (ir::Value* v : n.inputs()) {
       if (!v) continue;
       const ir::Tensor* t = ops::FoldContext::constant(v);
       if (!t) return false;
-      if (counted.insert(v).second) in_bytes += tensor_bytes(*t);
+      uint64_t b = tensor_bytes(*t);
+      tiny_inputs &= b <= kTinyBytes;
+      if (counted.insert(v).second) {
+        bool only_here = !v->is_graph_output() && !v->is_graph_input();  // inputs stay
+        for (const ir::Use& u : v->uses()) only_here &= u.node == &n;
+        if (only_here) freed += b;
+      }
       held.push_back(ir::RuntimeValue::of(*t));
+    }
+    // Outputs that shape inference already knows to be too large are not computed at all.
+    if (si) {
+      uint64_t predicted = 0;
+      bool known = true;
+      for (const ir::Value* o : n.outputs()) {
+        if (!o) continue;
+        const ops::TypeInfo* f = si->facts(o);
+        auto dims = f ? f->static_shape() : std::nullopt;
+        if (!dims || !f->is_tensor() || f->elem == ir::DataType::kString) {
+          known = false;
+          break;
+        }
+        int64_t numel = 1;
+        for (int64_t d : *dims) numel *= d;
+        predicted += ir::dtype_storage_bytes(f->elem, numel);
+      }
+      if (known && !may_fold(predicted, freed, tiny_inputs, ctx.options.size_threshold)) return false;
     }
     std::vector<const ir::RuntimeValue*> inputs(n.num_inputs(), nullptr);
     for (size_t i = 0, k = 0; i < n.num_inputs(); ++i)
@@ -106,7 +132,7 @@ class FoldConstants final : public Pass {
       if (!r.value()[i].is_tensor()) return false;  // sequences/optionals stay nodes
       outs.push_back(&r.value()[i].tensor);
     }
-    FoldDecision d = size_guard(in_bytes, outs, ctx.options.size_threshold);
+    FoldDecision d = size_guard(freed, tiny_inputs, outs, ctx.options.size_threshold);
     if (!d.fold) return false;
     for (size_t i = 0; i < n.num_outputs(); ++i)
       if (ir::Value* o = n.output(i)) rw.make_constant(o, std::move(r.value()[i].tensor));

@@ -29,7 +29,8 @@ bool is_splat(const ir::Tensor& t) {
   return true;
 }
 
-FoldDecision size_guard(uint64_t input_bytes, const std::vector<const ir::Tensor*>& outputs, uint64_t size_threshold) {
+FoldDecision size_guard(uint64_t freed_bytes, bool tiny_inputs, const std::vector<const ir::Tensor*>& outputs,
+                        uint64_t size_threshold) {
   uint64_t out = 0;
   bool splat_big = false;
   for (const ir::Tensor* t : outputs) {
@@ -38,9 +39,16 @@ FoldDecision size_guard(uint64_t input_bytes, const std::vector<const ir::Tensor
     if (b > kSplatBytes && is_splat(*t)) splat_big = true;
   }
   if (out <= kTinyBytes) return {true, ""};
-  if (splat_big && out > input_bytes) return {false, "a large splat (stays a generator node)"};
-  if (out > input_bytes + size_threshold) return {false, "larger than its inputs by more than the size threshold"};
+  if (out <= freed_bytes) return {true, ""};
+  if (splat_big) return {false, "a large splat (stays a generator node)"};
+  if (!tiny_inputs) return {false, "it would grow the model (its outputs are larger than the inputs they free)"};
+  if (out > freed_bytes + size_threshold) return {false, "larger than its inputs by more than the size threshold"};
   return {true, ""};
+}
+
+bool may_fold(uint64_t predicted_bytes, uint64_t freed_bytes, bool tiny_inputs, uint64_t size_threshold) {
+  if (predicted_bytes <= kTinyBytes || predicted_bytes <= freed_bytes) return true;
+  return tiny_inputs && predicted_bytes <= freed_bytes + size_threshold;
 }
 
 }  // namespace onnxtrim::passes

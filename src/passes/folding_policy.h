@@ -1,12 +1,14 @@
 // The constant-folding policy, in one place (README "Folding policy" describes it):
 //  - never fold non-deterministic ops (the registry's flag), ops of custom domains, ops the
 //    evaluator lacks (reported once per op type), or nodes with subgraphs;
-//  - size guard: a node whose folded outputs would take more bytes than its constant inputs
-//    plus `size_threshold` stays a node; outputs that repeat one value ("splats": what
-//    ConstantOfShape, Expand and Tile of a scalar make) larger than kSplatBytes are never
-//    materialised unless that shrinks the model. So Tile/Expand/ConstantOfShape/Range and
-//    broadcasting arithmetic cannot blow up the file;
-//  - tiny outputs (<= kTinyBytes: shapes, scalars, indices) always fold.
+//  - size guard: folding may not grow the model: a node's outputs must take no more bytes than
+//    the constant inputs that folding frees (those only this node reads). The one allowance is
+//    for generators from tiny inputs (Range(0, 512, 1) -> position ids): their outputs may
+//    exceed the freed bytes by `size_threshold`, unless they repeat one value ("splats": what
+//    ConstantOfShape, Expand and Tile of a scalar make, which stay generator nodes). So
+//    Tile/Expand/ConstantOfShape/Range and broadcasting arithmetic cannot blow up the file;
+//  - tiny outputs (<= kTinyBytes: shapes, scalars, indices) always fold;
+//  - outputs whose size shape inference predicts past the guard are not even computed.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,11 @@ struct FoldDecision {
 uint64_t tensor_bytes(const ir::Tensor& t);
 // Whether all elements of t are the same value (byte-wise).
 bool is_splat(const ir::Tensor& t);
-FoldDecision size_guard(uint64_t input_bytes, const std::vector<const ir::Tensor*>& outputs, uint64_t size_threshold);
+// freed_bytes: bytes of the constant inputs only this node reads; tiny_inputs: every input is
+// at most kTinyBytes.
+FoldDecision size_guard(uint64_t freed_bytes, bool tiny_inputs, const std::vector<const ir::Tensor*>& outputs,
+                        uint64_t size_threshold);
+// Before computing: false when outputs of `predicted_bytes` could never pass the guard.
+bool may_fold(uint64_t predicted_bytes, uint64_t freed_bytes, bool tiny_inputs, uint64_t size_threshold);
 
 }  // namespace onnxtrim::passes

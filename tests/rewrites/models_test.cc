@@ -1,0 +1,123 @@
+// The default pipeline on real models: the light model-zoo models (weights made by
+// ConstantOfShape: the size guard must keep the file from growing) and the torch exports
+// (BERT-like with dynamic batch and sequence: shape chains must collapse, the model must stay
+// dynamic and compute what it did).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ops/kernel_util.h"
+#include "passes/shape_inference.h"
+#include "rewrite_test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+namespace fs = std::filesystem;
+using test::count_ops;
+using test::expect_same_outputs;
+
+std::unique_ptr<ir::Model> load(const std::string& path) {
+  auto r = onnx_io::load_model(path);
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  return r ? std::move(r).value() : nullptr;
+}
+
+// The light models' expected outputs come from the ONNX project's reference test, which
+// feeds arange(n).reshape(shape) / n (computed in double, stored as float).
+std::map<std::string, ir::RuntimeValue> light_feed(const ir::Model& m) {
+  std::map<std::string, ir::RuntimeValue> feeds;
+  for (const ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer()) continue;
+    auto dims = v->type.static_dims();
+    if (!dims) continue;
+    ir::Tensor t(ir::DataType::kFloat, *dims);
+    int64_t n = t.numel();
+    for (int64_t i = 0; i < n; ++i) t.mutable_data<float>()[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
+    feeds[v->name()] = ir::RuntimeValue::of(std::move(t));
+  }
+  return feeds;
+}
+
+TEST(LightModels, SimplifyingNeverGrowsTheFileAndKeepsTheOutput) {
+  fs::path dir = fs::path(test::data_dir()) / "light";
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".onnx") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    ++seen;
+    auto m = load(e.path().string());
+    ASSERT_TRUE(m);
+    auto before = onnx_io::serialize_model(*m);
+    ASSERT_TRUE(before.is_ok());
+    passes::SimplifyOptions o;
+    o.verify_ir = true;
+    // Measured without the inferred value_info (metadata the default adds, --no-value-info
+    // drops): what is compared is the effect of the passes, folding above all.
+    o.write_value_info = false;
+    auto r = passes::simplify(*m, o);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    auto after = onnx_io::serialize_model(*m);
+    ASSERT_TRUE(after.is_ok());
+    EXPECT_LE(after.value().size(), before.value().size());
+    // Still the expected output.
+    eval::Interpreter interp(*m);
+    auto out = interp.run(light_feed(*m));
+    ASSERT_TRUE(out.is_ok()) << out.status().message();
+    fs::path expected = dir / (e.path().stem().string() + "_output_0.pb");
+    auto want = onnx_io::load_value_file(expected.string(), m->graph->outputs()[0]->type);
+    ASSERT_TRUE(want.is_ok());
+    eval::Diff d = eval::compare_values(out.value()[0], want.value(), 1e-3, 1e-7);
+    EXPECT_TRUE(d.ok) << d.why;
+  }
+  EXPECT_EQ(seen, 9);
+}
+
+TEST(BertTiny, ShapeChainsCollapseAndTheModelStaysDynamic) {
+  auto m = load(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/bert_tiny.onnx");
+  ASSERT_TRUE(m);
+  test::Simplified s;
+  s.original = ir::clone_model(*m);
+  s.model = std::move(m);
+  size_t shapes_before = count_ops(*s.model->graph, "Shape");
+  passes::SimplifyOptions o;
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_GT(shapes_before, 0u);
+  // Every Reshape's target became a constant (0/-1 where dims are symbolic). The one Shape left
+  // feeds Range(0, seq) for the position ids: a dynamic length no constant can express.
+  EXPECT_LE(count_ops(*s.model->graph, "Shape"), 1u) << ir::print_graph(*s.model->graph);
+  s.model->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type == "Reshape") EXPECT_TRUE(n->input(1)->is_initializer()) << n->describe();
+  });
+  EXPECT_LT(s.model->graph->num_nodes(), s.original->graph->num_nodes());
+  // Nothing frozen: two different sequence lengths give the original's outputs.
+  expect_same_outputs(s, 2, {{"batch", 2}, {"seq", 7}});
+  expect_same_outputs(s, 2, {{"batch", 1}, {"seq", 13}});
+  EXPECT_EQ(s.model->graph->inputs()[0]->type.str(), "int64[batch,seq]");
+}
+
+TEST(BertTiny, InferenceGivesAttentionReshapesInTermsOfBatchAndSeq) {
+  auto m = load(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/bert_tiny.onnx");
+  ASSERT_TRUE(m);
+  passes::ShapeInference si(*m);
+  ASSERT_TRUE(si.run().is_ok());
+  int reshapes = 0;
+  m->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type != "Reshape") return;
+    ++reshapes;
+    const ops::TypeInfo* f = si.facts(n->output(0));
+    ASSERT_TRUE(f && f->shape) << n->describe();
+    for (const auto& d : *f->shape) EXPECT_FALSE(d.is_fresh()) << n->describe() << " has an unknown dim";
+    std::string s;
+    for (const auto& d : *f->shape) s += d.str() + ",";
+    EXPECT_NE(s.find("batch"), std::string::npos) << n->describe() << ": " << s;
+    EXPECT_NE(s.find("seq"), std::string::npos) << n->describe() << ": " << s;
+  });
+  EXPECT_GT(reshapes, 0);
+}
+
+}  // namespace
+}  // namespace onnxtrim
