@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh >/dev/null
 echo "== load+save vs plain protobuf, peak memory vs file size"
-build/bench/io_bench "$@"
+build/bench/io_bench
+echo "== default pipeline, shape inference and folding on synthetic graphs"
+build/bench/pass_bench
