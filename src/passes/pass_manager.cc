@@ -120,6 +120,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   for (int round = 0; round < opts.max_rounds; ++round) {
     int64_t round_changes = 0;
     for (size_t i = 0; i < instances.size(); ++i) {
+      if (opts.on_pass) opts.on_pass(round + 1, result.passes[i].name);
       ir::Rewriter rw(model);
       double t0 = now_s();
       run_on_graph_tree(*instances[i], *model.graph, rw, ctx);

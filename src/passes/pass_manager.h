@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct SimplifyOptions {
   // Constant folding (folding_policy.h).
   uint64_t size_threshold = 4096;   // --size-threshold BYTES
   bool keep_constant_nodes = false; // --keep-constant-nodes: do not turn Constant nodes into initializers
+  // Called before each pass runs (round, pass name): the CLI shows it as progress.
+  std::function<void(int, const std::string&)> on_pass;
 };
 
 struct SimplifyResult {

@@ -137,8 +137,14 @@ class Progress {
     shown_ = true;
   }
   void clear() {
-    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
+    if (shown_) std::fprintf(stderr, "\r%70s\r", "");
     shown_ = false;
+  }
+  // A line naming what runs now (e.g. the pass), once the stage has lasted a moment.
+  void note(const std::string& what) {
+    if (!enabled_ || now_s() - start_ < 0.3) return;
+    std::fprintf(stderr, "\r%-12s %-56s", name_.c_str(), what.substr(0, 56).c_str());
+    shown_ = true;
   }
   onnx_io::ProgressFn fn() {
     if (!enabled_) return nullptr;
@@ -525,7 +531,11 @@ int cmd_simplify(int argc, char** argv) {
     progress.stage("simplify");
     Status st = ir::verify_model(m);
     if (!st.is_ok()) return fail(st.with_file(inp));
+    sopts.on_pass = [&](int round, const std::string& pass) {
+      progress.note("round " + std::to_string(round) + ": " + pass);
+    };
     auto res = passes::simplify(m, sopts);
+    progress.clear();
     if (!res) return fail(Status(res.status()).with_file(inp));
     report.passes = res.value().passes;
     report.rounds = res.value().rounds;
