@@ -276,3 +276,44 @@ TEST(FuseConvBn, ResNetExportLosesEveryBatchNorm) {
 
 }  // namespace
 }  // namespace onnxtrim
+
+namespace onnxtrim {
+namespace {
+
+TEST(FoldConstants, KnownPartOfASymbolicShapeFolds) {
+  // Shape(x)[1] and Shape(x)[1:] of x: [batch, 768] are constants; Shape(x)[0] is not.
+  auto s = test::simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[batch,768] x) => (int64 h, int64[1] tail, int64 b) {
+  s = Shape(x)
+  one = Constant <value = int64 {1}> ()
+  zero = Constant <value = int64 {0}> ()
+  h = Gather <axis = 0> (s, one)
+  st = Constant <value = int64[1] {1}> ()
+  en = Constant <value = int64[1] {2}> ()
+  tail = Slice(s, st, en)
+  b = Gather <axis = 0> (s, zero)
+}
+)");
+  const auto& outs = s.model->graph->outputs();
+  ASSERT_TRUE(outs[0]->is_initializer());
+  EXPECT_EQ(ops::to_int64_vector(*outs[0]->initializer()), (std::vector<int64_t>{768}));
+  ASSERT_TRUE(outs[1]->is_initializer());
+  EXPECT_EQ(ops::to_int64_vector(*outs[1]->initializer()), (std::vector<int64_t>{768}));
+  EXPECT_FALSE(outs[2]->is_initializer());  // batch stays dynamic
+  expect_same_outputs(s, 2, {{"batch", 3}});
+}
+
+TEST(FoldConstants, SizeOfStaticInputFolds) {
+  auto s = test::simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (int64 n) {
+  n = Size(x)
+}
+)");
+  ASSERT_TRUE(s.model->graph->outputs()[0]->is_initializer());
+  EXPECT_EQ(ops::to_int64_vector(*s.model->graph->outputs()[0]->initializer()), (std::vector<int64_t>{24}));
+}
+
+}  // namespace
+}  // namespace onnxtrim
