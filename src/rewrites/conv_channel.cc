@@ -1,0 +1,55 @@
+#include "rewrites/conv_channel.h"
+
+#include "ops/kernel_util.h"
+
+namespace onnxtrim::passes {
+
+const ir::Node* absorbing_conv(const ir::Value* y) {
+  if (!y || !y->producer() || y->uses().size() != 1 || y->is_graph_output()) return nullptr;
+  const ir::Node* conv = y->producer();
+  if (conv->op_type != "Conv" || !conv->is_default_domain() || conv->num_outputs() != 1) return nullptr;
+  const ir::Tensor* w = ops::FoldContext::constant(conv->input(1));
+  if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 3) return nullptr;
+  if (conv->input(2)) {
+    const ir::Tensor* b = ops::FoldContext::constant(conv->input(2));
+    if (!b || b->dtype() != w->dtype() || b->numel() != w->dims()[0]) return nullptr;
+  }
+  return conv;
+}
+
+std::vector<double> to_doubles(const ir::Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = ops::element_as_double(t, i);
+  return v;
+}
+
+ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v) {
+  ir::Tensor t(dt, dims);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dt == ir::DataType::kDouble) t.mutable_data<double>()[i] = v[i];
+    else t.mutable_data<float>()[i] = static_cast<float>(v[i]);
+  }
+  return t;
+}
+
+std::optional<std::vector<double>> per_channel(const ir::Value* c, int64_t rank, int64_t channels) {
+  const ir::Tensor* t = ops::FoldContext::constant(c);
+  if (!t || t->rank() > rank || t->bytes() == nullptr) return std::nullopt;
+  if (t->dtype() != ir::DataType::kFloat && t->dtype() != ir::DataType::kDouble) return std::nullopt;
+  int64_t off = rank - t->rank();
+  bool along_channel = false;
+  for (int64_t k = 0; k < t->rank(); ++k) {
+    int64_t d = t->dims()[static_cast<size_t>(k)];
+    if (k + off == 1) {
+      if (d != 1 && d != channels) return std::nullopt;
+      along_channel = d == channels && channels != 1;
+    } else if (d != 1) {
+      return std::nullopt;
+    }
+  }
+  std::vector<double> v = to_doubles(*t);
+  if (!along_channel) return std::vector<double>(static_cast<size_t>(channels), v.empty() ? 0.0 : v[0]);
+  return v;
+}
+
+}  // namespace onnxtrim::passes
