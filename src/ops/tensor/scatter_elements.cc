@@ -1,0 +1,78 @@
+// ScatterElements: writes updates into a copy of data at the positions that indices give along
+// an axis (the other coordinates are the update's own); reduction from opset 16.
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace tensor;
+
+// Combines an update into the data element at `dst` (reduction none/add/mul/max/min).
+Status combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, const std::string& reduction) {
+  if (reduction == "none" || reduction.empty()) {
+    copy_elements(u, src, y, dst, 1);
+    return Status::ok();
+  }
+  bool ok = dispatch(y.dtype(), kAllNumeric, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto a = static_cast<compute_t<T>>(y.data<T>()[dst]);
+    auto b = static_cast<compute_t<T>>(u.data<T>()[src]);
+    compute_t<T> r = a;
+    if (reduction == "add") r = static_cast<compute_t<T>>(a + b);
+    else if (reduction == "mul") r = static_cast<compute_t<T>>(a * b);
+    else if (reduction == "max") r = a > b ? a : b;
+    else if (reduction == "min") r = a < b ? a : b;
+    y.mutable_data<T>()[dst] = T(r);
+  });
+  if (!ok) return Status(ErrorCode::kUnsupported, "scatter reduction on this type");
+  return Status::ok();
+}
+
+// ---- evaluate
+Status eval_scatter_elements(KernelContext& ctx) {
+  const Tensor& data = ctx.input(0);
+  const Tensor& idx = ctx.input(1);
+  const Tensor& upd = ctx.input(2);
+  if (!movable(data.dtype())) return ctx.unsupported("scatter on sub-byte types");
+  int64_t r = data.rank();
+  auto axis = normalize_axis(ctx.node().attr_int("axis", 0), r);
+  if (!axis || idx.rank() != r || idx.dims() != upd.dims()) return ctx.error("ScatterElements shapes or axis are invalid");
+  std::string reduction = ctx.node().attr_string("reduction", "none");
+  Tensor y = data;
+  y.mutable_bytes();  // own copy
+  if (data.dtype() == DataType::kString) y.strings() = data.strings();
+  std::vector<int64_t> ind = to_int64_vector(idx);
+  Dims ds = strides_of(data.dims());
+  int64_t n = data.dims()[static_cast<size_t>(*axis)];
+  std::vector<int64_t> c(static_cast<size_t>(r), 0);
+  for (size_t i = 0; i < ind.size(); ++i) {
+    int64_t v = ind[i];
+    if (v < -n || v >= n) return ctx.error("ScatterElements index out of range");
+    if (v < 0) v += n;
+    int64_t off = 0;
+    for (int64_t k = 0; k < r; ++k) off += (k == *axis ? v : c[static_cast<size_t>(k)]) * ds[static_cast<size_t>(k)];
+    Status st = combine(y, off, upd, static_cast<int64_t>(i), reduction);
+    if (!st.is_ok()) return ctx.unsupported(st.detail());
+    for (int64_t k = r - 1; k >= 0; --k) {
+      if (++c[static_cast<size_t>(k)] < idx.dims()[static_cast<size_t>(k)]) break;
+      c[static_cast<size_t>(k)] = 0;
+    }
+  }
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+// ---- shape inference
+Status infer_scatter_elements(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md; Scatter is the opset 9-10 name of the same op)
+ONNXTRIM_REGISTER_OP(ScatterElements, "", "ScatterElements", (std::vector<int>{11, 13, 16, 18}), eval_scatter_elements);
+ONNXTRIM_REGISTER_INFER(ScatterElements, "", "ScatterElements", infer_scatter_elements);
+ONNXTRIM_REGISTER_OP(Scatter, "", "Scatter", (std::vector<int>{9, 11}), eval_scatter_elements);
+ONNXTRIM_REGISTER_INFER(Scatter, "", "Scatter", infer_scatter_elements);
+
+}  // namespace onnxtrim::ops

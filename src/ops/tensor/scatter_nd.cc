@@ -1,0 +1,78 @@
+// ScatterND: writes update slices into a copy of data at the index tuples given by the last
+// axis of indices; reduction from opset 16.
+#include "ops/tensor/tensor_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+using namespace tensor;
+
+// Combines an update into the data element at `dst` (reduction none/add/mul/max/min).
+Status combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, const std::string& reduction) {
+  if (reduction == "none" || reduction.empty()) {
+    copy_elements(u, src, y, dst, 1);
+    return Status::ok();
+  }
+  bool ok = dispatch(y.dtype(), kAllNumeric, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto a = static_cast<compute_t<T>>(y.data<T>()[dst]);
+    auto b = static_cast<compute_t<T>>(u.data<T>()[src]);
+    compute_t<T> r = a;
+    if (reduction == "add") r = static_cast<compute_t<T>>(a + b);
+    else if (reduction == "mul") r = static_cast<compute_t<T>>(a * b);
+    else if (reduction == "max") r = a > b ? a : b;
+    else if (reduction == "min") r = a < b ? a : b;
+    y.mutable_data<T>()[dst] = T(r);
+  });
+  if (!ok) return Status(ErrorCode::kUnsupported, "scatter reduction on this type");
+  return Status::ok();
+}
+
+// ---- evaluate
+Status eval_scatter_nd(KernelContext& ctx) {
+  const Tensor& data = ctx.input(0);
+  const Tensor& idx = ctx.input(1);
+  const Tensor& upd = ctx.input(2);
+  if (!movable(data.dtype())) return ctx.unsupported("scatter on sub-byte types");
+  if (idx.rank() < 1) return ctx.error("ScatterND indices must have rank >= 1");
+  int64_t q = idx.dims().back();
+  if (q > data.rank()) return ctx.error("ScatterND index tuples are longer than the data rank");
+  std::string reduction = ctx.node().attr_string("reduction", "none");
+  Tensor y = data;
+  y.mutable_bytes();
+  if (data.dtype() == DataType::kString) y.strings() = data.strings();
+  std::vector<int64_t> ind = to_int64_vector(idx);
+  Dims ds = strides_of(data.dims());
+  int64_t slice = numel_of(Dims(data.dims().begin() + q, data.dims().end()));
+  int64_t tuples = q ? static_cast<int64_t>(ind.size()) / q : 0;
+  if (upd.numel() != tuples * slice) return ctx.error("ScatterND updates have the wrong size");
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t off = 0;
+    for (int64_t k = 0; k < q; ++k) {
+      int64_t v = ind[static_cast<size_t>(t * q + k)];
+      int64_t d = data.dims()[static_cast<size_t>(k)];
+      if (v < -d || v >= d) return ctx.error("ScatterND index out of range");
+      if (v < 0) v += d;
+      off += v * ds[static_cast<size_t>(k)];
+    }
+    for (int64_t e = 0; e < slice; ++e) {
+      Status st = combine(y, off + e, upd, t * slice + e, reduction);
+      if (!st.is_ok()) return ctx.unsupported(st.detail());
+    }
+  }
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+// ---- shape inference
+Status infer_scatter_nd(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(ScatterND, "", "ScatterND", (std::vector<int>{11, 13, 16, 18}), eval_scatter_nd);
+ONNXTRIM_REGISTER_INFER(ScatterND, "", "ScatterND", infer_scatter_nd);
+
+}  // namespace onnxtrim::ops
