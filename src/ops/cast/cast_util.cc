@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <algorithm>
 #include <limits>
 
 namespace onnxtrim::ops::cast {
@@ -41,6 +42,153 @@ std::string to_text(double v, DataType from) {
   return buf;
 }
 
+// ---- the small types: float8 variants, float4e2m1, and 2/4-bit integers, through double
+
+struct SmallFloat {
+  int e_bits, m_bits, bias;
+  bool ieee_inf;   // e5m2: all-ones exponent is inf/NaN
+  bool uz;         // fnuz: no negative zero, NaN is 0x80
+  bool fn_nan;     // e4m3fn: S.1111.111 is NaN, no inf
+  bool has_nan;    // float4e2m1 has none
+};
+
+const SmallFloat* small_float(DataType t) {
+  static const SmallFloat e4m3fn{4, 3, 7, false, false, true, true};
+  static const SmallFloat e4m3fnuz{4, 3, 8, false, true, false, true};
+  static const SmallFloat e5m2{5, 2, 15, true, false, false, true};
+  static const SmallFloat e5m2fnuz{5, 2, 16, false, true, false, true};
+  static const SmallFloat e2m1{2, 1, 1, false, false, false, false};
+  switch (t) {
+    case DataType::kFloat8E4M3FN: return &e4m3fn;
+    case DataType::kFloat8E4M3FNUZ: return &e4m3fnuz;
+    case DataType::kFloat8E5M2: return &e5m2;
+    case DataType::kFloat8E5M2FNUZ: return &e5m2fnuz;
+    case DataType::kFloat4E2M1: return &e2m1;
+    default: return nullptr;
+  }
+}
+
+double decode_small(const SmallFloat& f, uint32_t c) {
+  int total = 1 + f.e_bits + f.m_bits;
+  uint32_t sign = (c >> (total - 1)) & 1;
+  uint32_t e = (c >> f.m_bits) & ((1u << f.e_bits) - 1);
+  uint32_t m = c & ((1u << f.m_bits) - 1);
+  if (f.uz && c == (1u << (total - 1))) return std::nan("");
+  if (f.fn_nan && e == (1u << f.e_bits) - 1 && m == (1u << f.m_bits) - 1) return std::nan("");
+  if (f.ieee_inf && e == (1u << f.e_bits) - 1) return m ? std::nan("") : (sign ? -INFINITY : INFINITY);
+  double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - f.bias - f.m_bits)
+                    : std::ldexp(1.0 + static_cast<double>(m) / (1 << f.m_bits), static_cast<int>(e) - f.bias);
+  return sign ? -v : v;
+}
+
+uint32_t encode_small(const SmallFloat& f, double v, bool saturate) {
+  int total = 1 + f.e_bits + f.m_bits;
+  uint32_t sign_bit = 1u << (total - 1);
+  // NaN: 0x80 for fnuz, all ones for e4m3fn, the quiet NaN (exponent all ones, top mantissa bit)
+  // for e5m2; float4e2m1 has no NaN and the reference maps it to the negative-zero code.
+  uint32_t nan_code = f.uz ? sign_bit
+                           : (f.fn_nan ? (sign_bit - 1)
+                                       : (f.ieee_inf ? ((((1u << f.e_bits) - 1) << f.m_bits) | (1u << (f.m_bits - 1)))
+                                                     : sign_bit));
+  // The largest finite magnitude and its code.
+  uint32_t max_code = 0;
+  double max_v = 0;
+  for (uint32_t c = 0; c < sign_bit; ++c) {
+    double d = decode_small(f, c);
+    if (std::isfinite(d) && d > max_v) {
+      max_v = d;
+      max_code = c;
+    }
+  }
+  if (std::isnan(v)) return f.has_nan ? (f.uz ? nan_code : (std::signbit(v) ? sign_bit | nan_code : nan_code)) : nan_code;
+  uint32_t sign = std::signbit(v) ? sign_bit : 0;
+  double a = std::fabs(v);
+  if (a == 0) return f.uz ? 0 : sign;
+  auto overflow = [&]() -> uint32_t {
+    if (saturate || !f.has_nan) return sign | max_code;
+    if (f.ieee_inf) return sign | (((1u << f.e_bits) - 1) << f.m_bits);
+    return f.uz ? nan_code : (sign | nan_code);
+  };
+  if (std::isinf(a)) return overflow();
+  // Nearest representable magnitude, ties to the even code.
+  uint32_t best = 0;
+  double best_d = INFINITY;
+  for (uint32_t c = 0; c <= max_code; ++c) {
+    double d = decode_small(f, c);
+    if (!std::isfinite(d)) continue;
+    double diff = std::fabs(d - a);
+    if (diff < best_d || (diff == best_d && (c & 1) == 0)) {
+      best_d = diff;
+      best = c;
+    }
+  }
+  if (a > max_v) {
+    // Past the largest value: RNE would round up beyond it when past the halfway point.
+    double prev = decode_small(f, max_code - 1);
+    double half_ulp = (max_v - prev) / 2;
+    if (a >= max_v + half_ulp) return overflow();
+    return sign | max_code;
+  }
+  if (best == 0 && f.uz) return 0;
+  return sign | best;
+}
+
+int small_int_bits(DataType t) {
+  switch (t) {
+    case DataType::kInt4: case DataType::kUint4: return 4;
+    case DataType::kInt2: case DataType::kUint2: return 2;
+    default: return 0;
+  }
+}
+
+bool is_small(DataType t) { return small_float(t) != nullptr || small_int_bits(t) != 0; }
+
+double read_any(const Tensor& t, int64_t i) {
+  DataType dt = t.dtype();
+  if (const SmallFloat* f = small_float(dt)) {
+    int bits = ir::dtype_bits(dt);
+    if (bits == 8) return decode_small(*f, t.bytes()[i]);
+    uint32_t code = (t.bytes()[i / 2] >> ((i % 2) * 4)) & 0xF;
+    return decode_small(*f, code);
+  }
+  if (int bits = small_int_bits(dt)) {
+    int per = 8 / bits;
+    uint32_t code = (t.bytes()[i / per] >> ((i % per) * bits)) & ((1u << bits) - 1);
+    if (ir::dtype_is_signed(dt) && (code >> (bits - 1))) return static_cast<double>(static_cast<int>(code) - (1 << bits));
+    return static_cast<double>(code);
+  }
+  return element_as_double(t, i);
+}
+
+void write_small(Tensor& t, int64_t i, double v, bool saturate, bool from_integer) {
+  DataType dt = t.dtype();
+  uint32_t code;
+  int bits = ir::dtype_bits(dt);
+  if (const SmallFloat* f = small_float(dt)) {
+    code = encode_small(*f, v, saturate);
+  } else {
+    int64_t lo = ir::dtype_is_signed(dt) ? -(int64_t{1} << (bits - 1)) : 0;
+    int64_t hi = ir::dtype_is_signed(dt) ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+    int64_t x;
+    (void)lo;
+    (void)hi;
+    // Keep the low bits (two's complement), as the wider integer casts do; floats are rounded
+    // to the nearest integer first.
+    double r = from_integer ? v : std::nearbyint(v);
+    if (std::isnan(r) || std::isinf(r)) r = 0;
+    x = static_cast<int64_t>(std::fmod(r, 4294967296.0));
+    code = static_cast<uint32_t>(x) & ((1u << bits) - 1);
+  }
+  if (bits == 8) {
+    t.mutable_bytes()[i] = static_cast<uint8_t>(code);
+    return;
+  }
+  int per = 8 / bits;
+  uint8_t& byte = t.mutable_bytes()[i / per];
+  int shift = static_cast<int>((i % per) * bits);
+  byte = static_cast<uint8_t>((byte & ~(((1u << bits) - 1) << shift)) | (code << shift));
+}
+
 }  // namespace
 
 bool holds_exactly(DataType from, DataType to) {
@@ -67,9 +215,25 @@ bool holds_exactly(DataType from, DataType to) {
 }
 
 bool convert(const Tensor& x, DataType to, bool saturate, Tensor* out, std::string* why) {
-  (void)saturate;
   *out = Tensor(to, x.dims());
   int64_t n = x.numel();
+  if ((is_small(x.dtype()) || is_small(to)) && x.dtype() != DataType::kString && to != DataType::kString) {
+    // Through double: exact for every value these types hold.
+    bool from_int = ir::dtype_is_integer(x.dtype()) || x.dtype() == DataType::kBool;
+    if (is_small(to)) {
+      for (int64_t i = 0; i < n; ++i) write_small(*out, i, read_any(x, i), saturate, from_int);
+      return true;
+    }
+    Tensor d(DataType::kDouble, x.dims());
+    for (int64_t i = 0; i < n; ++i) d.mutable_data<double>()[i] = read_any(x, i);
+    if (ir::dtype_is_integer(to) && !ir::dtype_is_float(x.dtype())) {
+      // Small ints to wider ints: exact integers.
+      Tensor l(DataType::kInt64, x.dims());
+      for (int64_t i = 0; i < n; ++i) l.mutable_data<int64_t>()[i] = static_cast<int64_t>(d.data<double>()[i]);
+      return convert(l, to, saturate, out, why);
+    }
+    return convert(d, to, saturate, out, why);
+  }
   if (x.dtype() == DataType::kString && to == DataType::kString) {
     out->strings() = x.strings();
     return true;
