@@ -1,0 +1,71 @@
+// QuantizeLinear: y = saturate(round_half_even(x / scale) + zero_point) in the zero point's type
+// (or output_dtype; uint8 by default), per tensor, per axis or per block. float8 outputs round
+// and saturate as Cast does.
+#include <cmath>
+#include <limits>
+
+#include "ops/cast/cast_util.h"
+#include "ops/cast/quantize_util.h"
+#include "ops/infer.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+DataType out_type(const ir::Node& n, DataType zp) {
+  int64_t odt = n.attr_int("output_dtype", 0);
+  if (odt) return static_cast<DataType>(odt);
+  return zp != DataType::kUndefined ? zp : DataType::kUint8;
+}
+
+// ---- evaluate
+Status eval_quantize_linear(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& s = ctx.input(1);
+  std::string why;
+  auto idx = quant::scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1), ctx.node().attr_int("block_size", 0), &why);
+  if (idx.size() != static_cast<size_t>(x.numel())) return ctx.error("QuantizeLinear: " + why);
+  DataType to = out_type(ctx.node(), ctx.has_input(2) ? ctx.input(2).dtype() : DataType::kUndefined);
+  std::vector<double> xv = quant::as_doubles(x), sv = quant::as_doubles(s);
+  std::vector<double> zv(sv.size(), 0.0);
+  if (ctx.has_input(2)) zv = quant::as_doubles(ctx.input(2));
+  bool is_int = ir::dtype_is_integer(to);
+  double lo = 0, hi = 0;
+  if (is_int) {
+    int bits = ir::dtype_bits(to);
+    bool sgn = ir::dtype_is_signed(to);
+    lo = sgn ? -std::ldexp(1.0, bits - 1) : 0.0;
+    hi = sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+  }
+  Tensor d(DataType::kDouble, x.dims());
+  for (size_t i = 0; i < xv.size(); ++i) {
+    size_t k = static_cast<size_t>(idx[i]);
+    double v = xv[i] / sv[k];
+    if (is_int) {
+      v = std::nearbyint(v) + zv[k];
+      v = std::min(std::max(v, lo), hi);
+    } else {
+      v = v + zv[k];  // float8: rounding and saturation happen in the conversion
+    }
+    d.mutable_data<double>()[i] = v;
+  }
+  Tensor out;
+  if (!cast::convert(d, to, ctx.node().attr_int("saturate", 1) != 0, &out, &why)) return ctx.unsupported(why);
+  ctx.set_output(0, std::move(out));
+  return Status::ok();
+}
+
+// ---- shape inference
+Status infer_quantize_linear(InferContext& ctx) {
+  propagate_same(ctx);
+  ctx.output(0).elem = out_type(ctx.node(), ctx.has_input(2) ? ctx.input(2).elem : DataType::kUndefined);
+  return Status::ok();
+}
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(QuantizeLinear, "", "QuantizeLinear", (std::vector<int>{10, 13, 19, 21, 23, 24, 25}),
+                     eval_quantize_linear);
+ONNXTRIM_REGISTER_INFER(QuantizeLinear, "", "QuantizeLinear", infer_quantize_linear);
+
+}  // namespace onnxtrim::ops
