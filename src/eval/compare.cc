@@ -35,8 +35,6 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
     }
     return d;
   }
-  bool is_float = ir::dtype_is_float(a.dtype()) || a.dtype() == ir::DataType::kComplex64 ||
-                  a.dtype() == ir::DataType::kComplex128;
   bool handled = ops::dispatch(a.dtype(), ops::kAll, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* pa = a.data<T>();
@@ -76,7 +74,6 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
       fe.set_buffer(e.buffer(), e.buffer_offset(), e.byte_size());
       return compare_tensors(fa, fe, rtol, atol);
     }
-    (void)is_float;
     if (a.byte_size() != e.byte_size() || (a.byte_size() && std::memcmp(a.bytes(), e.bytes(), a.byte_size()) != 0)) {
       d.ok = false;
       d.why = "bytes differ";

@@ -57,7 +57,6 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
     // Model-local function?
     for (const auto& f : model_.functions) {
       if (f.name == n.op_type && f.domain == n.domain) {
-        for (const auto& a : n.attributes) (void)a;
         bool refs = false;
         f.body->for_each_node([&](const ir::Node* b) {
           for (const auto& a : b->attributes) refs |= !a.ref_attr_name.empty();

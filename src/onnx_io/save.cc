@@ -367,7 +367,6 @@ Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_extern
   fill_graph(*m.graph, &p.graph, false);
   const auto& inits = m.graph->initializers();
   p.inits.resize(inits.size());
-  bool any_external = false;
   for (size_t i = 0; i < inits.size(); ++i) {
     const ir::Tensor& t = *inits[i]->initializer();
     auto& in = p.inits[i];
@@ -378,7 +377,6 @@ Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_extern
     bool ext = allow_external && raw && t.byte_size() >= opts.size_threshold &&
                (opts.external == SaveOptions::ExternalData::kAlways ||
                 (opts.external == SaveOptions::ExternalData::kAuto && t.external.present()));
-    any_external |= ext;
     in.where = ext ? Initializer::Where::kExternal
                    : (raw && t.byte_size() > 4096 ? Initializer::Where::kStreamed : Initializer::Where::kInProto);
     fill_tensor(t, &in.head, in.where == Initializer::Where::kInProto);
@@ -401,13 +399,11 @@ Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_extern
         in.head.set_name(inits[i]->name());
       }
     }
-    any_external = true;
     size_plan(p);
     if (p.total > opts.protobuf_limit)
       return err(ErrorCode::kInvalidModel, "even with external data the model needs " + std::to_string(p.total) +
                                                " bytes, past the 2 GB protobuf limit");
   }
-  (void)any_external;
   return Status::ok();
 }
 

@@ -134,7 +134,6 @@ class LegalizeCoreml final : public Pass {
       position[by_start[k]] = static_cast<int64_t>(k);
     }
     ir::Value* x = c.r1->input(0);
-    ir::Value* y2 = c.r2->input(0);
     if (merged.size() < 6) {
       auto shape = constant_shape(merged);
       if (!shape) return;
@@ -147,8 +146,6 @@ class LegalizeCoreml final : public Pass {
       set_final_shape(c, g, rw);
       c.r1->output(0)->type = ir::Type{};
       c.tr->output(0)->type = ir::Type{};
-      (void)x;
-      (void)y2;
       return;
     }
     // Iterative rank-4 steps.

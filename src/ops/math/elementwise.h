@@ -58,7 +58,6 @@ Status binary_to(KernelContext& ctx, unsigned set, DataType out, F&& f) {
   if (a.dtype() != b.dtype()) return ctx.error(ctx.node().op_type + " inputs have different types");
   auto dims = broadcast_shapes(a.dims(), b.dims());
   if (!dims) return ctx.error(ctx.node().op_type + " input shapes cannot be broadcast");
-  Status st;
   bool ok = dispatch(a.dtype(), set, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<Out, void>) {
@@ -68,7 +67,7 @@ Status binary_to(KernelContext& ctx, unsigned set, DataType out, F&& f) {
     }
   });
   if (!ok) return ctx.error(ctx.node().op_type + " does not take " + std::string(ir::dtype_name(a.dtype())));
-  return st;
+  return Status::ok();
 }
 
 template <typename F>
