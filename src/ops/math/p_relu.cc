@@ -9,7 +9,8 @@ using namespace math;
 Status eval_p_relu(KernelContext& ctx) {
   return binary(ctx, kFloats | kSigned | kUnsigned, [](auto x, auto s) {
     using T = decltype(x);
-    if constexpr (is_int<T>) return x < 0 ? wrap_mul(x, s) : x;
+    if constexpr (std::is_same_v<T, bool>) return x;  // not reached: no bool PRelu
+    else if constexpr (is_int<T>) return x < 0 ? wrap_mul(x, s) : x;
     else return static_cast<compute_t<T>>(x) < 0 ? T(static_cast<compute_t<T>>(x) * static_cast<compute_t<T>>(s)) : x;
   });
 }

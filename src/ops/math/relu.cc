@@ -9,7 +9,8 @@ using namespace math;
 Status eval_relu(KernelContext& ctx) {
   return unary(ctx, kFloats | kSigned, [](auto v) {
     using T = decltype(v);
-    if constexpr (is_int<T>) return v < 0 ? T(0) : v;
+    if constexpr (std::is_same_v<T, bool>) return v;  // not reached: no bool Relu
+    else if constexpr (is_int<T>) return v < 0 ? T(0) : v;
     else return static_cast<compute_t<T>>(v) < 0 ? T(0.0f) : v;
   });
 }

@@ -9,6 +9,7 @@ using namespace math;
 Status eval_sign(KernelContext& ctx) {
   return unary(ctx, kAllNumeric, [](auto v) {
     using T = decltype(v);
+    if constexpr (std::is_same_v<T, bool>) return v;  // not reached: no bool Sign
     auto c = static_cast<compute_t<T>>(v);
     if constexpr (!is_int<T>) {
       if (std::isnan(static_cast<double>(c))) return v;
