@@ -9,12 +9,15 @@ using namespace math;
 Status eval_sign(KernelContext& ctx) {
   return unary(ctx, kAllNumeric, [](auto v) {
     using T = decltype(v);
-    if constexpr (std::is_same_v<T, bool>) return v;  // not reached: no bool Sign
-    auto c = static_cast<compute_t<T>>(v);
-    if constexpr (!is_int<T>) {
-      if (std::isnan(static_cast<double>(c))) return v;
+    if constexpr (std::is_same_v<T, bool>) {
+      return v;  // not reached: no bool Sign
+    } else {
+      auto c = static_cast<compute_t<T>>(v);
+      if constexpr (!is_int<T>) {
+        if (std::isnan(static_cast<double>(c))) return v;
+      }
+      return T(static_cast<compute_t<T>>(c > 0 ? 1 : (c < 0 ? -1 : 0)));
     }
-    return T(static_cast<compute_t<T>>(c > 0 ? 1 : (c < 0 ? -1 : 0)));
   });
 }
 
