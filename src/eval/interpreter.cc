@@ -2,7 +2,10 @@
 
 #include <unordered_set>
 
+#include "ir/clone.h"
 #include "ops/registry.h"
+
+#include <functional>
 
 namespace onnxtrim::eval {
 
@@ -30,6 +33,37 @@ void collect_reads(const ir::Graph& owner, const ir::Node& n, std::unordered_set
 }  // namespace
 
 Interpreter::Interpreter(const ir::Model& model) : model_(model) {}
+
+const ir::Graph& Interpreter::function_instance(const ir::Function& f, const ir::Node& call) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& list = instances_[&call];
+  for (const auto& inst : list) {
+    bool same = inst.attributes.size() == call.attributes.size();
+    for (size_t i = 0; same && i < call.attributes.size(); ++i)
+      same = ir::attributes_equal(inst.attributes[i], call.attributes[i]);
+    if (same) return *inst.model->graph;
+  }
+  FunctionInstance inst;
+  for (const ir::Attribute& a : call.attributes) {
+    ir::Attribute c;
+    c.name = a.name;
+    c.type = a.type;
+    c.f = a.f;
+    c.i = a.i;
+    c.s = a.s;
+    c.t = a.t;
+    c.g = a.g;
+    c.floats = a.floats;
+    c.ints = a.ints;
+    c.strings = a.strings;
+    c.tensors = a.tensors;
+    c.graphs = a.graphs;
+    inst.attributes.push_back(std::move(c));
+  }
+  inst.model = ir::instantiate_function(f, call);
+  list.push_back(std::move(inst));
+  return *list.back().model->graph;
+}
 Interpreter::~Interpreter() = default;
 
 const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
@@ -58,16 +92,19 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
     for (const auto& f : model_.functions) {
       if (f.name == n.op_type && f.domain == n.domain) {
         bool refs = false;
-        f.body->for_each_node([&](const ir::Node* b) {
-          for (const auto& a : b->attributes) refs |= !a.ref_attr_name.empty();
-        });
-        if (refs)
-          return Status(ErrorCode::kUnsupported, "calls to function '" + f.name + "' with attribute references are not supported by the evaluator")
-              .with_node(n.describe());
+        std::function<void(const ir::Graph&)> scan = [&](const ir::Graph& g) {
+          g.for_each_node([&](const ir::Node* b) {
+            for (const auto& a : b->attributes) refs |= !a.ref_attr_name.empty();
+            for (const ir::Graph* sg : b->subgraphs()) scan(*sg);
+          });
+        };
+        scan(*f.body);
+        const ir::Graph* body = f.body.get();
+        if (refs) body = &function_instance(f, n);
         std::vector<RuntimeValue> ins;
         for (size_t i = 0; i < f.body->inputs().size(); ++i)
           ins.push_back(i < inputs.size() && inputs[i] ? *inputs[i] : RuntimeValue{});
-        return run_graph(*f.body, std::move(ins), nullptr);
+        return run_graph(*body, std::move(ins), nullptr);
       }
     }
     std::string dom = n.domain.empty() ? "ai.onnx" : n.domain;

@@ -50,6 +50,14 @@ class Interpreter {
  private:
   struct Plan;
   const Plan& plan_for(const ir::Graph& g) const;
+  // A call's copy of a function body with its attribute references resolved (cached per call
+  // node and attribute values).
+  struct FunctionInstance {
+    std::vector<ir::Attribute> attributes;
+    std::unique_ptr<ir::Model> model;
+  };
+  const ir::Graph& function_instance(const ir::Function& f, const ir::Node& call) const;
+  mutable std::unordered_map<const ir::Node*, std::vector<FunctionInstance>> instances_;
   const ir::Model& model_;
   mutable std::mutex mu_;
   mutable std::unordered_map<const ir::Graph*, std::unique_ptr<Plan>> plans_;

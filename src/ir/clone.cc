@@ -2,6 +2,10 @@
 
 namespace onnxtrim::ir {
 
+namespace {
+Attribute copy_attribute_shallow(const Attribute& a);
+}
+
 std::unique_ptr<Model> clone_model(const Model& m) {
   auto out = std::make_unique<Model>();
   out->ir_version = m.ir_version;
@@ -23,6 +27,7 @@ std::unique_ptr<Model> clone_model(const Model& m) {
     nf.overload = f.overload;
     nf.doc_string = f.doc_string;
     nf.attributes = f.attributes;
+    for (const Attribute& a : f.attribute_defaults) nf.attribute_defaults.push_back(copy_attribute_shallow(a));
     nf.opset_import = f.opset_import;
     nf.extra = f.extra;
     nf.presence = f.presence;
@@ -155,6 +160,50 @@ std::vector<Value*> inline_graph(const Graph& branch, Graph& dst, Node* before, 
   std::vector<Value*> outs;
   for (const Value* v : branch.outputs()) outs.push_back(mapped(v, map));
   return outs;
+}
+
+}  // namespace onnxtrim::ir
+
+namespace onnxtrim::ir {
+
+namespace {
+
+void resolve_attribute_refs(Graph& g, const Function& f, const Node& call) {
+  g.for_each_node([&](Node* n) {
+    for (size_t i = 0; i < n->attributes.size();) {
+      Attribute& a = n->attributes[i];
+      if (a.ref_attr_name.empty()) {
+        ++i;
+        continue;
+      }
+      const Attribute* src = call.attr(a.ref_attr_name);
+      if (src == nullptr)
+        for (const Attribute& d : f.attribute_defaults)
+          if (d.name == a.ref_attr_name) src = &d;
+      if (src == nullptr) {
+        n->attributes.erase(n->attributes.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      Attribute c = copy_attribute_shallow(*src);
+      c.g = src->g;
+      c.graphs = src->graphs;
+      c.name = a.name;
+      c.ref_attr_name.clear();
+      a = std::move(c);
+      ++i;
+    }
+    for (Graph* sg : n->subgraphs()) resolve_attribute_refs(*sg, f, call);
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<Model> instantiate_function(const Function& f, const Node& call) {
+  auto m = std::make_unique<Model>();
+  m->opset_import = f.opset_import;
+  f.body->clone_into(*m->graph);
+  resolve_attribute_refs(*m->graph, f, call);
+  return m;
 }
 
 }  // namespace onnxtrim::ir

@@ -9,6 +9,11 @@ namespace onnxtrim::ir {
 
 std::unique_ptr<Model> clone_model(const Model& m);
 
+// The body of model-local function `f` as called by `call`: a private model whose graph is a
+// copy of the body with every attribute reference replaced by the caller's attribute (or the
+// function's default; dropped when neither exists, so the op's own default applies).
+std::unique_ptr<Model> instantiate_function(const Function& f, const Node& call);
+
 }  // namespace onnxtrim::ir
 
 #include <unordered_map>

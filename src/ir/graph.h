@@ -232,6 +232,9 @@ struct Function {
   std::string overload;
   std::string doc_string;
   std::vector<std::string> attributes;  // names of the attributes the function takes
+  // Default values of attributes (FunctionProto.attribute_proto). Informational: the proto
+  // fields stay in `extra` for saving.
+  std::vector<Attribute> attribute_defaults;
   std::vector<OpsetImport> opset_import;
   std::unique_ptr<Graph> body;          // inputs/outputs are the formal parameters
   std::string extra;                    // serialized FunctionProto fields not interpreted

@@ -1,5 +1,6 @@
 // protobuf -> IR. The parsed ModelProto is consumed destructively: tensor bytes are moved into
 // the IR (never copied), and what the IR does not interpret is re-serialized into `extra`.
+#include <google/protobuf/unknown_field_set.h>
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -519,11 +520,17 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
   }
   Status st = convert_nodes(*fp.mutable_node(), g, ctx);
   if (!st.is_ok()) return Status(st.code(), "in function '" + f.name + "': " + st.detail()).with_node(st.node());
-  for (const auto& out : fp.output()) {
-    ir::Value* v = g.find_value(out);
-    if (v == nullptr)
-      return err(ErrorCode::kInvalidModel, "function '" + f.name + "' output '" + out + "' is not produced");
-    g.add_output(v);
+  // FunctionProto.attribute_proto (field 11, default attribute values) is newer than the
+  // generated classes: read it from the unknown fields (they stay there, and so in `extra`).
+  const auto& unknown = fp.GetReflection()->GetUnknownFields(fp);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const auto& uf = unknown.field(i);
+    if (uf.number() != 11 || uf.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) continue;
+    onnx::AttributeProto ap;
+    if (!ap.ParseFromString(uf.length_delimited())) return err(ErrorCode::kInvalidModel, "function '" + f.name + "' has an unreadable attribute default");
+    f.attribute_defaults.emplace_back();
+    st = convert_attribute(ap, f.attribute_defaults.back(), g, nullptr, ctx);
+    if (!st.is_ok()) return Status(st.code(), "in function '" + f.name + "': " + st.detail());
   }
   fp.clear_name();
   fp.clear_domain();

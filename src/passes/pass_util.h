@@ -6,10 +6,29 @@
 
 namespace onnxtrim::passes {
 
+// Dropout draws a random mask in training mode: from opset 12 when its training_mode input is
+// present and not a constant false; before opset 7 unless is_test is 1.
+inline bool dropout_may_train(const ir::Node& n) {
+  int64_t opset = n.graph() && n.graph()->model() ? n.graph()->model()->opset("") : 0;
+  if (opset >= 12) {
+    const ir::Value* t = n.num_inputs() > 2 ? n.input(2) : nullptr;
+    if (!t) return false;
+    const ir::Tensor* c = t->initializer();
+    if (!c && t->producer() && t->producer()->op_type == "Constant") {
+      const ir::Attribute* a = t->producer()->attr("value");
+      if (a && a->t) c = a->t.get();
+    }
+    return !(c && c->numel() == 1 && c->bytes() && c->bytes()[0] == 0);
+  }
+  if (opset > 0 && opset < 7) return n.attr_int("is_test", 0) == 0;
+  return false;
+}
+
 // The node's op is deterministic and side-effect free as far as the registry knows: a default-
 // domain op the registry lists as deterministic. Custom-domain ops are assumed to be neither.
 inline bool is_pure(const ir::Node& n) {
   if (!n.is_default_domain()) return false;
+  if (n.op_type == "Dropout") return !dropout_may_train(n);
   const ops::OpSchema* s = ops::OpRegistry::instance().find_any(n.domain, n.op_type);
   if (s) return s->deterministic;
   // Not (yet) known to the evaluator: the random ops of the default domain are the only impure ones.

@@ -291,13 +291,22 @@ TEST(NnDropout, InferenceMaskTypesPerOpset) {
   EXPECT_EQ(vals<uint8_t>(r13, 1), (std::vector<uint8_t>{1, 1}));
 }
 
-TEST(NnDropout, TrainingModeIsUnsupportedUnlessRatioZero) {
-  const char* t = R"(<ir_version: 8, opset_import: ["" : 13]> g (float[2] x, float r, bool t) => (float[2] y) { y = Dropout(x, r, t) })";
-  auto r = run(t, {{"x", make_tensor<float>({2}, {1, 2})},
+TEST(NnDropout, TrainingModeDropsAndScalesUnlessRatioZero) {
+  const char* t = R"(<ir_version: 8, opset_import: ["" : 13]> g (float[1000] x, float r, bool t) => (float[1000] y, bool[1000] m) { y, m = Dropout<seed = 3.0>(x, r, t) })";
+  auto r = run(t, {{"x", make_tensor<float>({1000}, std::vector<float>(1000, 1.0f))},
                    {"r", make_tensor<float>({}, {0.5f})},
                    {"t", bool_scalar(true)}});
-  ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+  // Each element is 0 (dropped, mask false) or 1 / (1 - 0.5) = 2 (kept, mask true).
+  auto y = vals<float>(r, 0);
+  auto m = vals<uint8_t>(r, 1);
+  ASSERT_EQ(y.size(), 1000u);
+  int kept = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    EXPECT_TRUE((y[i] == 2.0f && m[i] == 1) || (y[i] == 0.0f && m[i] == 0)) << i;
+    kept += m[i];
+  }
+  EXPECT_GT(kept, 400);
+  EXPECT_LT(kept, 600);
   auto z = run(t, {{"x", make_tensor<float>({2}, {1, 2})},
                    {"r", make_tensor<float>({}, {0.f})},
                    {"t", bool_scalar(true)}});
@@ -396,9 +405,12 @@ TEST(NnDropout, IsTestBeforeOpset7) {
   std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({2}, {1, -2})}};
   auto inf = run(R"(<ir_version: 3, opset_import: ["" : 6]> g (float[2] x) => (float[2] y) { y = Dropout<is_test = 1>(x) })", feeds);
   EXPECT_EQ(vals<float>(inf), (std::vector<float>{1, -2}));
+  // is_test = 0 (the default) is training mode: with ratio 0.5 each element is 0 or doubled.
   auto train = run(R"(<ir_version: 3, opset_import: ["" : 6]> g (float[2] x) => (float[2] y) { y = Dropout(x) })", feeds);
-  ASSERT_FALSE(train.is_ok());
-  EXPECT_EQ(train.status().code(), ErrorCode::kUnsupported);
+  auto v = vals<float>(train);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_TRUE(v[0] == 0.0f || v[0] == 2.0f);
+  EXPECT_TRUE(v[1] == 0.0f || v[1] == -4.0f);
 }
 
 }  // namespace

@@ -62,6 +62,35 @@ g (float[2,3] x) => (float[2,3] y) {
   expect_same_outputs(s);
 }
 
+TEST(FoldConstants, RandomOpsAndTrainingDropoutAreNeverFolded) {
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g () => (float[4] y, float[4] z, float[2,2] u) {
+  a = Constant <value = float[4] {1, 2, 3, 4}> ()
+  r = Constant <value = float {0.5}> ()
+  t = Constant <value = bool {1}> ()
+  y = Dropout(a, r, t)
+  p = Constant <value = float[4] {0.5, 0.5, 0.5, 0.5}> ()
+  z = Bernoulli(p)
+  u = RandomUniform<shape = [2, 2]>()
+}
+)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Dropout"), 1u);
+  EXPECT_EQ(count_ops(*s.model->graph, "Bernoulli"), 1u);
+  EXPECT_EQ(count_ops(*s.model->graph, "RandomUniform"), 1u);
+  // In inference mode (training_mode false) the same Dropout folds away.
+  auto inf = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g () => (float[4] y) {
+  a = Constant <value = float[4] {1, 2, 3, 4}> ()
+  r = Constant <value = float {0.5}> ()
+  t = Constant <value = bool {0}> ()
+  y = Dropout(a, r, t)
+}
+)");
+  EXPECT_EQ(inf.nodes(), 0u);
+}
+
 TEST(FoldConstants, ModelWithoutConstantsIsUntouched) {
   const char* text = R"(
 <ir_version: 8, opset_import: ["" : 17]>

@@ -13,7 +13,10 @@ Status eval_cast(KernelContext& ctx) {
   if (!ctx.has_input(0)) return ctx.error("Cast needs an input");
   Tensor out;
   std::string why;
-  if (!cast::convert(ctx.input(0), target_of(ctx.node()), ctx.node().attr_int("saturate", 1) != 0, &out, &why))
+  cast::E8M0Round round;
+  if (!cast::parse_e8m0_round(ctx.node().attr_string("round_mode", "up"), &round))
+    return ctx.error("round_mode must be up, down or nearest");
+  if (!cast::convert(ctx.input(0), target_of(ctx.node()), ctx.node().attr_int("saturate", 1) != 0, &out, &why, round))
     return ctx.unsupported(why);
   ctx.set_output(0, std::move(out));
   return Status::ok();

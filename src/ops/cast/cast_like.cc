@@ -10,7 +10,10 @@ Status eval_cast_like(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("CastLike needs two inputs");
   Tensor out;
   std::string why;
-  if (!cast::convert(ctx.input(0), ctx.input(1).dtype(), ctx.node().attr_int("saturate", 1) != 0, &out, &why))
+  cast::E8M0Round round;
+  if (!cast::parse_e8m0_round(ctx.node().attr_string("round_mode", "up"), &round))
+    return ctx.error("round_mode must be up, down or nearest");
+  if (!cast::convert(ctx.input(0), ctx.input(1).dtype(), ctx.node().attr_int("saturate", 1) != 0, &out, &why, round))
     return ctx.unsupported(why);
   ctx.set_output(0, std::move(out));
   return Status::ok();

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace onnxtrim::ops::cast {
@@ -189,7 +190,34 @@ void write_small(Tensor& t, int64_t i, double v, bool saturate, bool from_intege
   byte = static_cast<uint8_t>((byte & ~(((1u << bits) - 1) << shift)) | (code << shift));
 }
 
+// float8e8m0: an unsigned power of two 2^(code - 127); code 255 is NaN. The float32 exponent
+// field has the same bias, so the code is that field, rounded by the mantissa bits.
+double decode_e8m0(uint8_t c) { return c == 255 ? std::nan("") : std::ldexp(1.0, static_cast<int>(c) - 127); }
+
+uint8_t encode_e8m0(double v, bool saturate, E8M0Round round) {
+  if (std::isnan(v)) return 255;
+  if (std::isinf(v)) return saturate ? 254 : 255;
+  float f = static_cast<float>(v);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  uint32_t e = (bits >> 23) & 0xFF;
+  uint32_t m = bits & 0x7FFFFF;
+  if (e == 0xFF) return saturate ? 254 : 255;  // float overflowed to inf
+  if (round == E8M0Round::kUp && m != 0) ++e;
+  else if (round == E8M0Round::kNearest && (m & 0x400000)) ++e;
+  if (e > 254) return saturate ? 254 : 255;
+  return static_cast<uint8_t>(e);
+}
+
 }  // namespace
+
+bool parse_e8m0_round(const std::string& s, E8M0Round* r) {
+  if (s == "up") *r = E8M0Round::kUp;
+  else if (s == "down") *r = E8M0Round::kDown;
+  else if (s == "nearest") *r = E8M0Round::kNearest;
+  else return false;
+  return true;
+}
 
 bool holds_exactly(DataType from, DataType to) {
   using D = DataType;
@@ -214,9 +242,26 @@ bool holds_exactly(DataType from, DataType to) {
   }
 }
 
-bool convert(const Tensor& x, DataType to, bool saturate, Tensor* out, std::string* why) {
+bool convert(const Tensor& x, DataType to, bool saturate, Tensor* out, std::string* why, E8M0Round round) {
   *out = Tensor(to, x.dims());
   int64_t n = x.numel();
+  if (x.dtype() == DataType::kFloat8E8M0 || to == DataType::kFloat8E8M0) {
+    if (x.dtype() == DataType::kString || to == DataType::kString) {
+      *why = "Cast between string and float8e8m0 is not supported";
+      return false;
+    }
+    if (x.dtype() == to) {
+      *out = x;
+      return true;
+    }
+    if (to == DataType::kFloat8E8M0) {
+      for (int64_t i = 0; i < n; ++i) out->mutable_bytes()[i] = encode_e8m0(read_any(x, i), saturate, round);
+      return true;
+    }
+    Tensor d(DataType::kDouble, x.dims());
+    for (int64_t i = 0; i < n; ++i) d.mutable_data<double>()[i] = decode_e8m0(x.bytes()[i]);
+    return convert(d, to, saturate, out, why);
+  }
   if ((is_small(x.dtype()) || is_small(to)) && x.dtype() != DataType::kString && to != DataType::kString) {
     // Through double: exact for every value these types hold.
     bool from_int = ir::dtype_is_integer(x.dtype()) || x.dtype() == DataType::kBool;

@@ -1,6 +1,7 @@
 // Scan: runs its body once per slice of the scan inputs (along their scan axes, forwards or
-// backwards), carrying state values and stacking per-iteration scan outputs. Opset 9 and later;
-// the opset-8 form with a batch dimension is reported unsupported.
+// backwards), carrying state values and stacking per-iteration scan outputs. Opset 8 has a
+// leading batch axis on every state and scan input, scans axis 1, and takes an optional
+// sequence_lens input (per batch entry; outputs past an entry's length are zero).
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
@@ -35,8 +36,68 @@ Tensor stack_at(std::vector<Tensor>& parts, int64_t axis, bool reverse) {
 }
 
 // ---- evaluate
+// Opset 8: inputs are [sequence_lens], states [batch, ...], scan inputs [batch, seq, ...].
+Status eval_scan8(KernelContext& ctx) {
+  const ir::Attribute* a = ctx.node().attr("body");
+  if (!a || !a->g) return ctx.error("Scan has no body");
+  const ir::Graph& body = *a->g;
+  auto m = static_cast<size_t>(ctx.node().attr_int("num_scan_inputs", 0));
+  if (ctx.num_inputs() < 1 || m > ctx.num_inputs() - 1) return ctx.error("Scan num_scan_inputs is larger than its inputs");
+  size_t n = ctx.num_inputs() - 1 - m;
+  if (ctx.num_outputs() < n) return ctx.error("Scan has fewer outputs than states");
+  size_t k_out = ctx.num_outputs() - n;
+  auto dirs = ctx.node().attr_ints("directions", std::vector<int64_t>(m, 0));
+  if (dirs.size() != m) return ctx.error("Scan directions has the wrong length");
+  for (size_t i = 1; i < ctx.num_inputs(); ++i)
+    if (!ctx.has_input(i) || ctx.input(i).rank() < (i > n ? 2 : 1))
+      return ctx.error("Scan (opset 8) inputs need a batch axis (and scan inputs a sequence axis)");
+  if (m == 0) return ctx.error("Scan needs at least one scan input");
+  int64_t batch = ctx.input(1 + n).dims()[0];
+  int64_t max_len = ctx.input(1 + n).dims()[1];
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    if (ctx.input(i).dims()[0] != batch) return ctx.error("Scan inputs differ in batch size");
+    if (i > n && ctx.input(i).dims()[1] != max_len) return ctx.error("Scan inputs differ in sequence length");
+  }
+  std::vector<int64_t> lens(static_cast<size_t>(batch), max_len);
+  if (ctx.has_input(0)) {
+    lens = to_int64_vector(ctx.input(0));
+    if (static_cast<int64_t>(lens.size()) != batch) return ctx.error("Scan sequence_lens must have one entry per batch entry");
+    for (int64_t l : lens)
+      if (l < 0 || l > max_len) return ctx.error("Scan sequence length " + std::to_string(l) + " is out of range");
+  }
+  std::vector<std::vector<Tensor>> final_states(n), stacked(k_out);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<RuntimeValue> state;
+    for (size_t i = 0; i < n; ++i) state.push_back(RuntimeValue::of(slice_at(ctx.input(1 + i), 0, b)));
+    std::vector<Tensor> seqs;
+    for (size_t j = 0; j < m; ++j) seqs.push_back(slice_at(ctx.input(1 + n + j), 0, b));
+    int64_t len = lens[static_cast<size_t>(b)];
+    std::vector<std::vector<Tensor>> parts(k_out);
+    for (int64_t it = 0; it < len; ++it) {
+      std::vector<RuntimeValue> in = state;
+      for (size_t j = 0; j < m; ++j) in.push_back(RuntimeValue::of(slice_at(seqs[j], 0, dirs[j] ? len - 1 - it : it)));
+      auto r = ctx.run_subgraph(body, std::move(in));
+      if (!r) return std::move(r).take_status();
+      auto& out = r.value();
+      if (out.size() != n + k_out) return ctx.error("Scan body has the wrong number of outputs");
+      for (size_t i = 0; i < n; ++i) state[i] = std::move(out[i]);
+      for (size_t k = 0; k < k_out; ++k) parts[k].push_back(std::move(out[n + k].tensor));
+    }
+    for (size_t i = 0; i < n; ++i) final_states[i].push_back(std::move(state[i].tensor));
+    for (size_t k = 0; k < k_out; ++k) {
+      if (parts[k].empty()) return ctx.unsupported("Scan with zero iterations");
+      // Entries shorter than the longest sequence are padded with zeros.
+      while (static_cast<int64_t>(parts[k].size()) < max_len) parts[k].emplace_back(parts[k][0].dtype(), parts[k][0].dims());
+      stacked[k].push_back(stack_at(parts[k], 0, false));
+    }
+  }
+  for (size_t i = 0; i < n; ++i) ctx.set_output(i, stack_at(final_states[i], 0, false));
+  for (size_t k = 0; k < k_out; ++k) ctx.set_output(n + k, stack_at(stacked[k], 0, false));
+  return Status::ok();
+}
+
 Status eval_scan(KernelContext& ctx) {
-  if (ctx.opset() < 9) return ctx.unsupported("Scan before opset 9 (batched form)");
+  if (ctx.opset() < 9) return eval_scan8(ctx);
   const ir::Attribute* a = ctx.node().attr("body");
   if (!a || !a->g) return ctx.error("Scan has no body");
   const ir::Graph& body = *a->g;
@@ -89,8 +150,43 @@ Status eval_scan(KernelContext& ctx) {
 }
 
 // ---- shape inference: states keep their types; scan outputs gain the scan dim
+Status infer_scan8(InferContext& ctx) {
+  const ir::Attribute* a = ctx.node().attr("body");
+  if (!a || !a->g) return Status::ok();
+  auto m = static_cast<size_t>(ctx.node().attr_int("num_scan_inputs", 0));
+  if (ctx.num_inputs() < 1 || m > ctx.num_inputs() - 1) return Status::ok();
+  size_t n = ctx.num_inputs() - 1 - m;
+  std::optional<Expr> batch, seq;
+  std::vector<TypeInfo> in;
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    TypeInfo t = ctx.input(i);
+    t.values.reset();
+    size_t drop = i > n ? 2 : 1;
+    if (t.shape && t.shape->size() >= drop) {
+      batch = (*t.shape)[0];
+      if (drop == 2) seq = (*t.shape)[1];
+      t.shape->erase(t.shape->begin(), t.shape->begin() + static_cast<std::ptrdiff_t>(drop));
+    } else {
+      t.shape.reset();
+    }
+    in.push_back(t);
+  }
+  auto r = ctx.infer_subgraph(*a->g, in);
+  if (!r) return Status::ok();
+  for (size_t i = 0; i < ctx.num_outputs() && i < r.value().size(); ++i) {
+    TypeInfo t = r.value()[i];
+    t.values.reset();
+    if (t.shape) {
+      if (i >= n) t.shape->insert(t.shape->begin(), seq ? *seq : Expr::fresh());
+      t.shape->insert(t.shape->begin(), batch ? *batch : Expr::fresh());
+    }
+    ctx.output(i) = t;
+  }
+  return Status::ok();
+}
+
 Status infer_scan(InferContext& ctx) {
-  if (ctx.opset() < 9) return Status::ok();
+  if (ctx.opset() < 9) return infer_scan8(ctx);
   const ir::Attribute* a = ctx.node().attr("body");
   if (!a || !a->g) return Status::ok();
   auto m = static_cast<size_t>(ctx.node().attr_int("num_scan_inputs", 0));

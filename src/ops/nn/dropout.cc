@@ -1,9 +1,11 @@
-// Dropout: inference path only (identity, mask all true). The training path (training_mode
-// from opset 12, is_test = 0 before opset 7) draws random numbers: it is reported unsupported
-// unless the ratio is 0, where it is the identity too.
+// Dropout: in inference the identity (mask all true). In training mode (training_mode from
+// opset 12, is_test = 0 before opset 7) each element is kept with probability 1 - ratio and
+// scaled by 1 / (1 - ratio), from a generator seeded by `seed` when given; such nodes are never
+// folded or merged (passes/pass_util.h).
 #include "ops/fold.h"
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
+#include "ops/random/random_util.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -29,9 +31,24 @@ Status eval_dropout(KernelContext& ctx) {
     ratio = ctx.node().attr_float("ratio", 0.5f);
     if (ctx.opset() < 7) training = ctx.node().attr_int("is_test", 0) == 0;
   }
-  if (training && ratio != 0.0) return ctx.unsupported("Dropout in training mode with a non-zero ratio is random");
   if (ctx.opset() >= 12 && (ratio < 0.0 || ratio >= 1.0)) return ctx.error("Dropout ratio must be in [0, 1)");
   if (x.dtype() == DataType::kString) return ctx.error("Dropout does not take string tensors");
+  if (training && ratio != 0.0) {
+    if (!ir::dtype_is_float(x.dtype())) return ctx.error("Dropout in training mode takes float types");
+    auto gen = random::generator_for(ctx.node());
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    Tensor y(x.dtype(), x.dims());
+    Tensor mask(ctx.opset() >= 10 ? DataType::kBool : x.dtype(), x.dims());
+    double scale = 1.0 / (1.0 - ratio);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      bool keep = u(gen) >= ratio;
+      random::store(y, i, keep ? element_as_double(x, i) * scale : 0.0);
+      random::store(mask, i, keep ? 1.0 : 0.0);
+    }
+    ctx.set_output(0, std::move(y));
+    if (ctx.wants_output(1)) ctx.set_output(1, std::move(mask));
+    return Status::ok();
+  }
   ctx.set_output(0, x);
   if (ctx.wants_output(1)) {
     if (ctx.opset() >= 10) {

@@ -18,12 +18,16 @@ Status eval_reduce_max(KernelContext& ctx) {
     return Status::ok();
   }
   Tensor y(x.dtype(), plan.out_dims);
-  bool ok = dispatch(x.dtype(), kFloats | kSigned | kUnsigned, [&](auto tag) {
+  bool ok = dispatch(x.dtype(), kFloats | kSigned | kUnsigned | kBool, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = x.data<T>();
     T* q = y.numel() ? y.mutable_data<T>() : nullptr;
     auto one = [&](const std::vector<int64_t>& offs) -> T {
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (std::is_same_v<T, bool>) {
+        bool acc = false;  // bool (opset 20): logical or
+        for (int64_t o : offs) acc = acc || p[o];
+        return acc;
+      } else if constexpr (std::is_integral_v<T>) {
         T acc = std::numeric_limits<T>::lowest(); for (int64_t o : offs) acc = std::max(acc, p[o]); return acc;
       } else {
         double acc = -INFINITY;

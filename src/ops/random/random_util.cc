@@ -1,0 +1,31 @@
+#include "ops/random/random_util.h"
+
+#include <cstring>
+
+namespace onnxtrim::ops::random {
+
+std::mt19937_64 generator_for(const ir::Node& n) {
+  if (n.attr("seed")) {
+    float s = n.attr_float("seed", 0.0f);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &s, sizeof s);
+    return std::mt19937_64(bits);
+  }
+  std::random_device rd;
+  return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
+}
+
+bool store(Tensor& t, int64_t i, double v) {
+  return dispatch(t.dtype(), kAll, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) t.mutable_data<bool>()[i] = v != 0;
+    else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) t.mutable_data<T>()[i] = T(static_cast<float>(v));
+    else t.mutable_data<T>()[i] = static_cast<T>(v);
+  });
+}
+
+DataType dtype_attr(const ir::Node& n, DataType def) {
+  return n.attr("dtype") ? static_cast<DataType>(n.attr_int("dtype", 1)) : def;
+}
+
+}  // namespace onnxtrim::ops::random
