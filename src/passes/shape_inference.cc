@@ -187,8 +187,13 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
         }
       }
     }
-    if (v->is_initializer() && g.parent() == nullptr) {
-      // An overridable default: its values may change, its type may not.
+    if (g.parent() == nullptr) {
+      auto iv = opts_.input_values.find(v->name());
+      if (iv != opts_.input_values.end() && iv->second.size() <= ops::kMaxPropagated && t.shape && t.shape->size() <= 1) {
+        std::vector<Expr> vals;
+        for (int64_t x : iv->second) vals.push_back(Expr::constant(x));
+        t.values = std::move(vals);
+      }
     }
     facts_[v] = std::move(t);
   }

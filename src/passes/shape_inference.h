@@ -20,6 +20,9 @@ struct InferOptions {
   // Use types declared for node outputs (value_info, graph outputs) where rules know less.
   // Off to measure the rules alone (the conformance runner's inference mode).
   bool use_declared = true;
+  // Known contents of integer graph inputs of rank <= 1 (e.g. axes or pads fed at run time),
+  // propagated as if they were constants.
+  std::map<std::string, std::vector<int64_t>> input_values;
 };
 
 class ShapeInference {

@@ -17,6 +17,7 @@
 #include "eval/compare.h"
 #include "eval/interpreter.h"
 #include "onnx_io/onnx_io.h"
+#include "ops/kernel_util.h"
 #include "passes/shape_inference.h"
 
 namespace fs = std::filesystem;
@@ -141,7 +142,14 @@ Outcome infer_case(const fs::path& model_path, const std::vector<fs::path>& data
     fs::path p = data_sets[0] / ("input_" + std::to_string(i) + ".pb");
     if (!fs::exists(p) || !inputs[i]->type.is_tensor()) continue;
     auto v = onnx_io::load_value_file(p.string(), inputs[i]->type);
-    if (v && v.value().is_tensor()) io.input_shapes[inputs[i]->name()] = v.value().tensor.dims();
+    if (v && v.value().is_tensor()) {
+      const ir::Tensor& t = v.value().tensor;
+      io.input_shapes[inputs[i]->name()] = t.dims();
+      // Small integer inputs (axes, pads, shapes, sizes fed at run time) are known values, as
+      // they would be were they constants of the model.
+      if (ir::dtype_is_integer(t.dtype()) && t.rank() <= 1 && t.numel() <= static_cast<int64_t>(ops::kMaxPropagated))
+        io.input_values[inputs[i]->name()] = ops::to_int64_vector(t);
+    }
   }
   passes::ShapeInference si(m, io);
   Status st = si.run();

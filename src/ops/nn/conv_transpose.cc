@@ -1,4 +1,5 @@
 // ConvTranspose: N-D grouped transposed convolution via GEMM + col2im.
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -168,9 +169,58 @@ Status eval_conv_transpose(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference
+// out = stride (in - 1) + output_padding + (kernel - 1) dilation + 1 - pads, or in * stride
+// with SAME auto_pad, or output_shape when given; channels = W[1] * group.
+Status infer_conv_transpose(InferContext& ctx) {
+  const ir::Node& n = ctx.node();
+  const TypeInfo& x = ctx.input(0);
+  const TypeInfo& w = ctx.input(1);
+  ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
+  if (!x.shape || x.shape->size() < 3) return Status::ok();
+  size_t nsp = x.shape->size() - 2;
+  int64_t group = n.attr_int("group", 1);
+  std::vector<int64_t> kernel = n.attr_ints("kernel_shape");
+  if (kernel.empty() && w.shape && w.shape->size() == nsp + 2)
+    for (size_t i = 0; i < nsp; ++i) {
+      auto k = (*w.shape)[i + 2].constant_value();
+      if (!k) {
+        kernel.clear();
+        break;
+      }
+      kernel.push_back(*k);
+    }
+  SymShape out{(*x.shape)[0], w.shape && w.shape->size() >= 2 ? (*w.shape)[1] * dim(group) : ctx.fresh()};
+  std::vector<int64_t> strides = n.attr_ints("strides", std::vector<int64_t>(nsp, 1));
+  std::vector<int64_t> dil = n.attr_ints("dilations", std::vector<int64_t>(nsp, 1));
+  std::vector<int64_t> opad = n.attr_ints("output_padding", std::vector<int64_t>(nsp, 0));
+  std::vector<int64_t> pads = n.attr_ints("pads", std::vector<int64_t>(2 * nsp, 0));
+  std::vector<int64_t> oshape = n.attr_ints("output_shape");
+  std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
+  if (strides.size() != nsp || dil.size() != nsp || opad.size() != nsp || pads.size() != 2 * nsp)
+    return ctx.error("ConvTranspose attributes have the wrong length");
+  for (size_t i = 0; i < nsp; ++i) {
+    const Expr& in = (*x.shape)[i + 2];
+    if (!oshape.empty()) {
+      if (oshape.size() != nsp) return ctx.error("ConvTranspose output_shape has the wrong length");
+      out.push_back(dim(oshape[i]));
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      out.push_back(in * dim(strides[i]));
+    } else if (kernel.size() == nsp) {
+      int64_t p = auto_pad == "VALID" ? 0 : pads[i] + pads[i + nsp];
+      out.push_back((in - dim(1)) * dim(strides[i]) + dim(opad[i] + (kernel[i] - 1) * dil[i] + 1 - p));
+    } else {
+      out.push_back(ctx.fresh());
+    }
+  }
+  ctx.output(0).shape = out;
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_INFER(ConvTranspose, "", "ConvTranspose", infer_conv_transpose);
 ONNXTRIM_REGISTER_OP(ConvTranspose, "", "ConvTranspose", (std::vector<int>{1, 11, 22}), eval_conv_transpose);
 
 }  // namespace onnxtrim::ops

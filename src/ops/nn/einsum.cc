@@ -205,8 +205,79 @@ Status eval_einsum(KernelContext& ctx) {
 
 // ---- shape inference
 Status infer_einsum(InferContext& ctx) {
-  // Element type only: the output rank depends on the equation's parse, left to the kernel.
-  ctx.output(0) = TypeInfo::tensor(ctx.input(0).elem, std::nullopt);
+  DataType elem = ctx.input(0).elem;
+  ctx.output(0) = TypeInfo::tensor(elem, std::nullopt);
+  std::string eq = ctx.node().attr_string("equation", "");
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<Term> terms;
+  std::string err;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    Term t;
+    if (!parse_term(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &t, &err))
+      return ctx.error("Einsum: " + err);
+    terms.push_back(t);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != ctx.num_inputs()) return Status::ok();
+  // Each letter's dim (the first operand that has it), and the broadcast ellipsis block.
+  std::map<int, Expr> dims;
+  std::vector<SymShape> ell_blocks;
+  std::map<int, int> count;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const TypeInfo& in = ctx.input(i);
+    if (!in.shape) return Status::ok();
+    const Term& t = terms[i];
+    size_t named = t.letters.size();
+    if (in.shape->size() < named || (!t.has_ellipsis && in.shape->size() != named))
+      return ctx.error("Einsum operand " + std::to_string(i) + " has rank " + std::to_string(in.shape->size()) +
+                       ", its term names " + std::to_string(named) + " axes");
+    size_t ell = in.shape->size() - named;
+    for (size_t k = 0; k < named; ++k) {
+      size_t axis = k < t.ellipsis_pos || !t.has_ellipsis ? k : k + ell;
+      int id = t.letters[k];
+      const Expr& d = (*in.shape)[axis];
+      auto it = dims.find(id);
+      if (it == dims.end() || (it->second.is_constant() && it->second.constant_value() == 1)) dims[id] = d;
+      count[id]++;
+    }
+    if (t.has_ellipsis)
+      ell_blocks.emplace_back(in.shape->begin() + static_cast<std::ptrdiff_t>(t.ellipsis_pos),
+                              in.shape->begin() + static_cast<std::ptrdiff_t>(t.ellipsis_pos + ell));
+  }
+  SymShape ell_shape;
+  if (!ell_blocks.empty()) {
+    std::vector<const SymShape*> ptrs;
+    for (const auto& b : ell_blocks) ptrs.push_back(&b);
+    bool bad = false;
+    auto b = broadcast(ptrs, &bad);
+    if (bad) return ctx.error("Einsum ellipsis dims cannot be broadcast");
+    if (!b) return Status::ok();
+    ell_shape = *b;
+  }
+  SymShape out;
+  if (arrow != std::string::npos) {
+    Term rhs;
+    if (!parse_term(eq.substr(arrow + 2), &rhs, &err)) return ctx.error("Einsum: " + err);
+    for (size_t k = 0; k <= rhs.letters.size(); ++k) {
+      if (rhs.has_ellipsis && k == rhs.ellipsis_pos) out.insert(out.end(), ell_shape.begin(), ell_shape.end());
+      if (k == rhs.letters.size()) break;
+      auto it = dims.find(rhs.letters[k]);
+      if (it == dims.end()) return ctx.error("Einsum output label is not in any input");
+      out.push_back(it->second);
+    }
+  } else {
+    // Implicit output: the ellipsis block, then the labels seen once, in alphabetical order.
+    out = ell_shape;
+    std::vector<char> once;
+    for (const auto& [id, c] : count)
+      if (c == 1) once.push_back(static_cast<char>(id < 26 ? 'a' + id : 'A' + (id - 26)));
+    std::sort(once.begin(), once.end());
+    for (char c : once) out.push_back(dims[letter_id(c)]);
+  }
+  ctx.output(0) = TypeInfo::tensor(elem, out);
   return Status::ok();
 }
 

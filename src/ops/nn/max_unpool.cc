@@ -1,4 +1,5 @@
 // MaxUnpool: scatters values to the flat positions recorded by MaxPool's Indices.
+#include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/nn/nn_util.h"
 
@@ -73,9 +74,38 @@ Status eval_max_unpool(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference: output_shape (input 2) when known, else (in - 1) stride + kernel - pads
+Status infer_max_unpool(InferContext& ctx) {
+  const ir::Node& n = ctx.node();
+  const TypeInfo& x = ctx.input(0);
+  ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
+  if (ctx.has_input(2)) {
+    if (auto os = ctx.input_values(2)) ctx.output(0).shape = *os;
+    else if (ctx.input(2).shape && ctx.input(2).shape->size() == 1)
+      if (auto r = (*ctx.input(2).shape)[0].constant_value()) {
+        SymShape s;
+        for (int64_t i = 0; i < *r; ++i) s.push_back(ctx.fresh());
+        ctx.output(0).shape = s;
+      }
+    return Status::ok();
+  }
+  if (!x.shape || x.shape->size() < 3) return Status::ok();
+  size_t nsp = x.shape->size() - 2;
+  std::vector<int64_t> kernel = n.attr_ints("kernel_shape");
+  std::vector<int64_t> strides = n.attr_ints("strides", std::vector<int64_t>(nsp, 1));
+  std::vector<int64_t> pads = n.attr_ints("pads", std::vector<int64_t>(2 * nsp, 0));
+  if (kernel.size() != nsp || strides.size() != nsp || pads.size() != 2 * nsp) return Status::ok();
+  SymShape out{(*x.shape)[0], (*x.shape)[1]};
+  for (size_t i = 0; i < nsp; ++i)
+    out.push_back(((*x.shape)[i + 2] - dim(1)) * dim(strides[i]) + dim(kernel[i] - pads[i] - pads[i + nsp]));
+  ctx.output(0).shape = out;
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_INFER(MaxUnpool, "", "MaxUnpool", infer_max_unpool);
 ONNXTRIM_REGISTER_OP(MaxUnpool, "", "MaxUnpool", (std::vector<int>{9, 11, 22}), eval_max_unpool);
 
 }  // namespace onnxtrim::ops
