@@ -9,6 +9,12 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   embeddings (position ids from arange), attention with the usual view/transpose reshapes,
   an attention mask input, LayerNorm, GELU.
 - gpt2_tiny.onnx: a GPT-2-like decoder with a causal mask built from the sequence length.
+- swin_stage.onnx: a reduced torchvision SwinTransformer (the library's own classes: patch
+  embedding, two stages of a shifted-window block pair with patch merging between them,
+  embed_dim 16, window 4, 32x32 input, dynamic batch). Its window partition and reverse are
+  Reshape -> Transpose -> Reshape through rank 6, which `--target coreml` must legalize.
+
+Pass fixture names (e.g. swin_stage) to re-export only those.
 """
 import math
 import os
@@ -16,6 +22,7 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(0)
@@ -116,7 +123,29 @@ def export(model, args, name, input_names, output_names, dynamic_axes, fold):
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def swin_stage():
+    from torchvision.models.swin_transformer import SwinTransformer
+
+    torch.manual_seed(0)
+    m = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                        stochastic_depth_prob=0.0, num_classes=10)
+    # torchvision initialises Linear weights with std 0.02 and the position bias near zero:
+    # larger random values make every part of the graph visible in the outputs.
+    for mod in m.modules():
+        if isinstance(mod, nn.Linear):
+            mod.reset_parameters()
+        if hasattr(mod, "relative_position_bias_table"):
+            nn.init.normal_(mod.relative_position_bias_table, std=0.5)
+    export(m, (torch.randn(1, 3, 32, 32),), "swin_stage.onnx", ["image"], ["logits"],
+           {"image": {0: "batch"}, "logits": {0: "batch"}}, fold=True)
+
+
 def main():
+    only = set(sys.argv[1:])
+    if only:
+        if "swin_stage" in only:
+            swin_stage()
+        return
     r = ResNetSmall()
     for m in r.modules():  # non-trivial BN statistics, so that fusing them is visible
         if isinstance(m, nn.BatchNorm2d):
@@ -135,6 +164,8 @@ def main():
 
     export(Encoder(causal=True), (ids,), "gpt2_tiny.onnx", ["input_ids"], ["hidden"],
            {"input_ids": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}, fold=True)
+
+    swin_stage()
 
 
 if __name__ == "__main__":
