@@ -66,7 +66,8 @@ class FuseConvBn final : public Pass {
     }
     const ir::Tensor* b = conv.input(2) ? ops::FoldContext::constant(conv.input(2)) : nullptr;
     if (b && (b->dtype() != w->dtype() || b->numel() != channels)) return false;
-    return true;
+    // Checked before the weights change: a refused rename must leave the Conv untouched.
+    return ir::Rewriter::can_replace(bn.output(0), y);
   }
 
   static void apply(ir::Node& bn, ir::Graph& g, ir::Rewriter& rw) {

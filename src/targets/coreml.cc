@@ -61,7 +61,10 @@ class LegalizeCoreml final : public Pass {
         if (auto c = match(*n, si)) apply(*c, g, rw);
       }
     }
-    // Report what is left (on the final graph: re-infer).
+    // Report what is left (on the final graph: re-infer). Each round reports afresh: a value a
+    // later round legalized must not keep its warning from an earlier one.
+    if (g.parent() == nullptr)
+      std::erase_if(*ctx.warnings, [](const std::string& w) { return w.rfind("coreml: value '", 0) == 0; });
     ShapeInference after(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
     if (!after.run().is_ok()) return;
     g.for_each_node([&](ir::Node* n) {

@@ -9,6 +9,17 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   embeddings (position ids from arange), attention with the usual view/transpose reshapes,
   an attention mask input, LayerNorm, GELU.
 - gpt2_tiny.onnx: a GPT-2-like decoder with a causal mask built from the sequence length.
+- swin_stage.onnx: a reduced torchvision SwinTransformer (the library's own classes: patch
+  embedding, two stages of a shifted-window block pair with patch merging between them,
+  embed_dim 16, window 4, 32x32 input, dynamic batch). Its window partition and reverse are
+  Reshape -> Transpose -> Reshape through rank 6, which `--target coreml` must legalize.
+- fusions_tiny.onnx: written with onnx.helper (random weights, dynamic batch): a chain where
+  every fusion of the default pipeline has something to do - zero Pads before Conv, MaxPool
+  (after Relu) and AveragePool (count_include_pad=0), Transpose into Gemm, Gemm and MatMul
+  followed by BatchNormalization, constant Add/Mul after Gemm, Slice of a Slice, and a Concat
+  of Slices that cover their input. ONNX Runtime is the judge of the fused model.
+
+Pass fixture names (e.g. swin_stage) to re-export only those.
 """
 import math
 import os
@@ -16,6 +27,7 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(0)
@@ -116,7 +128,88 @@ def export(model, args, name, input_names, output_names, dynamic_axes, fold):
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def swin_stage():
+    from torchvision.models.swin_transformer import SwinTransformer
+
+    torch.manual_seed(0)
+    m = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                        stochastic_depth_prob=0.0, num_classes=10)
+    # torchvision initialises Linear weights with std 0.02 and the position bias near zero:
+    # larger random values make every part of the graph visible in the outputs.
+    for mod in m.modules():
+        if isinstance(mod, nn.Linear):
+            mod.reset_parameters()
+        if hasattr(mod, "relative_position_bias_table"):
+            nn.init.normal_(mod.relative_position_bias_table, std=0.5)
+    export(m, (torch.randn(1, 3, 32, 32),), "swin_stage.onnx", ["image"], ["logits"],
+           {"image": {0: "batch"}, "logits": {0: "batch"}}, fold=True)
+
+
+def fusions_tiny():
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.RandomState(0)
+    inits = []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(np.asarray(a), name))
+        return name
+
+    def f32(name, *shape, lo=-1.0, hi=1.0):
+        return const(name, rng.uniform(lo, hi, shape).astype(np.float32))
+
+    def i64(name, *v):
+        return const(name, np.array(v, dtype=np.int64))
+
+    N = helper.make_node
+    big = 9223372036854775807
+    nodes = [
+        N("Pad", ["x", i64("p1", 0, 0, 1, 2, 0, 0, 2, 1)], ["xp"]),
+        N("Conv", ["xp", f32("w1", 4, 3, 3, 3), f32("b1", 4)], ["c1"], pads=[1, 0, 0, 1]),
+        N("Relu", ["c1"], ["r1"]),
+        N("Pad", ["r1", i64("p2", 0, 0, 1, 1, 0, 0, 1, 1)], ["rp"]),
+        N("MaxPool", ["rp"], ["m1"], kernel_shape=[3, 3], strides=[2, 2]),
+        N("Pad", ["m1", i64("p3", 0, 0, 1, 1, 0, 0, 1, 1), const("zero", np.array(0, dtype=np.float32))], ["mp"]),
+        N("AveragePool", ["mp"], ["a1"], kernel_shape=[3, 3], strides=[2, 2]),
+        N("Flatten", ["a1"], ["f"]),
+        N("Transpose", ["f"], ["ft"], perm=[1, 0]),
+        N("Gemm", ["ft", f32("w2", 36, 8)], ["g1"], transA=1, alpha=0.5),
+        N("BatchNormalization", ["g1", f32("s", 8, lo=0.5, hi=1.5), f32("bb", 8), f32("mu", 8), f32("var", 8, lo=0.5, hi=1.5)], ["bn"]),
+        N("Add", ["bn", f32("c8", 8)], ["ad"]),
+        N("Mul", [f32("k8", 1, 8), "ad"], ["mk"]),
+        N("Mul", ["mk", const("half", np.array(0.5, dtype=np.float32))], ["mh"]),
+        N("Slice", ["mh", i64("s_1", 1), i64("e_7", 7), i64("ax1", 1)], ["sl1"]),
+        N("Slice", ["sl1", i64("s_2", 1), i64("e_4", 4), i64("ax1b", 1)], ["y1"]),
+        N("Slice", ["mh", i64("s_0", 0), i64("e_3", 3), i64("ax1c", 1)], ["h1"]),
+        N("Slice", ["mh", i64("s_3", 3), i64("e_big", big), i64("ax1d", -1)], ["h2"]),
+        N("Concat", ["h1", "h2"], ["cat"], axis=1),
+        N("Relu", ["cat"], ["y2"]),
+        N("MatMul", ["f", f32("w3", 36, 5)], ["mm"]),
+        N("BatchNormalization", ["mm", f32("s5", 5, lo=0.5, hi=1.5), f32("bb5", 5), f32("mu5", 5), f32("var5", 5, lo=0.5, hi=1.5)], ["y3"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "fusions_tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["batch", 3]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["batch", 8]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, ["batch", 5])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8,
+                              producer_name="make_fixtures.py")
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(HERE, "fusions_tiny.onnx")
+    onnx.save(model, path)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
 def main():
+    only = set(sys.argv[1:])
+    if only:
+        if "swin_stage" in only:
+            swin_stage()
+        if "fusions_tiny" in only:
+            fusions_tiny()
+        return
     r = ResNetSmall()
     for m in r.modules():  # non-trivial BN statistics, so that fusing them is visible
         if isinstance(m, nn.BatchNorm2d):
@@ -135,6 +228,9 @@ def main():
 
     export(Encoder(causal=True), (ids,), "gpt2_tiny.onnx", ["input_ids"], ["hidden"],
            {"input_ids": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}, fold=True)
+
+    swin_stage()
+    fusions_tiny()
 
 
 if __name__ == "__main__":

@@ -131,5 +131,33 @@ g (float[batch,14,14,192] x) => (float[batch,4,7,7,192] y) {
   expect_same_outputs(s, 1, {{"batch", 3}});
 }
 
+// A real export: a reduced torchvision SwinTransformer (tests/models/make_fixtures.py), whose
+// window partition and reverse go through rank 6, with a dynamic batch.
+TEST(LegalizeCoreml, SwinStageExportHasNoValueAboveRankFiveAndMatches) {
+  auto r = onnx_io::load_model(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/swin_stage.onnx");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  test::Simplified s;
+  s.model = std::move(r).value();
+  s.original = ir::clone_model(*s.model);
+  passes::SimplifyOptions o;
+  o.target = "coreml";
+  o.strict = true;  // any value left above rank 5 fails the run
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto res = passes::simplify(*s.model, o);
+  ASSERT_TRUE(res.is_ok()) << res.status().message();
+  EXPECT_TRUE(res.value().warnings.empty()) << res.value().warnings.front();
+  // Without the target the simplified graph still has rank-6 values (the test means something).
+  auto plain = ir::clone_model(*s.original);
+  passes::SimplifyOptions po;
+  ASSERT_TRUE(passes::simplify(*plain, po).is_ok());
+  EXPECT_EQ(max_rank(*plain), 6);
+  EXPECT_LE(max_rank(*s.model), 5) << ir::print_graph(*s.model->graph);
+  EXPECT_LT(s.model->graph->num_nodes(), s.original->graph->num_nodes());
+  EXPECT_EQ(s.model->graph->inputs()[0]->type.str(), "float[batch,3,32,32]");
+  expect_same_outputs(s, 2, {{"batch", 2}});
+  expect_same_outputs(s, 1, {{"batch", 1}});
+}
+
 }  // namespace
 }  // namespace onnxtrim

@@ -119,5 +119,27 @@ TEST(BertTiny, InferenceGivesAttentionReshapesInTermsOfBatchAndSeq) {
   EXPECT_GT(reshapes, 0);
 }
 
+// tests/models/fusions_tiny.onnx gives every new fusion something to do; the default pipeline
+// must leave one Conv, pools, Flatten, two Gemms, one Slice and the Relus, and compute the same.
+TEST(FusionsTiny, EveryFusionFiresAndTheOutputsMatch) {
+  auto m = load(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/fusions_tiny.onnx");
+  ASSERT_TRUE(m);
+  test::Simplified s;
+  s.original = ir::clone_model(*m);
+  s.model = std::move(m);
+  passes::SimplifyOptions o;
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const ir::Graph& g = *s.model->graph;
+  for (const char* gone : {"Pad", "BatchNormalization", "Transpose", "MatMul", "Add", "Mul", "Concat"})
+    EXPECT_EQ(count_ops(g, gone), 0u) << gone << "\n" << ir::print_graph(g);
+  EXPECT_EQ(count_ops(g, "Gemm"), 2u);
+  EXPECT_EQ(count_ops(g, "Slice"), 1u);
+  EXPECT_EQ(g.num_nodes(), 9u);
+  expect_same_outputs(s, 2, {{"batch", 3}});
+}
+
 }  // namespace
 }  // namespace onnxtrim

@@ -1,0 +1,85 @@
+// Mul(Gemm(A, B, C, alpha, beta), k)  with k a constant scalar:
+//   -> Gemm(A, B, C, alpha * k, beta * k)
+// Mul(Gemm(A, B, C, alpha, beta), k)  with k a constant per output column ([N] or [1, N]):
+//   -> Gemm(A, B', C', alpha, beta),  B'[:, n] = B[:, n] * k[n] (B'[n, :] when transB),
+//      C' = C * k (broadcast to [rows of C, N])
+// Computed in double, stored in the weights' type: exact up to rounding. A scalar goes into the
+// float attributes, so for double Gemms only when alpha * k and beta * k are floats exactly.
+// Refuses: constants along the rows or that broadcast the output larger, a non-constant B (for
+// column vectors) or C, a Gemm output with other consumers or that is a graph output, types
+// other than float/double, opset < 7.
+#include <cmath>
+
+#include "passes/pass.h"
+#include "rewrites/gemm_epilogue.h"
+
+namespace onnxtrim::passes {
+namespace {
+
+bool float_exact(double v) { return static_cast<double>(static_cast<float>(v)) == v; }
+
+class FuseGemmMul final : public Pass {
+ public:
+  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
+    int64_t opset = ctx.model.opset("");
+    for (ir::Node* mul : g.node_list()) {
+      if (mul->is_dead() || mul->op_type != "Mul" || !mul->is_default_domain()) continue;
+      for (size_t side = 0; side < 2; ++side) {
+        ir::Node* gemm = absorbing_gemm(mul->input(side), opset);
+        if (!gemm) continue;
+        ir::Value* y = gemm->output(0);
+        auto k = broadcast_matrix(mul->input(1 - side), y);
+        if (!k || k->rows != 1 || !ir::Rewriter::can_replace(mul->output(0), y)) continue;
+        bool done = k->cols == 1 ? scalar(*gemm, k->v[0], y->type.elem, rw) : columns(*gemm, *k, g, rw);
+        if (!done) continue;
+        y->type = mul->output(0)->type;
+        if (rw.replace_all_uses_with(mul->output(0), y)) rw.erase_node(mul);
+        break;
+      }
+    }
+  }
+
+ private:
+  static bool scalar(ir::Node& gemm, double k, ir::DataType dt, ir::Rewriter& rw) {
+    double alpha = gemm.attr_float("alpha", 1.0f) * k;
+    double beta = gemm.attr_float("beta", 1.0f) * k;
+    if (!std::isfinite(alpha) || !std::isfinite(beta)) return false;
+    if (dt == ir::DataType::kDouble && (!float_exact(alpha) || !float_exact(beta))) return false;
+    rw.set_attribute(&gemm, ir::Attribute::make_float("alpha", static_cast<float>(alpha)));
+    if (gemm.input(2)) rw.set_attribute(&gemm, ir::Attribute::make_float("beta", static_cast<float>(beta)));
+    return true;
+  }
+
+  static bool columns(ir::Node& gemm, const Matrix& k, ir::Graph& g, ir::Rewriter& rw) {
+    const ir::Tensor* w = ops::FoldContext::constant(gemm.input(1));
+    if (!w || w->rank() != 2 || w->dtype() != gemm.output(0)->type.elem) return false;
+    bool trans_b = gemm.attr_int("transB", 0) != 0;
+    int64_t n = trans_b ? w->dims()[0] : w->dims()[1];
+    if (n != k.cols) return false;
+    std::vector<double> wv = to_doubles(*w);
+    for (int64_t i = 0; i < w->dims()[0]; ++i)
+      for (int64_t j = 0; j < w->dims()[1]; ++j) wv[static_cast<size_t>(i * w->dims()[1] + j)] *= k.at(0, trans_b ? i : j);
+    std::optional<Matrix> c;
+    if (gemm.input(2)) {
+      c = broadcast_matrix(gemm.input(2), gemm.output(0));
+      if (!c) return false;
+    }
+    rw.set_input(&gemm, 1, rw.add_initializer(g, from_doubles(w->dtype(), w->dims(), wv), gemm.input(1)->name() + "_scaled"));
+    if (c) {
+      std::vector<double> cv(static_cast<size_t>(c->rows * n));
+      for (int64_t i = 0; i < c->rows; ++i)
+        for (int64_t j = 0; j < n; ++j) cv[static_cast<size_t>(i * n + j)] = c->at(i, j) * k.at(0, j);
+      rw.set_input(&gemm, 2, rw.add_initializer(g, from_doubles(w->dtype(), matrix_dims(c->rows, n), cv),
+                                                gemm.input(2)->name() + "_scaled"));
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+ONNXTRIM_REGISTER_PASS(FuseGemmMul, "fuse_gemm_mul", 551,
+                       "a constant scalar Mul after Gemm goes into alpha and beta, a per-output-column one into the constant B "
+                       "and C; refuses row-wise constants, non-constant B/C, shared intermediates, graph outputs, non-float types");
+
+}  // namespace onnxtrim::passes
