@@ -72,7 +72,10 @@ class GraphInferContext final : public ops::InferContext {
     const TypeInfo* f = si_.facts(v);
     return f ? *f : unknown;
   }
-  const ir::Tensor* input_constant(size_t i) const override { return ops::FoldContext::constant(n_.input(i)); }
+  const ir::Tensor* input_constant(size_t i) const override {
+    if (const ir::Tensor* p = si_.pinned(n_.input(i))) return p;
+    return ops::FoldContext::constant(n_.input(i));
+  }
   TypeInfo& output(size_t i) override { return outputs_.at(i); }
   Result<std::vector<TypeInfo>> infer_subgraph(const ir::Graph& g, std::vector<TypeInfo> inputs) override {
     return si_.infer_graph(g, std::move(inputs));
@@ -188,11 +191,10 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
       }
     }
     if (g.parent() == nullptr) {
-      auto iv = opts_.input_values.find(v->name());
-      if (iv != opts_.input_values.end() && iv->second.size() <= ops::kMaxPropagated && t.shape && t.shape->size() <= 1) {
-        std::vector<Expr> vals;
-        for (int64_t x : iv->second) vals.push_back(Expr::constant(x));
-        t.values = std::move(vals);
+      if (const ir::Tensor* c = pinned(v)) {
+        t = TypeInfo::tensor(c->dtype(), ops::SymShape{});
+        for (int64_t d : c->dims()) t.shape->push_back(Expr::constant(d));
+        t.values = propagate_constant(*c);
       }
     }
     facts_[v] = std::move(t);
@@ -212,6 +214,12 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
     outs.push_back(f ? *f : from_declared(v->type));
   }
   return outs;
+}
+
+const ir::Tensor* ShapeInference::pinned(const ir::Value* v) const {
+  if (!v || !v->is_graph_input() || v->graph() != model_.graph.get()) return nullptr;
+  auto it = opts_.input_tensors.find(v->name());
+  return it == opts_.input_tensors.end() ? nullptr : &it->second;
 }
 
 Status ShapeInference::run() {

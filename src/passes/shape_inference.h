@@ -20,9 +20,9 @@ struct InferOptions {
   // Use types declared for node outputs (value_info, graph outputs) where rules know less.
   // Off to measure the rules alone (the conformance runner's inference mode).
   bool use_declared = true;
-  // Known contents of integer graph inputs of rank <= 1 (e.g. axes or pads fed at run time),
-  // propagated as if they were constants.
-  std::map<std::string, std::vector<int64_t>> input_values;
+  // Known contents of graph inputs (e.g. axes, pads or scales fed at run time): rules see them
+  // as constants, and integer ones are propagated as values.
+  std::map<std::string, ir::Tensor> input_tensors;
 };
 
 class ShapeInference {
@@ -36,6 +36,8 @@ class ShapeInference {
   // detail they lacked); with add_value_info, values get value_info entries.
   void write_back(ir::Rewriter& rw, bool add_value_info);
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The pinned contents of a main-graph input (InferOptions::input_tensors), or nullptr.
+  const ir::Tensor* pinned(const ir::Value* v) const;
 
   // Converts between the IR's declared types and inference facts.
   ops::TypeInfo from_declared(const ir::Type& t) const;

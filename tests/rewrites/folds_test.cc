@@ -120,6 +120,64 @@ TEST(EliminateNopOps, TileByOnes) {
   expect_folded(s, 1);
 }
 
+TEST(EliminateNopOps, ResizeThatKeepsTheSize) {
+  // Scale 1 with linear half_pixel samples every element exactly; sizes equal to the input
+  // with nearest too.
+  auto s = run("eliminate_nop_ops",
+               "sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n r = Resize <mode = \"linear\"> (x, , sc)\n y = Relu(r)",
+               "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
+  expect_folded(s, 1);
+  auto t = run("eliminate_nop_ops",
+               "sz = Constant <value = int64[4] {1, 2, 3, 4}> ()\n r = Resize <mode = \"cubic\"> (x, , , sz)\n y = Relu(r)",
+               "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
+  expect_folded(t, 1);
+}
+
+TEST(EliminateNopOps, ResizeThatScalesOrCropsStays) {
+  auto up = run("eliminate_nop_ops",
+                "sc = Constant <value = float[4] {1, 1, 2, 2}> ()\n r = Resize (x, , sc)\n y = Relu(r)",
+                "(float[1,2,3,4] x) => (float[1,2,6,8] y)");
+  EXPECT_EQ(count_ops(*up.model->graph, "Resize"), 1u);
+  // tf_crop_and_resize samples the region of interest even at scale 1.
+  auto crop = run("eliminate_nop_ops",
+                  "roi = Constant <value = float[8] {0, 0, 0.2, 0.2, 1, 1, 0.8, 0.8}> ()\n"
+                  " sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n"
+                  " r = Resize <mode = \"linear\", coordinate_transformation_mode = \"tf_crop_and_resize\"> (x, roi, sc)\n y = Relu(r)",
+                  "(float[1,2,5,5] x) => (float[1,2,3,3] y)");
+  EXPECT_EQ(count_ops(*crop.model->graph, "Resize"), 1u);
+  expect_same_outputs(crop);
+}
+
+TEST(EliminateNopOps, ResizeGraphOutputAndSymbolicSizes) {
+  // The Resize produces the graph output: it goes, and the output keeps its name. The sizes
+  // come from the input's own (symbolic) shape.
+  auto s = run("eliminate_nop_ops",
+               "r = Relu(x)\n sh = Shape(r)\n y = Resize <mode = \"nearest\"> (r, , , sh)",
+               "(float[N,3] x) => (float[N,3] y)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Resize"), 0u) << s.printed;
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  expect_same_outputs(s);
+}
+
+TEST(EliminateNopOps, ResizeInsideIfBranch) {
+  auto s = test::simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, float[1,1,2,2] x) => (float[1,1,2,2] y) {
+  y = If(c) <
+    then_branch = t () => (float[1,1,2,2] a) {
+      sc = Constant <value = float[4] {1, 1, 1, 1}> ()
+      n = Neg(x)
+      r = Resize <mode = "nearest"> (n, , sc)
+      a = Relu(r)
+    },
+    else_branch = e () => (float[1,1,2,2] b) { b = Neg(x) }
+  >
+}
+)", {"infer_shapes", "eliminate_nop_ops", "eliminate_dead_nodes"});
+  EXPECT_EQ(s.printed.find("Resize"), std::string::npos) << s.printed;
+  expect_same_outputs(s);
+}
+
 TEST(EliminateNopOps, GraphOutputKeepsItsName) {
   auto s = run("eliminate_nop_ops", "r = Relu(x)\n y = Cast <to = 1> (r)", "(float[2,3] x) => (float[2,3] y)");
   EXPECT_EQ(s.nodes(), 1u);

@@ -1,0 +1,104 @@
+// Unit tests of the image family: Resize (modes, coordinate transforms, axes, sizes policies),
+// Upsample, and their shape rules.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "eval/interpreter.h"
+#include "ops/kernel_util.h"
+#include "passes/shape_inference.h"
+#include "../unit/test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+using ir::RuntimeValue;
+using ops::make_tensor;
+
+Result<std::vector<RuntimeValue>> run(const std::string& text, const std::map<std::string, ir::Tensor>& feeds) {
+  auto m = test::parse(text);
+  if (!m) return Status(ErrorCode::kInvalidModel, "parse failed");
+  eval::Interpreter interp(*m);
+  std::map<std::string, RuntimeValue> f;
+  for (const auto& [k, v] : feeds) f[k] = RuntimeValue::of(v);
+  return interp.run(f);
+}
+
+template <typename T>
+std::vector<T> vals(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
+  EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
+  if (!r.is_ok()) return {};
+  return r.value()[i].tensor.to_vector<T>();
+}
+
+TEST(ImageResize, LinearAndNearestHalfPixel) {
+  std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({1, 2}, {1, 3})}};
+  // half_pixel: output 0..3 samples input -0.25, 0.25, 0.75, 1.25 (clamped at the edges).
+  auto lin = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2] x) => (float[1,4] y) { sc = Constant <value = float[2] {1, 2}> () y = Resize <mode = "linear"> (x, , sc) })", feeds);
+  EXPECT_EQ(vals<float>(lin), (std::vector<float>{1, 1.5f, 2.5f, 3}));
+  auto near = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2] x) => (float[1,4] y) { sc = Constant <value = float[2] {1, 2}> () y = Resize (x, , sc) })", feeds);
+  EXPECT_EQ(vals<float>(near), (std::vector<float>{1, 1, 3, 3}));
+}
+
+TEST(ImageResize, NearestCopiesInt64Exactly) {
+  const int64_t big = (int64_t{1} << 60) + 1;
+  auto r = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (int64[2] x) => (int64[4] y) { sz = Constant <value = int64[1] {4}> () y = Resize <nearest_mode = "floor", coordinate_transformation_mode = "asymmetric"> (x, , , sz) })",
+               {{"x", make_tensor<int64_t>({2}, {big, -big})}});
+  EXPECT_EQ(vals<int64_t>(r), (std::vector<int64_t>{big, big, -big, -big}));
+}
+
+TEST(ImageResize, TfCropAndResizeExtrapolates) {
+  // roi [0.5, 1.5] of a length-3 axis: positions 1, 2, 3; 3 is outside -> extrapolation value.
+  auto r = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[3] x) => (float[3] y) {
+  roi = Constant <value = float[2] {0.5, 1.5}> ()
+  sz = Constant <value = int64[1] {3}> ()
+  y = Resize <mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize", extrapolation_value = -7.0> (x, roi, , sz)
+})",
+               {{"x", make_tensor<float>({3}, {10, 20, 30})}});
+  EXPECT_EQ(vals<float>(r), (std::vector<float>{20, 30, -7}));
+}
+
+TEST(ImageResize, ScalesAndSizesTogetherIsAnError) {
+  auto r = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[4] y) {
+  sc = Constant <value = float[1] {2}> ()
+  sz = Constant <value = int64[1] {4}> ()
+  y = Resize (x, , sc, sz)
+})",
+               {{"x", make_tensor<float>({2}, {1, 2})}});
+  EXPECT_FALSE(r.is_ok());
+}
+
+TEST(ImageResize, ShapeRuleKeepsSymbolicDims) {
+  auto m = test::parse(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,3,H,W] x) => (float[N,3,a,b] y) {
+  sc = Constant <value = float[4] {1, 1, 2, 0.5}> ()
+  y = Resize (x, , sc)
+})");
+  ASSERT_TRUE(m);
+  passes::InferOptions io;
+  io.use_declared = false;
+  passes::ShapeInference si(*m, io);
+  ASSERT_TRUE(si.run().is_ok());
+  const ops::TypeInfo* f = si.facts(m->graph->outputs()[0]);
+  ASSERT_TRUE(f && f->shape);
+  EXPECT_EQ((*f->shape)[0].str(), "N");
+  EXPECT_EQ((*f->shape)[2].str(), "2*H");
+  EXPECT_EQ((*f->shape)[3].str(), "floor(W / 2)");
+}
+
+TEST(ImageUpsample, NearestOpset9) {
+  auto r = run(R"(<ir_version: 8, opset_import: ["" : 9]>
+g (float[1,2] x, float[2] s) => (float[2,6] y) { y = Upsample (x, s) })",
+               {{"x", make_tensor<float>({1, 2}, {1, 2})}, {"s", make_tensor<float>({2}, {2, 3})}});
+  EXPECT_EQ(vals<float>(r), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
+}
+
+}  // namespace
+}  // namespace onnxtrim
