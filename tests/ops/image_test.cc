@@ -100,5 +100,40 @@ g (float[1,2] x, float[2] s) => (float[2,6] y) { y = Upsample (x, s) })",
   EXPECT_EQ(vals<float>(r), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
 }
 
+TEST(ImageGridSample, IdentityAffineGridReproducesTheInput) {
+  // AffineGrid of the identity transform, then GridSample: every pixel samples itself.
+  for (const char* align : {"0", "1"}) {
+    std::string text = R"(<ir_version: 8, opset_import: ["" : 20]>
+g (float[1,1,2,3] x, float[1,2,3] th) => (float[1,1,2,3] y) {
+  sz = Constant <value = int64[4] {1, 1, 2, 3}> ()
+  grid = AffineGrid <align_corners = @AL> (th, sz)
+  y = GridSample <align_corners = @AL, mode = "linear"> (x, grid)
+})";
+    for (size_t p; (p = text.find("@AL")) != std::string::npos;) text.replace(p, 3, align);
+    auto r = run(text, {{"x", make_tensor<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6})},
+                        {"th", make_tensor<float>({1, 2, 3}, {1, 0, 0, 0, 1, 0})}});
+    auto y = vals<float>(r);
+    ASSERT_EQ(y.size(), 6u);
+    for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(y[i], static_cast<float>(i + 1), 1e-5) << align;
+  }
+}
+
+TEST(ImageGridSample, PaddingModesOutsideTheImage) {
+  // One 1x2 image [10, 20]; the grid point x = 3 (far right, outside), y = 0.
+  const char* text = R"(<ir_version: 8, opset_import: ["" : 20]>
+g (float[1,1,1,2] x, float[1,1,1,2] grid) => (float[1,1,1,1] y) { y = GridSample <padding_mode = "PAD", align_corners = 1> (x, grid) })";
+  auto with = [&](const std::string& pad) {
+    std::string t = text;
+    t.replace(t.find("PAD"), 3, pad);
+    return vals<float>(run(t, {{"x", make_tensor<float>({1, 1, 1, 2}, {10, 20})},
+                              {"grid", make_tensor<float>({1, 1, 1, 2}, {3, 0})}}));
+  };
+  // align_corners: x = 3 maps to pixel 2; zeros reads nothing, border the last pixel, and
+  // reflection mirrors 2 about 1 back to 0.
+  EXPECT_EQ(with("zeros"), (std::vector<float>{0}));
+  EXPECT_EQ(with("border"), (std::vector<float>{20}));
+  EXPECT_EQ(with("reflection"), (std::vector<float>{10}));
+}
+
 }  // namespace
 }  // namespace onnxtrim
