@@ -1,0 +1,17 @@
+// BlackmanWindow (17): the Blackman window of length size, periodic (N = size) or symmetric (N = size - 1):
+//   w[n] = 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N), in output_datatype.
+#include "ops/signal/signal_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_blackman_window(KernelContext& ctx) { return signal::eval_cosine_window(ctx, 0.42, 0.5, 0.08); }
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(BlackmanWindow, "", "BlackmanWindow", (std::vector<int>{17}), eval_blackman_window);
+ONNXTRIM_REGISTER_INFER(BlackmanWindow, "", "BlackmanWindow", signal::infer_window);
+
+}  // namespace onnxtrim::ops
