@@ -1,0 +1,33 @@
+// RNN (1, 7, 14, 22): H_t = f(clip(X_t W^T + H_{t-1} R^T + Wb + Rb)), f = Tanh by default.
+// Shared loop, layouts and outputs in rnn_util.h.
+#include "ops/rnn/cell_common.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+Status eval_rnn(KernelContext& ctx) {
+  std::vector<rnn::Activation> acts;
+  std::string err;
+  int64_t dirs = ctx.node().attr_string("direction", "forward") == "bidirectional" ? 2 : 1;
+  if (!rnn::activations_of(ctx.node(), {"Tanh"}, dirs, &acts, &err)) return ctx.error("RNN " + err);
+  double c = ctx.node().attr_float("clip", 0.0f);
+  return rnn::run(ctx, 1, false, [&](const rnn::Dims3& dm, const rnn::Weights& w) -> rnn::Cell {
+    return [dm, &w, acts, c](int64_t d, const double* x, double* h, double*) {
+      std::vector<double> a(static_cast<size_t>(dm.hidden));
+      rnn::gate(dm, w, 1, d, 0, x, h, true, true, a.data());
+      for (int64_t k = 0; k < dm.hidden; ++k) h[k] = acts[static_cast<size_t>(d)](rnn::clip(a[static_cast<size_t>(k)], c));
+    };
+  });
+}
+
+// ---- shape inference
+Status infer_rnn(InferContext& ctx) { return rnn::infer(ctx, false); }
+
+}  // namespace
+
+// ---- registration (versions from Changelog.md)
+ONNXTRIM_REGISTER_OP(RNN, "", "RNN", (std::vector<int>{1, 7, 14, 22}), eval_rnn);
+ONNXTRIM_REGISTER_INFER(RNN, "", "RNN", infer_rnn);
+
+}  // namespace onnxtrim::ops
