@@ -8,6 +8,7 @@ PACKAGES=(
   g++ make cmake pkg-config
   libprotobuf-dev protobuf-compiler libonnx-dev   # ONNX protobuf classes and text parser
   libopenblas-dev                                 # GEMM for MatMul/Gemm/Conv
+  libre2-dev                                      # RegexFullMatch (the spec's RE2 syntax)
   libgtest-dev libgmock-dev libbenchmark-dev      # tests and benchmarks
   python3 python3-onnx python3-numpy              # test oracle (checker, shape inference)
   clang libclang-rt-14-dev                        # libFuzzer and sanitizers

@@ -1,6 +1,8 @@
 #include "passes/shape_inference.h"
 
+#include "eval/interpreter.h"
 #include "ops/fold.h"
+#include "passes/pass_util.h"
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::passes {
@@ -129,6 +131,40 @@ void ShapeInference::merge_declared(const ir::Node& n, const ir::Value* v, TypeI
   }
 }
 
+// A node whose rule leaves an output shape open (data-dependent: Unique, StringSplit, NonZero,
+// ...) but whose inputs are all small known constants is evaluated: its outputs are then known
+// exactly. Non-deterministic ops and nodes with subgraphs are left alone.
+void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& ctx) {
+  bool open = false;
+  for (size_t i = 0; i < n.num_outputs(); ++i)
+    if (n.output(i) && (!ctx.outputs()[i].is_tensor() || !ctx.outputs()[i].static_shape())) open = true;
+  if (!open || !is_pure(n) || !n.subgraphs().empty()) return;
+  std::vector<ir::RuntimeValue> held;
+  int64_t elements = 0;
+  for (size_t i = 0; i < n.num_inputs(); ++i) {
+    if (!n.input(i)) continue;
+    const ir::Tensor* c = ctx.input_constant(i);
+    if (!c) return;
+    elements += c->numel();
+    if (elements > 4096) return;
+    held.push_back(ir::RuntimeValue::of(*c));
+  }
+  std::vector<const ir::RuntimeValue*> inputs(n.num_inputs(), nullptr);
+  for (size_t i = 0, k = 0; i < n.num_inputs(); ++i)
+    if (n.input(i)) inputs[i] = &held[k++];
+  eval::Interpreter interp(model_);
+  auto r = interp.run_node(n, inputs, nullptr);
+  if (!r) return;
+  for (size_t i = 0; i < n.num_outputs() && i < r.value().size(); ++i) {
+    if (!n.output(i) || !r.value()[i].is_tensor()) continue;
+    const ir::Tensor& t = r.value()[i].tensor;
+    TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
+    for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));
+    f.values = propagate_constant(t);
+    ctx.outputs()[i] = std::move(f);
+  }
+}
+
 void ShapeInference::infer_node(const ir::Node& n) {
   GraphInferContext ctx(*this, n, model_.opset(n.domain));
   ops::InferFn rule = ops::find_infer(n.domain, n.op_type);
@@ -139,6 +175,7 @@ void ShapeInference::infer_node(const ir::Node& n) {
       for (auto& o : ctx.outputs()) o = TypeInfo{};
     }
   }
+  evaluate_if_constant(n, ctx);
   for (size_t i = 0; i < n.num_outputs(); ++i) {
     const ir::Value* v = n.output(i);
     if (!v) continue;

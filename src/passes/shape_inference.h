@@ -25,6 +25,8 @@ struct InferOptions {
   std::map<std::string, ir::Tensor> input_tensors;
 };
 
+class GraphInferContext;
+
 class ShapeInference {
  public:
   ShapeInference(const ir::Model& m, InferOptions opts = {}) : model_(m), opts_(std::move(opts)) {}
@@ -47,6 +49,7 @@ class ShapeInference {
   friend class GraphInferContext;
   Result<std::vector<ops::TypeInfo>> infer_graph(const ir::Graph& g, std::vector<ops::TypeInfo> inputs);
   void infer_node(const ir::Node& n);
+  void evaluate_if_constant(const ir::Node& n, GraphInferContext& ctx);
   void merge_declared(const ir::Node& n, const ir::Value* v, ops::TypeInfo& inferred);
 
   const ir::Model& model_;
