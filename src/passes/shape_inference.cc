@@ -135,19 +135,46 @@ void ShapeInference::merge_declared(const ir::Node& n, const ir::Value* v, TypeI
 // ...) but whose inputs are all small known constants is evaluated: its outputs are then known
 // exactly. Non-deterministic ops and nodes with subgraphs are left alone.
 void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& ctx) {
+  // Open: an output's shape is not fully known, or it is a small integer tensor whose elements
+  // value propagation could know but does not.
   bool open = false;
-  for (size_t i = 0; i < n.num_outputs(); ++i)
-    if (n.output(i) && (!ctx.outputs()[i].is_tensor() || !ctx.outputs()[i].static_shape())) open = true;
+  for (size_t i = 0; i < n.num_outputs(); ++i) {
+    if (!n.output(i)) continue;
+    const TypeInfo& o = ctx.outputs()[i];
+    auto dims = o.is_tensor() ? o.static_shape() : std::nullopt;
+    if (!dims) {
+      open = true;
+    } else if (ir::dtype_is_integer(o.elem) && dims->size() <= 1 && !o.values) {
+      int64_t count = dims->empty() ? 1 : (*dims)[0];
+      if (count <= static_cast<int64_t>(ops::kMaxPropagated)) open = true;
+    }
+  }
   if (!open || !is_pure(n) || !n.subgraphs().empty()) return;
   std::vector<ir::RuntimeValue> held;
   int64_t elements = 0;
   for (size_t i = 0; i < n.num_inputs(); ++i) {
     if (!n.input(i)) continue;
     const ir::Tensor* c = ctx.input_constant(i);
-    if (!c) return;
-    elements += c->numel();
-    if (elements > 4096) return;
-    held.push_back(ir::RuntimeValue::of(*c));
+    if (c) {
+      elements += c->numel();
+      if (elements > 4096) return;
+      held.push_back(ir::RuntimeValue::of(*c));
+      continue;
+    }
+    // An integer tensor whose elements value propagation knows.
+    const TypeInfo& f = ctx.input(i);
+    auto vals = f.static_values();
+    auto dims = f.static_shape();
+    if (!vals || !dims || !ir::dtype_is_integer(f.elem)) return;
+    ir::Tensor t(f.elem, *dims);
+    if (t.numel() != static_cast<int64_t>(vals->size())) return;
+    bool ok = ops::dispatch(f.elem, ops::kSigned | ops::kUnsigned, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for (size_t k = 0; k < vals->size(); ++k) t.mutable_data<T>()[k] = static_cast<T>((*vals)[k]);
+    });
+    if (!ok) return;
+    elements += t.numel();
+    held.push_back(ir::RuntimeValue::of(std::move(t)));
   }
   std::vector<const ir::RuntimeValue*> inputs(n.num_inputs(), nullptr);
   for (size_t i = 0, k = 0; i < n.num_inputs(); ++i)

@@ -145,10 +145,9 @@ Outcome infer_case(const fs::path& model_path, const std::vector<fs::path>& data
     if (v && v.value().is_tensor()) {
       const ir::Tensor& t = v.value().tensor;
       io.input_shapes[inputs[i]->name()] = t.dims();
-      // Small 1-D inputs (axes, pads, shapes, sizes, scales fed at run time) are known, as they
-      // would be were they constants of the model.
-      if (t.dtype() != ir::DataType::kString && t.rank() <= 1 && t.numel() <= static_cast<int64_t>(ops::kMaxPropagated))
-        io.input_tensors[inputs[i]->name()] = t;
+      // Small inputs (axes, pads, shapes, sizes, scales, ... fed at run time: at most 64
+      // elements) are known, as they would be were they constants of the model.
+      if (t.numel() <= static_cast<int64_t>(ops::kMaxPropagated)) io.input_tensors[inputs[i]->name()] = t;
     }
   }
   passes::ShapeInference si(m, io);
