@@ -39,7 +39,10 @@ Status eval_quantize_linear(KernelContext& ctx) {
   Tensor d(DataType::kDouble, x.dims());
   for (size_t i = 0; i < xv.size(); ++i) {
     size_t k = static_cast<size_t>(idx[i]);
-    double v = xv[i] / sv[k];
+    // The division happens in the input's precision (float for float, float16 and bfloat16
+    // inputs), as the runtimes and the reference do: it decides ties of the rounding.
+    double v = x.dtype() == DataType::kDouble ? xv[i] / sv[k]
+                                              : static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k]));
     if (is_int) {
       v = std::nearbyint(v) + zv[k];
       v = std::min(std::max(v, lo), hi);
