@@ -1,4 +1,5 @@
 // Transpose: permutes the axes (reversed by default).
+#include <cstring>
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -25,6 +26,55 @@ bool valid_perm(const std::vector<int64_t>& p, int64_t rank) {
   return true;
 }
 
+// Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
+// the output's last axis are gathered with a fixed input stride; 2-D transposes go by tiles.
+template <size_t W>
+void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out) {
+  size_t r = out.size();
+  if (r == 2 && p[0] == 1 && p[1] == 0) {
+    int64_t R = out[0], C = out[1];  // y[i][j] = x[j][i], x is C x R
+    const int64_t B = 32;
+    for (int64_t i0 = 0; i0 < R; i0 += B)
+      for (int64_t j0 = 0; j0 < C; j0 += B)
+        for (int64_t i = i0; i < std::min(i0 + B, R); ++i)
+          for (int64_t j = j0; j < std::min(j0 + B, C); ++j) std::memcpy(dst + W * static_cast<size_t>(i * C + j), src + W * static_cast<size_t>(j * R + i), W);
+    return;
+  }
+  int64_t inner = r ? out[r - 1] : 1;
+  int64_t step = r ? in_strides[static_cast<size_t>(p[r - 1])] : 0;
+  int64_t rows = inner ? numel_of(out) / inner : 0;
+  std::vector<int64_t> counter(r, 0);
+  int64_t base = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    uint8_t* d = dst + W * static_cast<size_t>(row * inner);
+    for (int64_t j = 0; j < inner; ++j) std::memcpy(d + W * static_cast<size_t>(j), src + W * static_cast<size_t>(base + j * step), W);
+    for (int64_t k = static_cast<int64_t>(r) - 2; k >= 0; --k) {
+      auto u = static_cast<size_t>(k);
+      int64_t s = in_strides[static_cast<size_t>(p[u])];
+      if (++counter[u] < out[u]) {
+        base += s;
+        break;
+      }
+      base -= s * (counter[u] - 1);
+      counter[u] = 0;
+    }
+  }
+}
+
+void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims& out, Tensor& y) {
+  if (x.numel() == 0) return;
+  Dims in_strides = strides_of(x.dims());
+  const uint8_t* src = x.bytes();
+  uint8_t* dst = y.mutable_bytes();
+  switch (tensor::elem_size(x.dtype())) {
+    case 1: transpose_rows<1>(src, dst, in_strides, p, out); break;
+    case 2: transpose_rows<2>(src, dst, in_strides, p, out); break;
+    case 4: transpose_rows<4>(src, dst, in_strides, p, out); break;
+    case 8: transpose_rows<8>(src, dst, in_strides, p, out); break;
+    default: transpose_rows<16>(src, dst, in_strides, p, out); break;
+  }
+}
+
 Status eval_transpose(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (!movable(x.dtype())) return ctx.unsupported("Transpose on sub-byte types");
@@ -32,24 +82,30 @@ Status eval_transpose(KernelContext& ctx) {
   if (!valid_perm(p, x.rank())) return ctx.error("Transpose perm is not a permutation of the axes");
   Dims out;
   for (int64_t a : p) out.push_back(x.dims()[static_cast<size_t>(a)]);
-  Dims in_strides = strides_of(x.dims());
-  std::vector<int64_t> index(static_cast<size_t>(x.numel()));
-  std::vector<int64_t> counter(out.size(), 0);
-  int64_t off = 0;
-  for (size_t i = 0; i < index.size(); ++i) {
-    index[i] = off;
-    for (int64_t k = static_cast<int64_t>(out.size()) - 1; k >= 0; --k) {
-      auto u = static_cast<size_t>(k);
-      int64_t s = in_strides[static_cast<size_t>(p[u])];
-      if (++counter[u] < out[u]) {
-        off += s;
-        break;
+  if (x.dtype() == DataType::kString) {
+    Dims in_strides = strides_of(x.dims());
+    std::vector<int64_t> index(static_cast<size_t>(x.numel()));
+    std::vector<int64_t> counter(out.size(), 0);
+    int64_t off = 0;
+    for (size_t i = 0; i < index.size(); ++i) {
+      index[i] = off;
+      for (int64_t k = static_cast<int64_t>(out.size()) - 1; k >= 0; --k) {
+        auto u = static_cast<size_t>(k);
+        int64_t s = in_strides[static_cast<size_t>(p[u])];
+        if (++counter[u] < out[u]) {
+          off += s;
+          break;
+        }
+        off -= s * (counter[u] - 1);
+        counter[u] = 0;
       }
-      off -= s * (counter[u] - 1);
-      counter[u] = 0;
     }
+    ctx.set_output(0, take(x, out, index));
+    return Status::ok();
   }
-  ctx.set_output(0, take(x, out, index));
+  Tensor y = Tensor::shell(x.dtype(), out);
+  transpose_bytes(x, p, out, y);
+  ctx.set_output(0, std::move(y));
   return Status::ok();
 }
 
