@@ -2,6 +2,7 @@
 // README, not a timed test):
 //   model_bench pipeline MODEL.onnx   load, default pipeline, save: times and node counts
 //   model_bench eval MODEL.onnx [N]   the evaluator on random inputs (batch 1): median of N runs
+//   model_bench eval-fast MODEL [N]   the same with float accumulation (onnxtrim run --fast)
 // scripts/bench.sh runs both, and ONNX Runtime on the same model (bench/ort_time.js), and
 // prints the ratios.
 #include <algorithm>
@@ -63,7 +64,7 @@ int pipeline(const std::string& path) {
   return 0;
 }
 
-int evaluate(const std::string& path, int runs) {
+int evaluate(const std::string& path, int runs, bool fast) {
   auto m = onnx_io::load_model(path);
   if (!m) {
     std::fprintf(stderr, "%s\n", m.status().message().c_str());
@@ -76,6 +77,7 @@ int evaluate(const std::string& path, int runs) {
     return 1;
   }
   eval::Interpreter interp(*m.value());
+  interp.set_fast_float(fast);
   std::vector<double> times;
   for (int i = 0; i < runs + 1; ++i) {  // the first run warms up
     double t0 = now();
@@ -96,12 +98,12 @@ int evaluate(const std::string& path, int runs) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: model_bench pipeline|eval MODEL.onnx [RUNS]\n");
+    std::fprintf(stderr, "usage: model_bench pipeline|eval|eval-fast MODEL.onnx [RUNS]\n");
     return 2;
   }
   std::string what = argv[1];
   if (what == "pipeline") return pipeline(argv[2]);
-  if (what == "eval") return evaluate(argv[2], argc > 3 ? std::atoi(argv[3]) : 5);
-  std::fprintf(stderr, "usage: model_bench pipeline|eval MODEL.onnx [RUNS]\n");
+  if (what == "eval" || what == "eval-fast") return evaluate(argv[2], argc > 3 ? std::atoi(argv[3]) : 5, what == "eval-fast");
+  std::fprintf(stderr, "usage: model_bench pipeline|eval|eval-fast MODEL.onnx [RUNS]\n");
   return 2;
 }

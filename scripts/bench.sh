@@ -9,3 +9,21 @@ echo "== load+save vs plain protobuf, peak memory vs file size"
 build/bench/io_bench
 echo "== default pipeline, shape inference and folding on synthetic graphs"
 build/bench/pass_bench
+echo "== real exports (bench/make_models.py: torchvision resnet50 and swin_t, random weights)"
+/usr/bin/python3 bench/make_models.py 2>/dev/null | grep -v "^$" || true
+python3 - <<'PY'
+import json, subprocess
+def run(cmd):
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+p = run(["build/bench/model_bench", "pipeline", "bench/models/swin_t.onnx"])
+print(f"swin_t: {p['nodes_before']} -> {p['nodes_after']} nodes in {p['rounds']} rounds; "
+      f"load {p['load_s']:.2f} s, pipeline {p['pipeline_s']:.2f} s, save {p['save_s']:.2f} s")
+ours, fast, theirs = [], [], []
+for _ in range(3):  # interleaved: the machine is shared and noisy
+    ours.append(run(["build/bench/model_bench", "eval", "bench/models/resnet50.onnx", "5"])["median_ms"])
+    fast.append(run(["build/bench/model_bench", "eval-fast", "bench/models/resnet50.onnx", "5"])["median_ms"])
+    theirs.append(run(["node", "bench/ort_time.js", "bench/models/resnet50.onnx", "5"])["median_ms"])
+o, f, t = sorted(ours)[1], sorted(fast)[1], sorted(theirs)[1]
+print(f"resnet50 (batch 1): ONNX Runtime {t:.0f} ms; evaluator {o:.0f} ms ({o / t:.1f}x), "
+      f"with --fast {f:.0f} ms ({f / t:.1f}x)")
+PY

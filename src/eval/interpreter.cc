@@ -117,6 +117,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
                          [this, outer](const ir::Graph& sg, std::vector<RuntimeValue> in) {
                            return run_graph(sg, std::move(in), outer);
                          });
+  ctx.set_fast_float(fast_float_);
   Status st = schema->eval(ctx);
   if (!st.is_ok()) return st.with_node(n.describe());
   auto& outs = ctx.outputs();

@@ -40,6 +40,9 @@ class Interpreter {
   // Runs g with positional inputs; `outer` gives the enclosing scope's values.
   Result<std::vector<RuntimeValue>> run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
                                               const Scope* outer) const;
+  // Float kernels accumulate in float where they would otherwise use double (Conv): faster,
+  // as ONNX Runtime computes, but less accurate on ill-conditioned models.
+  void set_fast_float(bool on) { fast_float_ = on; }
   // Fails naming the first node (op, domain) that has no kernel, searching subgraphs too.
   Status check_supported() const;
 
@@ -59,6 +62,7 @@ class Interpreter {
   const ir::Graph& function_instance(const ir::Function& f, const ir::Node& call) const;
   mutable std::unordered_map<const ir::Node*, std::vector<FunctionInstance>> instances_;
   const ir::Model& model_;
+  bool fast_float_ = false;
   mutable std::mutex mu_;
   mutable std::unordered_map<const ir::Graph*, std::unique_ptr<Plan>> plans_;
 };

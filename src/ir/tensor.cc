@@ -17,7 +17,15 @@ std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
   return std::make_shared<MmapBuffer>(p, n, 0, n);
 }
 
-Tensor::Tensor(DataType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)) {
+namespace {
+int64_t product(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+}  // namespace
+
+Tensor::Tensor(DataType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)), numel_(product(dims_)) {
   if (dtype_ == DataType::kString) {
     strings_.resize(static_cast<size_t>(numel()));
   } else {
@@ -30,15 +38,11 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
   Tensor t;
   t.dtype_ = dtype;
   t.dims_ = std::move(dims);
+  t.numel_ = product(t.dims_);
   t.nbytes_ = dtype == DataType::kString ? 0 : dtype_storage_bytes(dtype, t.numel());
   return t;
 }
 
-int64_t Tensor::numel() const {
-  int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
-  return n;
-}
 
 uint8_t* Tensor::mutable_bytes() {
   // Sole owner of a vector we allocated: write in place. Otherwise copy first.

@@ -87,7 +87,7 @@ class Tensor {
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& dims() const { return dims_; }
   int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
-  int64_t numel() const;
+  int64_t numel() const { return numel_; }  // cached: kernels call it in loop conditions
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
 
@@ -139,6 +139,7 @@ class Tensor {
  private:
   DataType dtype_ = DataType::kUndefined;
   std::vector<int64_t> dims_;
+  int64_t numel_ = 1;
   std::string name_;
   std::shared_ptr<const Buffer> buf_;
   size_t offset_ = 0;

@@ -532,6 +532,12 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
     st = convert_attribute(ap, f.attribute_defaults.back(), g, nullptr, ctx);
     if (!st.is_ok()) return Status(st.code(), "in function '" + f.name + "': " + st.detail());
   }
+  for (const auto& out : fp.output()) {
+    ir::Value* v = g.find_value(out);
+    if (v == nullptr)
+      return err(ErrorCode::kInvalidModel, "function '" + f.name + "' output '" + out + "' is not produced");
+    g.add_output(v);
+  }
   fp.clear_name();
   fp.clear_domain();
   fp.clear_doc_string();

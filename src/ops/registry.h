@@ -49,6 +49,10 @@ class KernelContext {
   Result<std::vector<RuntimeValue>> run_subgraph(const ir::Graph& g, std::vector<RuntimeValue> in) const {
     return runner_(g, std::move(in));
   }
+  // Speed over accuracy: float kernels may accumulate in float (as ONNX Runtime does) where
+  // they otherwise accumulate in double (Conv). Off by default; `onnxtrim run --fast`.
+  bool fast_float() const { return fast_float_; }
+  void set_fast_float(bool on) { fast_float_ = on; }
   // An "invalid model" error naming this node.
   Status error(const std::string& detail) const {
     return Status(ErrorCode::kInvalidModel, detail).with_node(node_.describe());
@@ -63,6 +67,7 @@ class KernelContext {
   std::vector<const RuntimeValue*> inputs_;
   std::vector<RuntimeValue> outputs_;
   SubgraphRunner runner_;
+  bool fast_float_ = false;
 };
 
 using EvalFn = Status (*)(KernelContext&);

@@ -61,7 +61,8 @@ usage:
   onnxtrim inspect IN.onnx              summary of a model: inputs, outputs, opsets, ops, sizes
   onnxtrim run MODEL [input options]    run a model with the reference evaluator, print outputs
                                         (--output-dir DIR also writes DIR/output_K.pb,
-                                        and with --save-inputs DIR/input_K.pb)
+                                        and with --save-inputs DIR/input_K.pb; --fast
+                                        accumulates float Conv in float, as ONNX Runtime does)
   onnxtrim verify A.onnx B.onnx [...]   run both on the same random inputs, compare outputs
   onnxtrim --list-passes                the passes, in pipeline order
   onnxtrim --help | --version
@@ -283,6 +284,7 @@ int cmd_run(int argc, char** argv) {
   std::vector<std::string> positional;
   std::string output_dir;
   bool save_inputs = false;
+  bool fast = false;  // --fast: float accumulation in Conv
   for (int i = 2; i < argc; ++i) {
     std::string err;
     if (in.take(i, argc, argv, &err)) {
@@ -291,6 +293,10 @@ int cmd_run(int argc, char** argv) {
     }
     if (std::string(argv[i]) == "--save-inputs") {
       save_inputs = true;
+      continue;
+    }
+    if (std::string(argv[i]) == "--fast") {
+      fast = true;
       continue;
     }
     if (std::string(argv[i]) == "--output-dir") {
@@ -309,6 +315,7 @@ int cmd_run(int argc, char** argv) {
   Status st = in.apply(m, spec);
   if (!st.is_ok()) return fail(st);
   eval::Interpreter interp(m);
+  interp.set_fast_float(fast);
   st = interp.check_supported();
   if (!st.is_ok()) return fail(st.with_file(positional[0]));
   auto feeds = eval::make_random_inputs(m, spec, in.seed);

@@ -1,4 +1,5 @@
 // Conv: N-D grouped convolution via im2col + GEMM.
+#include <cstdlib>
 #include "ops/infer.h"
 #include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
@@ -20,14 +21,21 @@ Tensor conv_typed(const Tensor& x, const Tensor& w, const Tensor* b, const nn::G
   T* py = y.mutable_data<T>();
   const T* px = x.data<T>();
   const T* pw = w.data<T>();
-  std::vector<T> col(static_cast<size_t>(Cg * ks * out_size));
+  // A pointwise convolution (1x1 kernel, stride 1, no padding) multiplies the input directly.
+  bool pointwise = ks == 1 && in_size == out_size;
+  for (size_t d = 0; d < g.strides.size() && pointwise; ++d) pointwise = g.strides[d] == 1 && g.pads[d] == 0 && g.pads[d + g.strides.size()] == 0;
+  std::vector<T> col(pointwise ? 0 : static_cast<size_t>(Cg * ks * out_size));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t gi = 0; gi < group; ++gi) {
       const T* xg = px + (n * C + gi * Cg) * in_size;
-      if (Cg * ks > 0) nn::im2col<T>(xg, Cg, g, T(0), col.data());
+      const T* B = xg;
+      if (!pointwise) {
+        if (Cg * ks > 0) nn::im2col<T>(xg, Cg, g, T(0), col.data());
+        B = col.data();
+      }
       T* yg = py + (n * M + gi * Mg) * out_size;
-      nn::gemm(false, false, Mg, out_size, Cg * ks, T(1), pw + gi * Mg * Cg * ks, Cg * ks, col.data(), out_size, T(0),
-               yg, out_size);
+      int64_t K = Cg * ks;
+      nn::gemm(false, false, Mg, out_size, K, T(1), pw + gi * Mg * K, K, B, out_size, T(0), yg, out_size);
     }
   if (b) {
     const T* pb = b->data<T>();
@@ -45,7 +53,7 @@ Tensor to_double(const Tensor& t) {
   if (t.numel() == 0) return out;
   const float* p = t.data<float>();
   double* o = out.mutable_data<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) o[i] = p[i];
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) o[i] = p[i];
   return out;
 }
 Tensor from_double(const Tensor& t) {
@@ -53,7 +61,7 @@ Tensor from_double(const Tensor& t) {
   if (t.numel() == 0) return out;
   const double* p = t.data<double>();
   float* o = out.mutable_data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<float>(p[i]);
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) o[i] = static_cast<float>(p[i]);
   return out;
 }
 
@@ -78,9 +86,12 @@ Status eval_conv(KernelContext& ctx) {
   std::string err = nn::compute_geometry(ctx.node(), &g, false);
   if (!err.empty()) return ctx.error("Conv: " + err);
   DataType dt = x.dtype();
-  if (dt == DataType::kFloat) {
-    // float convolutions accumulate in double (dgemm): each output is then the correctly rounded
-    // sum whatever the BLAS kernel's summation order, so equal inputs give equal outputs.
+  if (dt == DataType::kFloat && ctx.fast_float()) {
+    ctx.set_output(0, conv_typed<float>(x, w, b, g, group));
+  } else if (dt == DataType::kFloat) {
+    // float convolutions accumulate in double (dgemm): a float GEMM's rounding depends on the
+    // BLAS kernel's summation order, and ill-conditioned models (large activations, softmax
+    // after) then drift visibly from the reference and from ONNX Runtime.
     Tensor bd;
     if (b) bd = to_double(*b);
     ctx.set_output(0, from_double(conv_typed<double>(to_double(x), to_double(w), b ? &bd : nullptr, g, group)));

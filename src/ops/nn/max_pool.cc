@@ -1,4 +1,5 @@
 // MaxPool: windowed maximum, optional Indices output (flat, row- or column-major spatial).
+#include <cstdlib>
 #include <limits>
 
 #include "ops/infer.h"
@@ -34,6 +35,39 @@ Status eval_max_pool(KernelContext& ctx) {
   // Column-major strides for storage_order 1.
   Dims col_strides(g.in.size(), 1);
   for (size_t d = 1; d < g.in.size(); ++d) col_strides[d] = col_strides[d - 1] * g.in[d - 1];
+  // Fast path: float 2-D pooling without dilation or indices (the common CNN case).
+  if (x.dtype() == DataType::kFloat && g.in.size() == 2 && !want_idx && g.dilations[0] == 1 && g.dilations[1] == 1) {
+    Tensor y(x.dtype(), out_dims);
+    const float* px = x.data<float>();
+    float* py = y.numel() ? y.mutable_data<float>() : nullptr;
+    int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+    for (int64_t plane = 0; plane < N * C; ++plane) {
+      const float* xp = px + plane * H * W;
+      float* yp = py + plane * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int64_t h0 = oh * g.strides[0] - g.pads[0];
+        int64_t hs = std::max<int64_t>(h0, 0), he = std::min<int64_t>(h0 + g.kernel[0], H);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t w0 = ow * g.strides[1] - g.pads[1];
+          int64_t ws = std::max<int64_t>(w0, 0), we = std::min<int64_t>(w0 + g.kernel[1], W);
+          float best = 0;
+          bool any = false;
+          for (int64_t h = hs; h < he; ++h)
+            for (int64_t w = ws; w < we; ++w) {
+              float v = xp[h * W + w];
+              if (std::isnan(v)) continue;  // NaN never wins, as in the general path
+              if (!any || v > best) {
+                best = v;
+                any = true;
+              }
+            }
+          yp[oh * OW + ow] = any ? best : std::nanf("");  // as the general path: no candidate is NaN
+        }
+      }
+    }
+    ctx.set_output(0, std::move(y));
+    return Status::ok();
+  }
   Tensor y;
   bool ok = dispatch(x.dtype(), kFloats | kSigned | kUnsigned, [&](auto tag) {
     using T = typename decltype(tag)::type;

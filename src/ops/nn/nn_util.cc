@@ -3,6 +3,10 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include <algorithm>
 #include <limits>
 
 namespace onnxtrim::ops::nn {
@@ -21,6 +25,32 @@ void gemm_fallback(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, c
       c = alpha * acc + (beta == T(0) ? T(0) : beta * c);
     }
 }
+// OpenBLAS runs single-threaded (its multithreaded SGEMM gave wrong results on this Debian
+// build's Zen kernels, and its idle threads spin); large products are split by output columns
+// over our own threads instead, each calling the single-threaded BLAS.
+void blas_single_threaded() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+template <typename F>
+void split_columns(int64_t M, int64_t N, int64_t K, F&& call) {
+  blas_single_threaded();
+  static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, std::thread::hardware_concurrency()));
+  int64_t parts = M * N * K >= (int64_t{1} << 22) ? std::min<int64_t>(hw, N / 32) : 1;
+  if (parts <= 1) {
+    call(0, N);
+    return;
+  }
+  std::vector<std::thread> workers;
+  int64_t step = (N + parts - 1) / parts;
+  for (int64_t p = 1; p < parts; ++p) {
+    int64_t n0 = p * step, n1 = std::min(N, n0 + step);
+    if (n0 < n1) workers.emplace_back([&call, n0, n1] { call(n0, n1); });
+  }
+  call(0, std::min(N, step));
+  for (auto& w : workers) w.join();
+}
 }  // namespace
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
@@ -35,9 +65,11 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
     gemm_fallback(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
-              static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta,
-              C, static_cast<int>(ldc));
+  split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+                static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
+                static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
+  });
 }
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
@@ -52,9 +84,11 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
     gemm_fallback(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
-              static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta,
-              C, static_cast<int>(ldc));
+  split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+                static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
+                static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
+  });
 }
 
 std::string plan_matmul(const Dims& a_in, const Dims& b_in, MatMulPlan* p) {

@@ -2,6 +2,8 @@
 // batched matmul planning, convolution/pooling geometry, and im2col.
 #pragma once
 
+#include <cstdlib>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,33 @@ std::string compute_geometry(const ir::Node& node, Geometry* g, bool ceil_mode);
 template <typename T>
 void im2col(const T* x, int64_t C, const Geometry& g, T pad_value, T* col) {
   int64_t nsp = g.nsp();
+  if (nsp == 2) {
+    // 2-D: whole output rows at a time; stride-1 rows are contiguous copies.
+    int64_t H = g.in[0], W = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0], OW = g.out[1];
+    int64_t sh = g.strides[0], sw = g.strides[1], ph = g.pads[0], pw = g.pads[1], dh = g.dilations[0], dw = g.dilations[1];
+    for (int64_t c = 0; c < C; ++c) {
+      const T* xc = x + c * H * W;
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          T* row = col + ((c * KH + kh) * KW + kw) * OH * OW;
+          for (int64_t oh = 0; oh < OH; ++oh) {
+            T* out = row + oh * OW;
+            int64_t ih = oh * sh - ph + kh * dh;
+            if (ih < 0 || ih >= H) {
+              std::fill(out, out + OW, pad_value);
+              continue;
+            }
+            const T* xr = xc + ih * W;
+            int64_t iw0 = kw * dw - pw;
+            for (int64_t ow = 0; ow < OW; ++ow) {
+              int64_t iw = iw0 + ow * sw;
+              out[ow] = iw >= 0 && iw < W ? xr[iw] : pad_value;
+            }
+          }
+        }
+    }
+    return;
+  }
   int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ksize = numel_of(g.kernel);
   std::vector<int64_t> kidx(static_cast<size_t>(nsp)), oidx(static_cast<size_t>(nsp));
   for (int64_t c = 0; c < C; ++c) {

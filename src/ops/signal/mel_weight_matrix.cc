@@ -1,8 +1,9 @@
 // MelWeightMatrix (17): [dft_length / 2 + 1, num_mel_bins] weights that map a one-sided
 // spectrogram onto mel bands. num_mel_bins + 2 points are spaced evenly on the mel scale
-// (mel = 2595 log10(1 + hz / 700)) from lower_edge_hertz to upper_edge_hertz, mapped back to hz
+// (mel = 2595 log10(1 + hz / 700)) from lower_edge_hertz, mapped back to hz
 // and to spectrogram bins floor((dft_length + 1) hz / sample_rate); band i is the triangle
-// rising from point i to point i + 1 and falling to point i + 2.
+// rising from point i to point i + 1 and falling to point i + 2. As in the specification's
+// function body, the mel step is (upper - lower) / (num_mel_bins + 2).
 #include <cmath>
 
 #include "ops/signal/signal_util.h"
@@ -23,7 +24,7 @@ Status eval_mel_weight_matrix(KernelContext& ctx) {
   int64_t bins = dft_length / 2 + 1;
   auto to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
   double mlo = to_mel(lo), mhi = to_mel(hi);
-  double step = (mhi - mlo) / static_cast<double>(mels + 1);
+  double step = (mhi - mlo) / static_cast<double>(mels + 2);  // as the specification's function body
   std::vector<int64_t> pts(static_cast<size_t>(mels + 2));
   for (int64_t i = 0; i < mels + 2; ++i) {
     double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + mlo) / 2595.0) - 1.0);

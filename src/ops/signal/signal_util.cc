@@ -41,7 +41,8 @@ Status eval_cosine_window(KernelContext& ctx, double a0, double a1, double a2) {
   double N = static_cast<double>(periodic ? size : size - 1);
   for (int64_t n = 0; n < size; ++n) {
     double x = N > 0 ? static_cast<double>(n) / N : 0.0;
-    double v = a0 - a1 * std::cos(2 * M_PI * x) + a2 * std::cos(4 * M_PI * x);
+    // A symmetric window of one point is [1] (the formula would divide 0 by 0).
+    double v = N > 0 ? a0 - a1 * std::cos(2 * M_PI * x) + a2 * std::cos(4 * M_PI * x) : 1.0;
     if (ir::dtype_is_float(dt)) store(y, n, v);
     else if (!dispatch(dt, kSigned | kUnsigned, [&](auto tag) {
                using T = typename decltype(tag)::type;
