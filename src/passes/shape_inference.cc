@@ -150,6 +150,12 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
     }
   }
   if (!open || !is_pure(n) || !n.subgraphs().empty()) return;
+  // Generators whose output size is set by their input values (and whose rules handle known
+  // values): small inputs may ask for huge outputs, which inference must never allocate.
+  static const char* kGenerators[] = {"ConstantOfShape", "Range", "Tile", "Expand", "Resize", "Upsample",
+                                      "Pad", "OneHot", "EyeLike", "RandomNormal", "RandomUniform"};
+  for (const char* g : kGenerators)
+    if (n.op_type == g) return;
   std::vector<ir::RuntimeValue> held;
   int64_t elements = 0;
   for (size_t i = 0; i < n.num_inputs(); ++i) {

@@ -1,4 +1,5 @@
 // OneHot: one-hot rows of `depth` values (off, on) along a new axis, for each index.
+#include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
 
 namespace onnxtrim::ops {
@@ -38,8 +39,13 @@ Status infer_one_hot(InferContext& ctx) {
     auto axis = normalize_axis(ctx.node().attr_int("axis", -1), ind.rank() + 1);
     if (axis) {
       s = *ind.shape;
-      auto d = ctx.input_ints(1);
-      s->insert(s->begin() + *axis, d && d->size() == 1 ? Expr::constant((*d)[0]) : ctx.fresh());
+      // depth: a scalar of any numeric type (floats are truncated, as the kernel does).
+      const ir::Tensor* d = ctx.input_constant(1);
+      auto di = ctx.input_ints(1);
+      std::optional<int64_t> depth;
+      if (d && d->numel() == 1) depth = static_cast<int64_t>(element_as_double(*d, 0));
+      else if (di && di->size() == 1) depth = (*di)[0];
+      s->insert(s->begin() + *axis, depth ? Expr::constant(*depth) : ctx.fresh());
     }
   }
   ctx.output(0) = TypeInfo::tensor(ctx.input(2).elem, s);

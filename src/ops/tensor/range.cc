@@ -1,4 +1,5 @@
 // Range: start, start+delta, ... up to (not including) limit.
+#include <cmath>
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -39,6 +40,17 @@ Status infer_range(InferContext& ctx) {
   const auto& l = ctx.input_values(1);
   const auto& d = ctx.input_values(2);
   SymShape shape{ctx.fresh()};
+  // All three known constants (any numeric type, any sign of delta): the count directly.
+  const ir::Tensor* cs = ctx.input_constant(0);
+  const ir::Tensor* cl = ctx.input_constant(1);
+  const ir::Tensor* cd = ctx.input_constant(2);
+  if (cs && cl && cd && cs->numel() == 1 && cl->numel() == 1 && cd->numel() == 1 && element_as_double(*cd, 0) != 0 &&
+      !(s && l && d && (*d)[0].constant_value() && *(*d)[0].constant_value() > 0)) {
+    double n = std::ceil((element_as_double(*cl, 0) - element_as_double(*cs, 0)) / element_as_double(*cd, 0));
+    shape[0] = Expr::constant(std::max<int64_t>(0, static_cast<int64_t>(n)));
+    ctx.output(0) = TypeInfo::tensor(elem, shape);
+    return Status::ok();
+  }
   if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1) {
     auto dc = (*d)[0].constant_value();
     Expr span = (*l)[0] - (*s)[0];
