@@ -196,8 +196,9 @@ bool fold_resize_nop(ir::Node& n, FoldContext& fc) {
   if (!x || !y || !x->type.is_tensor() || !x->type.has_shape) return false;
   int64_t opset = n.graph() && n.graph()->model() ? n.graph()->model()->opset("") : 0;
   std::string coord = opset < 11 ? "asymmetric" : n.attr_string("coordinate_transformation_mode", "half_pixel");
-  // tf_crop_and_resize samples a region of interest, not the identity.
-  if (coord == "tf_crop_and_resize") return false;
+  // tf_crop_and_resize samples a region of interest, and tf_half_pixel_for_nn samples at
+  // i + 0.5 even at scale 1: neither is the identity.
+  if (coord == "tf_crop_and_resize" || coord == "tf_half_pixel_for_nn") return false;
   if (!y->type.is_tensor() || !y->type.has_shape || y->type.dims.size() != x->type.dims.size()) return false;
   for (size_t i = 0; i < x->type.dims.size(); ++i) {
     const ir::Dim& a = x->type.dims[i];

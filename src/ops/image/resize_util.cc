@@ -20,6 +20,7 @@ double cubic_kernel(double x, double a) {
 double original_coord(const ResizeParams& p, double x, int64_t in, int64_t out, double scale, double rs, double re) {
   const std::string& m = p.coord;
   if (m == "asymmetric") return x / scale;
+  if (m == "tf_half_pixel_for_nn") return (x + 0.5) / scale;  // opset 11 only
   if (m == "align_corners") {
     // The resized length here is the fractional in * scale (what a scale asks for).
     double len = scale * static_cast<double>(in);
