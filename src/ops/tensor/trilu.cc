@@ -14,7 +14,7 @@ Status eval_trilu(KernelContext& ctx) {
   bool upper = ctx.node().attr_int("upper", 1) != 0;
   int64_t rows = x.dims()[static_cast<size_t>(x.rank() - 2)], cols = x.dims()[static_cast<size_t>(x.rank() - 1)];
   Tensor y(x.dtype(), x.dims());  // zero-filled (strings empty)
-  int64_t mats = rows * cols ? x.numel() / (rows * cols) : 0;
+  int64_t mats = rows * cols != 0 ? x.numel() / (rows * cols) : 0;
   for (int64_t m = 0; m < mats; ++m)
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) {
