@@ -10,6 +10,10 @@ build/bench/io_bench
 echo "== default pipeline, shape inference and folding on synthetic graphs"
 build/bench/pass_bench
 echo "== real exports (bench/make_models.py: torchvision resnet50 and swin_t, random weights)"
+# Only the benchmarks need torchvision (Debian's; no weights are downloaded).
+if ! /usr/bin/python3 -c "import torchvision" 2>/dev/null; then
+  ${SUDO:-$( [ "$(id -u)" -eq 0 ] || echo sudo )} apt-get install -y -qq --no-install-recommends python3-torchvision >/dev/null
+fi
 /usr/bin/python3 bench/make_models.py 2>/dev/null | grep -v "^$" || true
 python3 - <<'PY'
 import json, subprocess
