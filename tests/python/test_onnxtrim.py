@@ -37,7 +37,7 @@ def random_feeds(path, dims, seed=0):
             continue
         t = i.type.tensor_type
         shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param] for d in t.shape.dim]
-        dtype = helper.tensor_dtype_to_np_dtype(t.elem_type)
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type]
         if dtype.kind == "f":
             feeds[i.name] = rng.uniform(-1, 1, shape).astype(dtype)
         else:
@@ -158,9 +158,9 @@ def cli_nodes(tmp_path, *flags, src=DIRTY):
 
 def test_onnxsim_drop_in_matches_the_cli(tmp_path):
     path = os.path.join(MODELS, "resnet_small.onnx")
-    model, ok = onnxsim.simplify(path, check_n=2, skip_fuse_bn=True, overwrite_input_shapes={"input": [2, 3, 32, 32]})
+    model, ok = onnxsim.simplify(path, check_n=2, skip_fuse_bn=True, overwrite_input_shapes={"image": [2, 3, 32, 32]})
     assert ok is True
-    cli = cli_nodes(tmp_path, "--check-n", "2", "--skip-fuse-bn", "--overwrite-input-shape", "input:2,3,32,32",
+    cli = cli_nodes(tmp_path, "--check-n", "2", "--skip-fuse-bn", "--overwrite-input-shape", "image:2,3,32,32",
                     src=path)
     assert model.graph == cli.graph
     assert [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
@@ -232,9 +232,9 @@ def test_past_2gb_through_simplify_file(tmp_path):
         name = f"w{k}"
         path = tmp_path / f"{name}.bin"
         with open(path, "wb") as f:
+            f.write(np.full(4, k + 1, np.float32).tobytes())  # distinct weights (not merged)
             f.truncate(n * 4)
-        t = helper.make_tensor(name, TensorProto.FLOAT, [n], vals=[])
-        t.ClearField("float_data")
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[n])
         t.data_location = TensorProto.EXTERNAL
         for key, value in (("location", f"{name}.bin"), ("offset", "0"), ("length", str(n * 4))):
             e = t.external_data.add()
