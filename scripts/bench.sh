@@ -15,6 +15,9 @@ if ! /usr/bin/python3 -c "import torchvision" 2>/dev/null; then
   ${SUDO:-$( [ "$(id -u)" -eq 0 ] || echo sudo )} apt-get install -y -qq --no-install-recommends python3-torchvision >/dev/null
 fi
 /usr/bin/python3 bench/make_models.py 2>/dev/null | grep -v "^$" || true
+echo "== the default check's cost (whole runs, with and without --no-verify)"
+/usr/bin/python3 bench/check_cost.py build/onnxtrim bench/models/resnet50.onnx bench/models/resnet50_bn.onnx \
+  bench/models/swin_t.onnx
 python3 - <<'PY'
 import json, subprocess
 def run(cmd):
