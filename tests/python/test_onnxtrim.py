@@ -267,3 +267,41 @@ def test_python_m_onnxtrim_is_the_cli(tmp_path):
     assert '"verification"' in r.stdout and out.exists()
     r = subprocess.run([sys.executable, "-m", "onnxtrim", DIRTY], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "expected IN.onnx OUT.onnx" in r.stderr
+
+
+def test_ctrl_c_interrupts_a_long_run(tmp_path):
+    # A Loop of 10^9 trips: Ctrl-C (SIGINT) must stop onnxtrim.run within a second or two.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "one"], ["acc_out"]), helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(np.ones(1, np.float32), "one")])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "cond", "x"], ["y"], body=body)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(np.array(10**9, np.int64), "trips"),
+                     numpy_helper.from_array(np.array(True), "cond")])
+    path = tmp_path / "loop.onnx"
+    save(g, str(path))
+    script = f"""
+import time, numpy as np, onnxtrim
+t = time.time()
+try:
+    onnxtrim.run({str(path)!r}, {{"x": np.zeros(1, np.float32)}})
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted after", round(time.time() - t, 1))
+"""
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    time.sleep(2.0)
+    t = time.time()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert "interrupted" in out, out
+    assert time.time() - t < 5
