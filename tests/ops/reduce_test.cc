@@ -99,13 +99,19 @@ g (float[4] x) => (float[4] y) {
   test::expect_same_outputs(s);
 }
 
+ir::Tensor true_scalar() {
+  ir::Tensor t(ir::DataType::kBool, {});
+  t.mutable_bytes()[0] = 1;
+  return t;
+}
+
 TEST(ReduceEmptySet, InsideAnIfBranchAndAsGraphOutput) {
   auto r = run(R"(<ir_version: 9, opset_import: ["" : 18]>
 g (bool k, float[3] x) => (float[3] y) {
   y = If(k) < then_branch = t1 () => (float[3] o1) { o1 = ReduceSumSquare <noop_with_empty_axes = 1> (x) },
               else_branch = t2 () => (float[3] o2) { o2 = ReduceL1 <noop_with_empty_axes = 1> (x) } >
 })",
-               {{"k", make_tensor<bool>({}, {true})}, {"x", make_tensor<float>({3}, {-2, 0.5f, 3})}});
+               {{"k", true_scalar()}, {"x", make_tensor<float>({3}, {-2, 0.5f, 3})}});
   EXPECT_EQ(vals<float>(r), (std::vector<float>{4, 0.25f, 9}));
 }
 

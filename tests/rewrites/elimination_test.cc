@@ -204,15 +204,11 @@ TEST(EliminateDeadNodes, AttentionPresentPairOnlyWithoutPast) {
 g (float[1,1,2,2] q, float[1,1,2,2] k, float[1,1,2,2] v, float[1,1,1,2] pk, float[1,1,1,2] pv) => (float[1,1,2,2] y) {
 )";
   // No past: the unread present_key/present_value pair and qk output go.
-  auto a = simplify_text(std::string(head) + "  y, p1, p2, qk = Attention(q, k, v)
-}
-", {"eliminate_dead_nodes"});
+  auto a = simplify_text(std::string(head) + "  y, p1, p2, qk = Attention(q, k, v)\n}\n", {"eliminate_dead_nodes"});
   EXPECT_EQ(a.model->graph->first_node()->num_outputs(), 1u) << a.printed;
   expect_same_outputs(a);
   // With past_key/past_value, present_key/present_value are used together with them: they stay.
-  auto b = simplify_text(std::string(head) + "  y, p1, p2, qk = Attention(q, k, v, , pk, pv)
-}
-", {"eliminate_dead_nodes"});
+  auto b = simplify_text(std::string(head) + "  y, p1, p2, qk = Attention(q, k, v, , pk, pv)\n}\n", {"eliminate_dead_nodes"});
   ASSERT_EQ(b.model->graph->first_node()->num_outputs(), 3u) << b.printed;
   expect_same_outputs(b);
 }

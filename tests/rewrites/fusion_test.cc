@@ -802,8 +802,11 @@ void expect_fused_outside(const OuterCase& c, bool conv) {
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], c.folded), 0u) << s.printed;
   // The rewritten node reads initializers of the main graph, none of the branch's.
   const ir::Node* p = s.model->graph->first_node();
-  for (const ir::Value* in : p->inputs())
-    if (in && in->is_initializer()) EXPECT_EQ(in->graph(), s.model->graph.get()) << in->name();
+  for (const ir::Value* in : p->inputs()) {
+    if (in && in->is_initializer()) {
+      EXPECT_EQ(in->graph(), s.model->graph.get()) << in->name();
+    }
+  }
   EXPECT_TRUE(iff->subgraphs()[0]->initializers().empty()) << s.printed;
   expect_same_outputs(s, 4);
 }
@@ -823,6 +826,12 @@ TEST(FusionsOfAnOuterNode, NewConstantsGoToTheRewrittenNodesGraph) {
   for (const auto& c : conv_cases) expect_fused_outside(c, true);
 }
 
+ir::Tensor true_scalar() {
+  ir::Tensor t(ir::DataType::kBool, {});
+  t.mutable_bytes()[0] = 1;
+  return t;
+}
+
 TEST(FusionsOfAnOuterNode, ExactValuesAfterTheFusion) {
   // Gemm [4,3] x [3,2] in the main graph, + [1.5, -2] inside the branch: y = Relu(x w + c).
   auto s = test::simplify_text(outer_model({"fuse_gemm_bias", "p = Gemm(x, w)", "a = Add(p, c)  o1 = Neg(a)", "Add"}, false),
@@ -831,7 +840,7 @@ TEST(FusionsOfAnOuterNode, ExactValuesAfterTheFusion) {
   EXPECT_EQ(count_ops(*find_op(*s.model->graph, "If")->subgraphs()[0], "Add"), 0u) << s.printed;
   eval::Interpreter interp(*s.model);
   std::map<std::string, ir::RuntimeValue> feeds{
-      {"k", ir::RuntimeValue::of(ops::make_tensor<bool>({}, {true}))},
+      {"k", ir::RuntimeValue::of(true_scalar())},
       {"x", ir::RuntimeValue::of(ops::make_tensor<float>({4, 3}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}))}};
   auto out = interp.run(feeds);
   ASSERT_TRUE(out.is_ok()) << out.status().message();
