@@ -61,7 +61,7 @@ void Rewriter::set_input(Node* n, size_t i, Value* v) {
     // A rewrite rooted in a subgraph may rewrite a node of an enclosing graph (a Conv outside
     // an If whose only reader, the BatchNormalization folded in, is inside it) and make the
     // new constant in the graph it works on. The constant belongs where its reader is.
-    assert(v->is_initializer() && !v->has_uses() && !v->is_graph_input() && !v->is_graph_output());
+    assert(v->is_initializer());
     v = move_initializer(v, *n->graph());
   }
   n->graph()->set_node_input(n, i, v);
@@ -69,6 +69,16 @@ void Rewriter::set_input(Node* n, size_t i, Value* v) {
 }
 
 Value* Rewriter::move_initializer(Value* v, Graph& to) {
+  if (v->has_uses() || v->is_graph_input() || v->is_graph_output()) {
+    // Read where it is as well: `to` gets a copy.
+    ++changes_;
+    Value* copy = to.create_fresh_value(v->name());
+    auto t = std::make_shared<Tensor>(*v->initializer());
+    t->set_name(copy->name());
+    copy->type = v->type;
+    to.set_initializer(copy, std::move(t));
+    return copy;
+  }
   Graph* from = v->graph();
   std::shared_ptr<Tensor> t = v->initializer_ptr();
   if (t.use_count() > 1) t = std::make_shared<Tensor>(*t);

@@ -30,8 +30,8 @@ class Rewriter {
   static bool can_replace(const Value* from, const Value* to);
 
   // Node n reads v as input i. v must be visible from n's graph (its own or an enclosing
-  // one); a fresh unused initializer made in another graph (a rewrite working in a subgraph
-  // on a node of an enclosing graph) is moved to n's graph first.
+  // one), or be an initializer: one made in another graph (a rewrite working in a subgraph on
+  // a node of an enclosing graph) moves to n's graph (or is copied there if read elsewhere).
   void set_input(Node* n, size_t i, Value* v);
   void remove_trailing_inputs(Node* n, size_t keep);
   void set_attribute(Node* n, Attribute a);  // adds or replaces by name
