@@ -111,6 +111,8 @@ class Campaign:
         k = known.classify(red_model, harness.Failure(f.kind, f.variant, f.setting, f.detail)) if f.kind != "generator" else None
         verdict = {"failure": f.to_json(), "known": k[0] if k else None, "known_what": k[1] if k else None,
                    "reduced_nodes": len(red_model.graph.node)}
+        if not k:
+            verdict["reduced_graph"] = onnx.helper.printable_graph(red_model.graph)[:4000]
         if self.args.out:
             d = os.path.join(self.args.out, f"{seed}-{f.kind}-{f.variant}")
             os.makedirs(d, exist_ok=True)
@@ -151,7 +153,7 @@ def main():
     ap.add_argument("--reduce-budget", type=float, default=120.0, help="seconds per failure")
     ap.add_argument("--no-reduce", action="store_true")
     ap.add_argument("--strict-known", action="store_true", help="known defects fail too")
-    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no line for failures of known defects")
     args = ap.parse_args()
     if args.seeds:
         a, b = (int(x) for x in args.seeds.split(":"))
@@ -166,12 +168,15 @@ def main():
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
             for res in ex.map(c.run_seed, seeds):
                 results.append(res)
-                if res["verdicts"] and not args.quiet:
-                    for v in res["verdicts"]:
-                        f = v["failure"]
+                for v in res["verdicts"]:
+                    f = v["failure"]
+                    if not args.quiet or not v["known"]:
                         tag = f"known {v['known']}" if v["known"] else "NEW"
+                        where = f" (saved in {v['saved']})" if v.get("saved") else ""
                         print(f"seed {res['seed']} (opset {res['opset']}): {tag}: [{f['kind']}] {f['variant']}: "
-                              f"{f['detail']} (reduced to {v['reduced_nodes']} nodes)", flush=True)
+                              f"{f['detail']} (reduced to {v['reduced_nodes']} nodes){where}", flush=True)
+                        if not v["known"] and not v.get("saved"):
+                            print(v["reduced_graph"], flush=True)
     finally:
         c.close()
     new = [r for r in results if any(not v["known"] for v in r["verdicts"])]
