@@ -33,7 +33,7 @@ import known  # noqa: E402
 import reducer  # noqa: E402
 
 PRIORITY = ["generator", "simplify_error", "checker", "ort_error", "ours_error", "eval_error", "ort_mismatch",
-            "ours_mismatch", "eval_mismatch", "grew"]
+            "ours_mismatch", "eval_mismatch", "check_refused", "grew"]
 
 
 def representatives(fails):
@@ -86,6 +86,7 @@ class Campaign:
         if os.path.isdir(cdir):
             shutil.rmtree(cdir, ignore_errors=True)
         return {"seed": seed, "opset": case.meta["opset"], "dynamic": case.meta["dynamic"], "nodes": info.get("nodes"),
+                "nodes_default": info.get("nodes_default"), "passes": info.get("passes", []),
                 "fails": [f.to_json() for f in fails], "verdicts": verdicts, "notes": case.meta["notes"],
                 "seconds": round(time.time() - t0, 2)}
 
@@ -186,7 +187,11 @@ def main():
     for r in known_only:
         for v in r["verdicts"]:
             by_known[v["known"]] = by_known.get(v["known"], 0) + 1
-    summary = {"cases": len(results), "seconds": round(time.time() - t0, 1), "new_failures": len(new),
+    fired = {}
+    for r in results:
+        for p in r["passes"]:
+            fired[p] = fired.get(p, 0) + 1
+    summary = {"passes_fired": dict(sorted(fired.items(), key=lambda kv: -kv[1])), "cases": len(results), "seconds": round(time.time() - t0, 1), "new_failures": len(new),
                "known_failures": by_known, "nodes": sum(r["nodes"] or 0 for r in results),
                "opsets": sorted({r["opset"] for r in results}), "dynamic": sum(r["dynamic"] for r in results)}
     if args.out:
@@ -196,6 +201,10 @@ def main():
     print(f"fuzz_graphs: {summary['cases']} cases ({summary['dynamic']} dynamic, {summary['nodes']} nodes, opsets "
           f"{summary['opsets'][0] if results else '-'}-{summary['opsets'][-1] if results else '-'}) in {summary['seconds']} s; "
           f"known defects: {by_known or 'none'}")
+    before = sum(r["nodes"] or 0 for r in results if r["nodes_default"] is not None)
+    after = sum(r["nodes_default"] for r in results if r["nodes_default"] is not None)
+    print(f"fuzz_graphs: default pipeline {before} -> {after} nodes; cases where each pass changed something: "
+          + ", ".join(f"{k} {v}" for k, v in summary["passes_fired"].items()))
     print(f"fuzz_graphs: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -149,11 +149,15 @@ def bcast(a, b):
 class V:
     """A value being built: name, dtype, shape (dims), constant value if known, magnitude bound
     (floats), exactness, positivity."""
-    __slots__ = ("name", "dtype", "shape", "const", "mag", "exact", "pos", "uses", "scope", "irange")
+    __slots__ = ("name", "dtype", "shape", "const", "mag", "exact", "pos", "uses", "scope", "irange", "nosub")
 
     def __init__(self, name, dtype, shape, const=None, mag=1.0, exact=False, pos=False, scope=None, irange=None):
         self.name, self.dtype, self.shape, self.const = name, dtype, list(shape), const
         self.mag, self.exact, self.pos, self.uses, self.scope, self.irange = mag, exact, pos, 0, scope, irange
+        # Made by a Cast round trip (Cast(Cast(x))): ONNX Runtime (1.30) drops such a pair even
+        # with optimizations off, and then misses the value where a subgraph reads it
+        # ("Missing Input"). Never read one from inside a subgraph.
+        self.nosub = False
 
     @property
     def rank(self):
@@ -174,9 +178,10 @@ class Graph:
         self.depth = 0 if parent is None else parent.depth + 1
 
     def visible(self):
+        """Values usable here: own ones, and outer ones except Cast round trips (V.nosub)."""
         g, vals = self, []
         while g is not None:
-            vals.extend(g.pool)
+            vals.extend(v for v in g.pool if g is self or not v.nosub)
             g = g.parent
         return vals
 
@@ -283,7 +288,7 @@ class Gen:
     def floats(self, g, rank_min=0, rank_max=8, pred=None, recent=True):
         """A float value visible in g, preferring recent ones."""
         cands = [v for v in g.visible() if v.dtype == F32 and rank_min <= v.rank <= rank_max and v.const is None
-                 and (pred is None or pred(v))]
+                 and (pred is None or pred(v)) and not (v.nosub and v.scope is not g)]
         if not cands:
             return None
         if recent and self.chance(0.65):
@@ -1383,11 +1388,13 @@ def cast(gen, g):
             (d,) = gen.node(g, gen.pick(["Add", "Mul"]) if c.const == 1.0 else "Add", [d, c], [gen.out(F64, x.shape)])
         (o,) = gen.node(g, "Cast", [d], [gen.out(F32, x.shape)], to=F32)
         gen.inherit(o, x, exact=False)
+        o.nosub = True
     else:
         # through float16 (rounds: only on exact values) or through int64 of a 0/1 mask
         (h,) = gen.node(g, "Cast", [x], [gen.out(F16, x.shape)], to=F16)
         (o,) = gen.node(g, "Cast", [h], [gen.out(F32, x.shape)], to=F32)
         gen.inherit(o, x, exact=True)
+        o.nosub = True
     return True
 
 
@@ -1581,7 +1588,7 @@ def if_node(gen, g, const_cond=None, fusion=False):
             return False
         prod = g.pool[-1]
         gen.notes.add("F3")
-    x = prod if fusion else gen.floats(g)
+    x = prod if fusion else gen.floats(g, pred=lambda v: not v.nosub)
     if x is None:
         return False
     const_cond = gen.chance(0.5) if const_cond is None else const_cond
@@ -1649,7 +1656,7 @@ def loop_node(gen, g):
     """Loop with a constant trip count carrying one value: v' = tanh(v * c + outer)."""
     if g.depth >= 1:
         return False
-    x = gen.floats(g, 1, 4)
+    x = gen.floats(g, 1, 4, lambda v: not v.nosub)
     if x is None:
         return False
     trip = gen.const(g, np.array(int(gen.rng.integers(0 if gen.chance(0.2) else 1, 4)), np.int64), "trip")
@@ -1679,8 +1686,110 @@ def loop_node(gen, g):
     return True
 
 
+# ----- exporter blocks (the patterns the fusions are written for) ------------------------------
+
+def per_channel(gen, g, x, op):
+    """Add/Mul of x (N, C, ...) by a constant along axis 1 (or a scalar)."""
+    c = x.shape[1]
+    shape = gen.pick([[c] + [1] * (x.rank - 2), [c] + [1] * (x.rank - 2), [1, c] + [1] * (x.rank - 2), []])
+    vals = gen.rand_w(shape, 0.5) if op == "Add" else (1 + 0.3 * gen.rng.standard_normal(shape)).astype(np.float32)
+    k = gen.const(g, vals, op)
+    (o,) = gen.node(g, op, [x, k] if gen.chance(0.7) else [k, x], [gen.out(F32, x.shape, mag=x.mag * 2 + 0.5)])
+    return o
+
+
+def conv_block(gen, g):
+    """[Pad] -> Conv -> [BatchNormalization | Add | Mul per channel] -> [Relu] -> [pool]."""
+    x = gen.floats(g, 3, 4, lambda v: all(static(d) for d in v.shape[1:]) and v.shape[1] <= 32)
+    if x is None:
+        return False
+    if gen.chance(0.3):
+        r = x.rank
+        pads = [0, 0] + [int(gen.rng.integers(0, 3)) for _ in range(r - 2)]
+        pads = pads + [0, 0] + [int(gen.rng.integers(0, 3)) for _ in range(r - 2)]
+        shape = [dadd(d, pads[i] + pads[i + r]) for i, d in enumerate(x.shape)]
+        inputs = [x, gen.ints(g, pads, "Pad")]
+        if gen.chance(0.5):
+            inputs.append(gen.const(g, np.array(0.0, np.float32), "Pad"))
+        (x,) = gen.node(g, "Pad", inputs, [gen.out(F32, shape, mag=x.mag, exact=x.exact)],
+                        **({"mode": "constant"} if gen.chance(0.3) else {}))
+    n = len(g.pool)
+    if not conv(gen, g, transpose=gen.chance(0.1)):
+        return False
+    y = g.pool[-1]
+    k = gen.rng.random()
+    if k < 0.5:
+        c = y.shape[1]
+        vals = [gen.const(g, (1 + 0.3 * gen.rng.standard_normal([c])).astype(np.float32), "weight"),
+                gen.const(g, (0.3 * gen.rng.standard_normal([c])).astype(np.float32), "bias"),
+                gen.const(g, (0.3 * gen.rng.standard_normal([c])).astype(np.float32), "running_mean"),
+                gen.const(g, gen.rng.uniform(0.5, 2.0, [c]).astype(np.float32), "running_var")]
+        (y,) = gen.node(g, "BatchNormalization", [y] + vals, [gen.out(F32, y.shape, mag=y.mag * 3 + 1)])
+    elif k < 0.75:
+        y = per_channel(gen, g, y, gen.pick(["Add", "Mul"]))
+    if gen.chance(0.6):
+        (y,) = gen.node(g, gen.pick(["Relu", "Relu", "LeakyRelu", "Sigmoid"]), [y], [gen.out(F32, y.shape, mag=y.mag)])
+    if gen.chance(0.25):
+        pool(gen, g)
+    return True
+
+
+def linear_block(gen, g):
+    """MatMul by a weight + bias (-> Gemm), Gemm + Add/Mul, Transpose -> Gemm, MatMul/Gemm ->
+    BatchNormalization: what nn.Linear and its neighbours export to."""
+    x = gen.floats(g, 2, 3, lambda v: static(v.shape[-1]) and v.shape[-1] <= 64)
+    if x is None:
+        return False
+    k = x.shape[-1]
+    n = int(gen.rng.integers(1, 17))
+    style = gen.rng.random()
+    if style < 0.4:
+        w = gen.const(g, gen.rand_w([k, n], 1.0 / math.sqrt(k)), "weight")
+        (y,) = gen.node(g, "MatMul", [x, w], [gen.out(F32, x.shape[:-1] + [n], mag=x.mag * 2)])
+        bshape = gen.pick([[n], [n], [1, n], [], [1]])
+        b = gen.const(g, gen.rand_w(bshape, 0.3), "bias")
+        (y,) = gen.node(g, "Add", [y, b] if gen.chance(0.7) else [b, y], [gen.out(F32, y.shape, mag=y.mag + 1)])
+    elif style < 0.8 and x.rank == 2:
+        a = x
+        attrs = {}
+        if static(x.shape[0]) and gen.chance(0.3):
+            (a,) = gen.node(g, "Transpose", [x], [gen.out(F32, [x.shape[1], x.shape[0]], mag=x.mag)], perm=[1, 0])
+            attrs["transA"] = 1
+        trans_b = gen.chance(0.5)
+        wv = gen.rand_w([n, k] if trans_b else [k, n], 1.0 / math.sqrt(k))
+        w = gen.const(g, wv, "weight")
+        if trans_b:
+            attrs["transB"] = 1
+        if gen.chance(0.3):
+            # the weight arrives transposed by a node (fuse_transpose_gemm)
+            w = gen.const(g, np.ascontiguousarray(wv.T), "weight")
+            (w,) = gen.node(g, "Transpose", [w], [gen.out(F32, list(wv.shape))], perm=[1, 0])
+        inputs = [a, w]
+        if gen.chance(0.5):
+            inputs.append(gen.const(g, gen.rand_w([n], 0.3), "bias"))
+        (y,) = gen.node(g, "Gemm", inputs, [gen.out(F32, [x.shape[0], n], mag=x.mag * 2 + 1)], **attrs)
+        after = gen.rng.random()
+        if after < 0.35:
+            c = gen.const(g, gen.rand_w(gen.pick([[n], [1, n], []]), 0.5), "Add")
+            (y,) = gen.node(g, "Add", [y, c], [gen.out(F32, y.shape, mag=y.mag + 1)])
+        elif after < 0.6:
+            c = gen.const(g, (1 + 0.3 * gen.rng.standard_normal(gen.pick([[n], [1, n], []]))).astype(np.float32), "Mul")
+            (y,) = gen.node(g, "Mul", [y, c], [gen.out(F32, y.shape, mag=y.mag * 2)])
+        elif after < 0.8:
+            vals = [gen.const(g, (1 + 0.3 * gen.rng.standard_normal([n])).astype(np.float32), "weight"),
+                    gen.const(g, (0.3 * gen.rng.standard_normal([n])).astype(np.float32), "bias"),
+                    gen.const(g, (0.3 * gen.rng.standard_normal([n])).astype(np.float32), "running_mean"),
+                    gen.const(g, gen.rng.uniform(0.5, 2.0, [n]).astype(np.float32), "running_var")]
+            (y,) = gen.node(g, "BatchNormalization", [y] + vals, [gen.out(F32, y.shape, mag=y.mag * 3 + 1)])
+    else:
+        return matmul(gen, g)
+    if gen.chance(0.5):
+        gen.node(g, gen.pick(["Relu", "Tanh", "Sigmoid"]), [y], [gen.out(F32, y.shape, mag=y.mag)])
+    return True
+
+
 # ---------------------------------------------------------------------------------------------
-COMPUTE = [(unary, 10), (binary, 12), (matmul, 5), (gemm, 3), (conv, 5), (pool, 2), (softmax, 3), (layernorm, 2),
+COMPUTE = [(conv_block, 5), (linear_block, 5), (unary, 10), (binary, 12), (matmul, 5), (gemm, 3), (conv, 5), (pool, 2), (softmax, 3), (layernorm, 2),
            (reduce, 5), (argmax, 1), (batchnorm, 3), (pad, 4), (transpose, 4), (reshape, 5), (flatten, 2),
            (squeeze_unsqueeze, 3), (concat, 3), (split, 2), (slice_, 4), (slices_concat, 1), (gather, 3), (expand, 2),
            (tile, 1), (where, 2), (bool_to_float, 1), (cast, 2), (range_, 1), (constant_of_shape, 1), (dropout, 2),

@@ -2,7 +2,7 @@
 
 Moves, each kept only while the same kind of failure (same check, same variant) persists and the
 reduced original stays valid (onnx.checker and ONNX Runtime accept it):
-  - drop graph outputs;
+  - drop graph outputs, or make an earlier value the only output;
   - cut a chunk of nodes (ddmin: halves, quarters, ... single nodes): every value the chunk made
     that the rest still reads becomes a graph input of the value's tracked dtype and shape (float
     and bool values only: integer values are shapes and indices, random ones would be invalid);
@@ -135,6 +135,21 @@ def bypass(model, meta, i):
     return m, mt
 
 
+def output_at(model, meta, i):
+    """The output of node i becomes the only graph output: what comes after it goes."""
+    m = copy.deepcopy(model)
+    mt = copy.deepcopy(meta)
+    g = m.graph
+    name = g.node[i].output[0] if g.node[i].output else ""
+    t = value_type(mt, name)
+    if not name or t is None or t[0] not in (F32, BOOL) or {o.name for o in g.output} == {name}:
+        return None
+    del g.output[:]
+    g.output.append(helper.make_tensor_value_info(name, t[0], [graphgen.declared_dim(d) for d in t[1]]))
+    dce(m, mt)
+    return m, mt
+
+
 def drop_output(model, meta, k):
     if len(model.graph.output) <= 1:
         return None
@@ -199,6 +214,13 @@ class Reducer:
                 if chunk == 1 and not progressed:
                     break
                 chunk = chunk // 2 if chunk > 1 else (1 if progressed else 0)
+            for i in range(len(cur[0].graph.node)):
+                if self.out_of_budget():
+                    break
+                cand = output_at(cur[0], cur[1], i)
+                if self.test(cand):
+                    cur, changed = cand, True
+                    break
             i = 0
             while i < len(cur[0].graph.node) and not self.out_of_budget():
                 cand = bypass(cur[0], cur[1], i)
