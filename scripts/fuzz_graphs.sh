@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT="${1:-200}"
 START="${START:-$(( $(date +%s) % 1000000 * 1000 ))}"
-if [ ! -x build/tools/onnxtrim/onnxtrim ]; then
+if [ ! -x build/onnxtrim ]; then
   bash scripts/setup.sh
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
@@ -18,5 +18,5 @@ cmake --build build -j"${JOBS:-2}" --target onnxtrim_cli >/dev/null
 OUT="build-fuzz-graphs/$START"
 mkdir -p "$OUT"
 echo "fuzz_graphs: seeds $START..$((START + COUNT - 1)), failures saved to $OUT"
-/usr/bin/python3 tests/fuzz_graphs/fuzz_graphs.py build/tools/onnxtrim/onnxtrim --start "$START" --count "$COUNT" \
+/usr/bin/python3 tests/fuzz_graphs/fuzz_graphs.py build/onnxtrim --start "$START" --count "$COUNT" \
   --out "$OUT" --jobs "${JOBS:-2}" --reduce-budget "${REDUCE_BUDGET:-180}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential testing of onnxtrim on random exporter-like graphs (see graphgen.py, harness.py).
 
-usage: fuzz_graphs.py ONNXTRIM [--seeds A:B | --count N [--start S]] [--out DIR] [--jobs J]
+usage: fuzz_graphs.py ONNXTRIM [--seeds A:B | --count N [--start S] | --case DIR ...] [--out DIR] [--jobs J]
                       [--reduce-budget SECONDS] [--no-reduce] [--strict-known] [--keep]
 
 Each seed makes one case (a model, its dim settings and inputs) that goes through every check of
@@ -73,7 +73,13 @@ class Campaign:
 
     def run_seed(self, seed):
         t0 = time.time()
-        case = graphgen.generate(seed)
+        if isinstance(seed, str):  # a saved case: DIR with original.onnx and meta.json
+            with open(os.path.join(seed, "meta.json")) as fh:
+                meta = json.load(fh)
+            case = graphgen.Case(onnx.load(os.path.join(seed, "original.onnx")), meta)
+            seed = meta["seed"]
+        else:
+            case = graphgen.generate(seed)
         r = self.runner()
         cdir = os.path.join(r.scratch, f"case{seed}")
         os.makedirs(cdir, exist_ok=True)
@@ -148,6 +154,7 @@ def main():
     ap.add_argument("onnxtrim")
     ap.add_argument("--seeds", help="A:B, the seeds A..B-1")
     ap.add_argument("--count", type=int)
+    ap.add_argument("--case", action="append", help="a saved case folder (original.onnx, meta.json) to check again")
     ap.add_argument("--start", type=int, default=None)
     ap.add_argument("--out", help="folder for failures and the summary")
     ap.add_argument("--jobs", type=int, default=2)
@@ -156,7 +163,9 @@ def main():
     ap.add_argument("--strict-known", action="store_true", help="known defects fail too")
     ap.add_argument("--quiet", action="store_true", help="no line for failures of known defects")
     args = ap.parse_args()
-    if args.seeds:
+    if args.case:
+        seeds = args.case
+    elif args.seeds:
         a, b = (int(x) for x in args.seeds.split(":"))
         seeds = list(range(a, b))
     else:

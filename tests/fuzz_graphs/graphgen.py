@@ -685,7 +685,9 @@ def layernorm(gen, g):
     d = x.shape[-1]
     scale = gen.const(g, (1 + 0.2 * gen.rng.standard_normal([d])).astype(np.float32), "weight")
     bias = gen.const(g, (0.2 * gen.rng.standard_normal([d])).astype(np.float32), "bias")
-    eps = float(gen.pick([1e-5, 1e-6, 1e-12]))
+    # (not BERT's 1e-12: a row of equal values, which Expand and Max make, then leaves rounding
+    # noise over sqrt(eps), and ONNX Runtime and onnxtrim sum in different orders)
+    eps = float(gen.pick([1e-5, 1e-6]))
     mag = 1.3 * math.sqrt(d) + 1
     if gen.opset >= 17 and gen.chance(0.6):
         axis = -1

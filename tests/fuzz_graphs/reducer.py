@@ -113,12 +113,21 @@ def cut(model, meta, idx):
     return m, mt
 
 
+# Ops whose removal cannot turn a well-conditioned computation into an ill-conditioned one
+# (bypassing Sqrt(var + eps) would leave a division by a mean that may be ~0).
+BYPASSABLE = {"Identity", "Relu", "LeakyRelu", "Neg", "Abs", "Tanh", "Sigmoid", "Dropout", "Cast", "Erf", "Softsign",
+              "HardSigmoid", "Elu", "Selu", "Celu", "HardSwish", "Clip", "Sin", "Cos", "PRelu", "Transpose", "Reshape",
+              "Expand", "Tile", "Pad", "Slice", "Softmax", "LogSoftmax", "BatchNormalization", "LayerNormalization",
+              "Conv", "ConvTranspose", "MatMul", "Gemm", "Squeeze", "Unsqueeze", "Flatten", "If", "Loop", "Where",
+              "MaxPool", "AveragePool", "Resize", "Gather", "Concat", "Split"}
+
+
 def bypass(model, meta, i):
     m = copy.deepcopy(model)
     mt = copy.deepcopy(meta)
     g = m.graph
     nd = g.node[i]
-    if len([o for o in nd.output if o]) != 1 or not nd.input or not nd.input[0]:
+    if nd.op_type not in BYPASSABLE or len([o for o in nd.output if o]) != 1 or not nd.input or not nd.input[0]:
         return None
     src, dst = nd.input[0], nd.output[0]
     ts, td = value_type(mt, src), value_type(mt, dst)
