@@ -239,7 +239,7 @@ class Gen:
             attr_choice = self.rng.random()
             if arr.ndim == 0 and dt == F32 and self.opset >= 12 and attr_choice < 0.2:
                 node = helper.make_node("Constant", [], [name], name=f"/block{self.block}/Constant_{k}", value_float=float(arr))
-            elif arr.ndim == 1 and dt == I64 and self.opset >= 12 and attr_choice < 0.3:
+            elif arr.ndim == 1 and arr.size and dt == I64 and self.opset >= 12 and attr_choice < 0.3:
                 node = helper.make_node("Constant", [], [name], name=f"/block{self.block}/Constant_{k}",
                                         value_ints=[int(x) for x in arr])
             else:
