@@ -1603,9 +1603,14 @@ def if_node(gen, g, const_cond=None, fusion=False):
     if const_cond:
         cond = gen.const(g, np.array(gen.chance(0.5)), "cond", as_node=gen.chance(0.7))
     else:
-        y = gen.floats(g)
-        red = reduce_node(gen, g, "ReduceSum", y, None, False)
-        (cond,) = gen.node(g, "Greater", [red, gen.const(g, np.array(0.0, np.float32), "Greater")], [gen.out(BOOL, [], exact=True)])
+        # computed from an exact value (ReduceMax of data movement), so that rounding never
+        # flips the branch taken: a sum of centred values is ~0 and its sign is noise
+        y = gen.floats(g, pred=lambda v: v.exact)
+        if y is None:
+            return False
+        red = reduce_node(gen, g, "ReduceMax", y, None, False)
+        th = float(gen.rng.uniform(-0.5, 0.9))
+        (cond,) = gen.node(g, "Greater", [red, gen.const(g, np.array(th, np.float32), "Greater")], [gen.out(BOOL, [], exact=True)])
     branches = []
     outs_meta = None
     gen.block += 1
@@ -1960,7 +1965,7 @@ def generate(seed, opset=None, dynamic=None, max_nodes=None):
         "seed": seed, "opset": gen.opset, "dynamic": bool(gen.syms), "syms": gen.syms, "settings": settings,
         "inputs": {v.name: {"dtype": int(v.dtype), "dims": [dim_json(d) for d in v.shape], "range": gen.input_ranges.get(v.name)}
                    for v in g.inputs},
-        "values": {v.name: {"dtype": int(v.dtype), "dims": [dim_json(d) for d in v.shape], "exact": bool(v.exact)}
+        "values": {v.name: {"dtype": int(v.dtype), "dims": [dim_json(d) for d in v.shape], "exact": bool(v.exact), "positive": bool(v.pos)}
                    for v in gen.values.values() if v.scope is g},
         "notes": sorted(gen.notes), "custom": gen.uses_custom,
     }
@@ -1977,6 +1982,8 @@ def make_input_values(meta, setting, seed):
         if info.get("range"):
             lo, hi = info["range"]
             vals[name] = rng.integers(lo, hi, shape).astype(dt)
+        elif info.get("positive"):  # a value the reducer cut out that was positive (a divisor...)
+            vals[name] = rng.uniform(0.5, 1.5, shape).astype(dt)
         elif dt == np.bool_:
             vals[name] = rng.random(shape) < 0.5
         elif np.issubdtype(dt, np.integer):

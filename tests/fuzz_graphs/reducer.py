@@ -104,7 +104,8 @@ def cut(model, meta, idx):
             return None
         dtype, dims = t
         g.input.append(helper.make_tensor_value_info(name, dtype, [graphgen.declared_dim(d) for d in dims]))
-        mt["inputs"][name] = {"dtype": dtype, "dims": [graphgen.dim_json(d) for d in dims], "range": None}
+        mt["inputs"][name] = {"dtype": dtype, "dims": [graphgen.dim_json(d) for d in dims], "range": None,
+                              "positive": bool(mt["values"][name].get("positive"))}
     del g.node[:]
     g.node.extend(rest)
     dce(m, mt)
