@@ -1471,7 +1471,9 @@ def dropout(gen, g):
     gen.inherit(res[0], x)
     if want_mask:
         g.pool.remove(res[1])
-        if gen.chance(0.5):
+        # Read the mask from opset 12 on only: Dropout-10 leaves an inference mask unspecified;
+        # the reference implementation gives ones, ONNX Runtime zeros.
+        if gen.opset >= 12 and gen.chance(0.5):
             (m,) = gen.node(g, "Cast", [res[1]], [gen.out(F32, x.shape, exact=True)], to=F32)
             gen.node(g, "Mul", [res[0], m], [gen.out(F32, x.shape, mag=x.mag, exact=x.exact)])
     return True
