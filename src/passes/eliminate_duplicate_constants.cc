@@ -2,7 +2,10 @@
 // dtype, shape and bytes) are merged into the first one. Candidates are found by a hash of the
 // dtype, shape and a fixed sample of the bytes (so a 100 MB model is not hashed in full every
 // round), then compared byte for byte.
-// Refuses: initializers that are graph inputs (overridable) or graph outputs.
+// Refuses: initializers that are graph inputs (overridable) or graph outputs, and state inputs
+// that an op updates (BatchNormalization's running mean and variance in training mode, the
+// training optimizers' inputs): a runtime may update such a buffer in place (ONNX Runtime
+// does), so a constant shared with another reader would see the update.
 #include <unordered_map>
 
 #include "passes/pass.h"
@@ -36,6 +39,17 @@ uint64_t sample_key(const ir::Tensor& t) {
   return h;
 }
 
+bool is_state_input(const ir::Value* v) {
+  for (const ir::Use& u : v->uses()) {
+    const ir::Node* n = u.node;
+    if (n->domain == "ai.onnx.preview.training") return true;
+    if (n->is_default_domain() && n->op_type == "BatchNormalization" && (u.index == 3 || u.index == 4) &&
+        n->attr_int("training_mode", 0) != 0)
+      return true;
+  }
+  return false;
+}
+
 class EliminateDuplicateConstants final : public Pass {
  public:
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
@@ -56,12 +70,12 @@ class EliminateDuplicateConstants final : public Pass {
     };
     std::vector<ir::Value*> inits = g.initializers();
     for (ir::Value* v : inits) {
-      if (v->is_graph_input() || v->is_graph_output()) continue;
+      if (v->is_graph_input() || v->is_graph_output() || is_state_input(v)) continue;
       if (merge(v, *v->initializer())) rw.remove_initializer(v);
     }
     for (ir::Node* n : g.node_list()) {
       const ir::Tensor* t = constant_node_value(*n);
-      if (!t || n->output(0)->is_graph_output()) continue;
+      if (!t || n->output(0)->is_graph_output() || is_state_input(n->output(0))) continue;
       if (merge(n->output(0), *t)) rw.erase_node(n);
     }
   }

@@ -332,6 +332,30 @@ g (int32[2] x, float[2] z) => (int32[2] y, float[2] w)
   EXPECT_EQ(s.model->graph->initializers().size(), 2u);
 }
 
+TEST(EliminateDuplicateConstants, TrainingStatisticsAreNotShared) {
+  // BatchNormalization in training mode updates its running variance (ONNX Runtime in place):
+  // the variance {1, 2} must not become the same tensor as the scale {1, 2}; the equal bias and
+  // the Add's constant still merge.
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[3,2] x) => (float[3,2] y)
+<float[2] sc = {1, 2}, float[2] b = {0.5, -1}, float[2] mu = {0.1, 0}, float[2] var = {1, 2}, float[2] c = {0.5, -1}>
+{
+  t, rm, rv = BatchNormalization <training_mode = 1> (x, sc, b, mu, var)
+  y = Add(t, c)
+}
+)", {"eliminate_duplicate_constants"});
+  EXPECT_EQ(s.model->graph->initializers().size(), 4u);
+  const ir::Node* bn = nullptr;
+  s.model->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type == "BatchNormalization") bn = n;
+  });
+  ASSERT_NE(bn, nullptr);
+  EXPECT_NE(bn->input(1), bn->input(4));
+  EXPECT_EQ(bn->input(4)->name(), "var");
+  expect_same_outputs(s);
+}
+
 TEST(EliminateDuplicateConstants, GraphInputDefaultsStay) {
   // An initializer that is also a graph input can be overridden by the caller: keep it.
   auto m = test::parse(R"(
