@@ -77,9 +77,9 @@ struct Options {
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml
   bool strict = false;                    // --strict
+  // The result is simplified for these sizes, and its inputs declare them.
   std::map<std::string, int64_t> dims;                        // --dim NAME=V
   std::map<std::string, std::vector<int64_t>> input_shapes;   // --input-shape NAME:D,D
-  bool fix_input_shapes = false;          // --overwrite-input-shape: also write them as the inputs' shapes
   // the check (original vs result on random inputs)
   enum class Verify { kAuto, kOn, kOff };
   Verify verify = Verify::kAuto;          // auto: on unless it cannot run or costs too much; --verify / --no-verify

@@ -165,7 +165,8 @@ PYBIND11_MODULE(_onnxtrim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const NativeError& e) {
-      py::object exc = native_error(py::make_tuple(e.code, e.message, e.report_json));
+      py::object type = py::reinterpret_borrow<py::object>(native_error.ptr());
+      py::object exc = type(e.code, e.message, e.report_json);
       PyErr_SetObject(native_error.ptr(), exc.ptr());
     }
   });

@@ -145,6 +145,18 @@ void fix_input_shapes(ir::Model& m, const std::map<std::string, std::vector<int6
   }
 }
 
+// --dim NAME=V: the result is simplified for that value only, so the inputs declare it.
+void fix_named_dims(ir::Model& m, const std::map<std::string, int64_t>& dims) {
+  for (ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer() || !v->type.is_tensor() || !v->type.has_shape) continue;
+    for (ir::Dim& d : v->type.dims) {
+      if (d.is_known() || d.param.empty()) continue;
+      auto it = dims.find(d.param);
+      if (it != dims.end()) d = ir::Dim::known(it->second);
+    }
+  }
+}
+
 // Multiply-adds of one run of the main graph with every input dim fixed (the check's inputs):
 // MatMul/Gemm/Conv families by their reductions, everything else one per output element.
 double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
@@ -201,9 +213,23 @@ double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
 // Values for the symbolic dims of the check's inputs that nothing fixed: 1 for a leading
 // (batch) dim; other dims `other` (integer inputs such as token ids get a sequence of that
 // length, float inputs an image or signal of that size).
-eval::InputSpec check_spec(const ir::Model& m, const Options& o, int64_t other, std::string* error) {
+eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, int64_t other,
+                           std::string* error) {
   eval::InputSpec spec;
   spec.dims = o.dims;
+  // A dim the candidate declares fixed (simplified for one size) where the original has a
+  // symbol: that size.
+  for (const ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer() || !v->type.has_shape) continue;
+    for (const ir::Value* c : candidate.graph->inputs()) {
+      if (c->name() != v->name() || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
+      for (size_t i = 0; i < v->type.dims.size(); ++i) {
+        const ir::Dim& d = v->type.dims[i];
+        if (!d.is_known() && !d.param.empty() && c->type.dims[i].is_known() && !spec.dims.count(d.param))
+          spec.dims[d.param] = *c->type.dims[i].value;
+      }
+    }
+  }
   spec.shapes = resolve_shapes(m, o.input_shapes);
   for (const auto& [k, v] : o.check_input_shapes) spec.shapes[k] = v;
   for (const auto& p : o.input_values) {
@@ -213,6 +239,7 @@ eval::InputSpec check_spec(const ir::Model& m, const Options& o, int64_t other, 
       return spec;
     }
   }
+  const std::map<std::string, int64_t> fixed = spec.dims;
   for (const ir::Value* v : m.graph->inputs()) {
     if (v->is_initializer() || spec.shapes.count(v->name()) || spec.pinned.count(v->name())) continue;
     if (!v->type.is_tensor() || !v->type.has_shape) continue;
@@ -222,7 +249,8 @@ eval::InputSpec check_spec(const ir::Model& m, const Options& o, int64_t other, 
       if (d.is_known()) continue;
       int64_t guess = i == 0 ? 1 : other;
       if (d.param.empty()) anonymous = true;
-      else if (!o.dims.count(d.param)) spec.dims[d.param] = std::max(spec.dims.count(d.param) ? spec.dims[d.param] : 0, guess);
+      else if (!o.dims.count(d.param) && !fixed.count(d.param))
+        spec.dims[d.param] = std::max(spec.dims.count(d.param) ? spec.dims[d.param] : 0, guess);
     }
     if (anonymous) {
       std::vector<int64_t> dims;
@@ -275,7 +303,7 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
   bool symbolic = has_symbolic_inputs(original);
   for (int64_t other : ladder) {
     std::string err;
-    eval::InputSpec spec = check_spec(original, o, other, &err);
+    eval::InputSpec spec = check_spec(original, simplified, o, other, &err);
     if (!err.empty()) throw Error(kExitUsage, err);
     if (!forced) {
       double macs = estimate_macs(simplified, spec);
@@ -327,7 +355,9 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   passes::SimplifyOptions sopts = simplify_options(o);
   throw_if_error(passes::check_pass_names(sopts));
   sopts.input_shapes = resolve_shapes(m, sopts.input_shapes);
-  if (o.fix_input_shapes) fix_input_shapes(m, sopts.input_shapes);
+  // The result holds only for the shapes that --input-shape / --dim fix: its inputs say so.
+  fix_input_shapes(m, sopts.input_shapes);
+  fix_named_dims(m, sopts.dims);
   if (o.progress) sopts.on_pass = [p = o.progress](int round, const std::string& pass) {
     p("round " + std::to_string(round) + ": " + pass, 0, 0);
   };

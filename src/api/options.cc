@@ -195,10 +195,11 @@ const std::vector<Entry>& entries() {
     t.push_back(flag("strict", "simplify", "with --target: anything the target cannot take is an error (exit 6)",
                      [](Options& o, bool b) { o.strict = b; }));
     t.push_back(value("dim", "NAME=V", "simplify",
-                      "fix a named dim for inference and folding, and for the check's random inputs",
+                      "fix a named dim: the result is simplified for that size, its inputs declare it, and the check's "
+                      "random inputs have it",
                       [](Options& o, std::string_view v) { add_dim(o.dims, "dim", v); }, true));
     t.push_back(value("input-shape", "NAME:D,D", "simplify",
-                      "an input's whole shape, for inference and folding, and for the check's random inputs",
+                      "an input's whole shape: the result is simplified for it and declares it (as --dim)",
                       [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
     // --- the check
     t.push_back(flag("verify", "check",
@@ -253,10 +254,9 @@ const std::vector<Entry>& entries() {
     // --- onnxsim's flags
     {
       Entry e = value("overwrite-input-shape", "NAME:D,D ...", "onnxsim",
-                      "= --input-shape for each, and the inputs are declared with these shapes in OUT",
+                      "= --input-shape for each (a shape without a name: the model's only input)",
                       [](Options& o, std::string_view v) {
                         for (const auto& w : words(v)) add_shape(o.input_shapes, "overwrite-input-shape", w, true);
-                        o.fix_input_shapes = true;
                       }, true);
       e.info.multi_value = true;
       t.push_back(e);
@@ -313,7 +313,6 @@ const std::vector<Entry>& entries() {
       Entry e = value("input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
                       [](Options& o, std::string_view v) {
                         for (const auto& w : words(v)) add_shape(o.input_shapes, "input-shapes", w, false);
-                        o.fix_input_shapes = true;
                       }, true);
       e.info.multi_value = true;
       t.push_back(e);

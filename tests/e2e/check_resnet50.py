@@ -27,7 +27,7 @@ passed = failed = 0
 
 def result(name, ok, detail=""):
     global passed, failed
-    print(("ok   " if ok else "FAIL ") + name + (f": {detail}" if detail else ""))
+    print(("ok   " if ok else "FAIL ") + name + (f": {detail}" if detail and not ok else ""))
     passed += ok
     failed += not ok
 

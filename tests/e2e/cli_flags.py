@@ -53,16 +53,16 @@ def range_model():
 
 
 def test_overwrite_input_shape():
-    m, rep = simplify(RESNET, "--overwrite-input-shape", "input:2,3,32,32")
+    m, rep = simplify(RESNET, "--overwrite-input-shape", "image:2,3,32,32")
     assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
     m, _ = simplify(RESNET, "--overwrite-input-shape", "2,3,32,32")  # one input: the name may go
     assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
-    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--overwrite-input-shape", "input:2,3", ok=False)
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--overwrite-input-shape", "image:2,3", ok=False)
     assert r.returncode == 2 and "rank" in r.stderr, r.stderr
 
 
 def test_input_shapes():
-    m, _ = simplify(RESNET, "--input-shapes", "input:1,3,32,32")
+    m, _ = simplify(RESNET, "--input-shapes", "image:1,3,32,32")
     assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim] == [1, 3, 32, 32]
 
 
@@ -106,7 +106,7 @@ def test_model_check():
 
 
 def test_model_check_inputs():
-    m, rep = simplify(RESNET, "--model-check-inputs", "input:3,3,32,32")
+    m, rep = simplify(RESNET, "--model-check-inputs", "image:3,3,32,32")
     v = rep["verification"]
     assert v["ran"] and v["ok"]
     # Only the check's inputs: the model stays dynamic.

@@ -6,8 +6,8 @@
 #   4. the README's Python, C and C++ examples.
 # usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
-build=$1
-src=$2
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" --strip >/dev/null

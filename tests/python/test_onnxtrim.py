@@ -37,7 +37,7 @@ def random_feeds(path, dims, seed=0):
             continue
         t = i.type.tensor_type
         shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param] for d in t.shape.dim]
-        dtype = helper.tensor_dtype_to_np_dtype(t.elem_type)
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type]
         if dtype.kind == "f":
             feeds[i.name] = rng.uniform(-1, 1, shape).astype(dtype)
         else:
@@ -158,9 +158,9 @@ def cli_nodes(tmp_path, *flags, src=DIRTY):
 
 def test_onnxsim_drop_in_matches_the_cli(tmp_path):
     path = os.path.join(MODELS, "resnet_small.onnx")
-    model, ok = onnxsim.simplify(path, check_n=2, skip_fuse_bn=True, overwrite_input_shapes={"input": [2, 3, 32, 32]})
+    model, ok = onnxsim.simplify(path, check_n=2, skip_fuse_bn=True, overwrite_input_shapes={"image": [2, 3, 32, 32]})
     assert ok is True
-    cli = cli_nodes(tmp_path, "--check-n", "2", "--skip-fuse-bn", "--overwrite-input-shape", "input:2,3,32,32",
+    cli = cli_nodes(tmp_path, "--check-n", "2", "--skip-fuse-bn", "--overwrite-input-shape", "image:2,3,32,32",
                     src=path)
     assert model.graph == cli.graph
     assert [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
@@ -232,9 +232,9 @@ def test_past_2gb_through_simplify_file(tmp_path):
         name = f"w{k}"
         path = tmp_path / f"{name}.bin"
         with open(path, "wb") as f:
+            f.write(np.full(4, k + 1, np.float32).tobytes())  # distinct weights (not merged)
             f.truncate(n * 4)
-        t = helper.make_tensor(name, TensorProto.FLOAT, [n], vals=[])
-        t.ClearField("float_data")
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[n])
         t.data_location = TensorProto.EXTERNAL
         for key, value in (("location", f"{name}.bin"), ("offset", "0"), ("length", str(n * 4))):
             e = t.external_data.add()
@@ -267,3 +267,41 @@ def test_python_m_onnxtrim_is_the_cli(tmp_path):
     assert '"verification"' in r.stdout and out.exists()
     r = subprocess.run([sys.executable, "-m", "onnxtrim", DIRTY], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "expected IN.onnx OUT.onnx" in r.stderr
+
+
+def test_ctrl_c_interrupts_a_long_run(tmp_path):
+    # A Loop of 10^9 trips: Ctrl-C (SIGINT) must stop onnxtrim.run within a second or two.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "one"], ["acc_out"]), helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(np.ones(1, np.float32), "one")])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "cond", "x"], ["y"], body=body)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(np.array(10**9, np.int64), "trips"),
+                     numpy_helper.from_array(np.array(True), "cond")])
+    path = tmp_path / "loop.onnx"
+    save(g, str(path))
+    script = f"""
+import time, numpy as np, onnxtrim
+t = time.time()
+try:
+    onnxtrim.run({str(path)!r}, {{"x": np.zeros(1, np.float32)}})
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted after", round(time.time() - t, 1))
+"""
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    time.sleep(2.0)
+    t = time.time()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert "interrupted" in out, out
+    assert time.time() - t < 5
