@@ -8,10 +8,10 @@ import sys
 import torch
 import torchvision
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+OUT = os.environ.get("ONNXTRIM_MODELS_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
 
-def export(name, model, shape, opset):
+def export(name, model, shape, opset, **kwargs):
     path = os.path.join(OUT, name + ".onnx")
     if os.path.exists(path):
         return
@@ -20,15 +20,28 @@ def export(name, model, shape, opset):
     x = torch.randn(*shape)
     torch.onnx.export(model, x, path, opset_version=opset, do_constant_folding=False,
                       input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}})
+                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}}, **kwargs)
     print(f"wrote {path} ({os.path.getsize(path) / 1e6:.0f} MB)")
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    which = sys.argv[1:] or ["resnet50", "swin_t"]
+    which = sys.argv[1:] or ["resnet50", "swin_t", "resnet50_bn"]
     if "resnet50" in which:
         export("resnet50", torchvision.models.resnet50(weights=None), (1, 3, 224, 224), 17)
+    if "resnet50_bn" in which:
+        # BatchNormalization kept as nodes (an eval() model exported with TrainingMode.PRESERVE),
+        # with random running statistics so that fusing them into the convolutions is not a
+        # no-op: the check must pass this (issue 12's false alarm) and fail a 1% weight change.
+        torch.manual_seed(0)
+        m = torchvision.models.resnet50(weights=None)
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.1, 0.1)
+                mod.running_var.uniform_(0.5, 1.5)
+                mod.weight.data.uniform_(0.5, 1.5)
+                mod.bias.data.uniform_(-0.1, 0.1)
+        export("resnet50_bn", m, (1, 3, 224, 224), 13, training=torch.onnx.TrainingMode.PRESERVE)
     if "swin_t" in which:
         export("swin_t", torchvision.models.swin_t(weights=None), (1, 3, 224, 224), 17)
 

@@ -15,6 +15,9 @@ if ! /usr/bin/python3 -c "import torchvision" 2>/dev/null; then
   ${SUDO:-$( [ "$(id -u)" -eq 0 ] || echo sudo )} apt-get install -y -qq --no-install-recommends python3-torchvision >/dev/null
 fi
 /usr/bin/python3 bench/make_models.py 2>/dev/null | grep -v "^$" || true
+echo "== the default check's cost (whole runs, with and without --no-verify)"
+/usr/bin/python3 bench/check_cost.py build/onnxtrim bench/models/resnet50.onnx bench/models/resnet50_bn.onnx \
+  bench/models/swin_t.onnx
 python3 - <<'PY'
 import json, subprocess
 def run(cmd):
@@ -30,4 +33,17 @@ for _ in range(3):  # interleaved: the machine is shared and noisy
 o, f, t = sorted(ours)[1], sorted(fast)[1], sorted(theirs)[1]
 print(f"resnet50 (batch 1): ONNX Runtime {t:.0f} ms; evaluator {o:.0f} ms ({o / t:.1f}x), "
       f"with --fast {f:.0f} ms ({f / t:.1f}x)")
+PY
+echo "== dynamically quantized conv net (bench/make_quantized.py: DynamicQuantizeLinear + ConvInteger, 1x3x512x512)"
+/usr/bin/python3 bench/make_quantized.py >/dev/null
+python3 - <<'PY'
+import json, subprocess
+def run(cmd):
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+ours, theirs = [], []
+for _ in range(3):  # interleaved
+    ours.append(run(["build/bench/model_bench", "eval", "bench/models/dq_convnet.onnx", "3"])["median_ms"])
+    theirs.append(run(["node", "bench/ort_time.js", "bench/models/dq_convnet.onnx", "3"])["median_ms"])
+o, t = sorted(ours)[1], sorted(theirs)[1]
+print(f"dq_convnet (9.8 GMAC): ONNX Runtime {t:.0f} ms; evaluator {o:.0f} ms ({o / t:.1f}x)")
 PY

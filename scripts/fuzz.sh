@@ -16,7 +16,7 @@ corpus=build-fuzz/corpus
 mkdir -p "$corpus"
 if [ -z "$(ls -A "$corpus")" ]; then
   cp examples/*.onnx "$corpus"/ 2>/dev/null || true
-  data=../shared/onnx-tests
+  data="${ONNXTRIM_TEST_DATA:-../shared/onnx-tests}"
   if [ -d "$data" ]; then
     i=0
     for f in "$data"/node/test_{add,if,loop,scan,constant,reshape,split,sequence_insert,optional,cast}*/model.onnx \

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what onnxtrim needs on Debian 12 (as root, or with sudo). Idempotent: installs only
 # what is missing, and does nothing at all when everything is there.
+#   scripts/setup.sh           everything: building, the Python package, the whole test suite
+#   scripts/setup.sh --build   only what building the CLI and the library needs (the demo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,10 +11,18 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev   # ONNX protobuf classes and text parser
   libopenblas-dev                                 # GEMM for MatMul/Gemm/Conv
   libre2-dev                                      # RegexFullMatch (the spec's RE2 syntax)
-  libgtest-dev libgmock-dev libbenchmark-dev      # tests and benchmarks
-  python3 python3-onnx python3-numpy              # test oracle (checker, shape inference)
-  clang libclang-rt-14-dev                        # libFuzzer and sanitizers
+  nlohmann-json3-dev                              # JSON reports
 )
+if [ "${1:-}" != "--build" ]; then
+  PACKAGES+=(
+    libgtest-dev libgmock-dev libbenchmark-dev      # tests and benchmarks
+    python3 python3-onnx python3-numpy              # test oracle (checker, shape inference)
+    python3-dev pybind11-dev python3-pybind11       # the Python package
+    python3-pytest python3-venv python3-build python3-wheel python3-setuptools
+    clang libclang-rt-14-dev                        # libFuzzer and sanitizers
+    python3-torch python3-torchvision               # real exports made by the tests (random weights)
+  )
+fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -26,6 +36,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+[ "${1:-}" = "--build" ] && exit 0
 
 # ONNX Runtime, the reference runtime of the end-to-end tests (npm package; its CUDA download
 # is skipped: the tests run on the CPU).

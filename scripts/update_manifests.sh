@@ -5,7 +5,7 @@
 # appear in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=../shared/onnx-tests
+data="${ONNXTRIM_TEST_DATA:-../shared/onnx-tests}"
 build/tests/onnxtrim_conformance --data "$data" --manifest tests/conformance/manifest.txt \
   --write-manifest tests/conformance/manifest.txt | tail -1
 build/tests/onnxtrim_conformance --infer --data "$data" --manifest tests/conformance/infer_manifest.txt \

@@ -1,5 +1,7 @@
 #include "api/report.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -43,28 +45,6 @@ std::string human_bytes(int64_t n) {
   if (u == 0) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(n));
   else std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
   return buf;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o;
 }
 
 std::string Report::to_text() const {
@@ -115,44 +95,69 @@ std::string Report::to_text() const {
   else std::snprintf(line, sizeof line, " total %.2f s\n", total);
   os << line;
   for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
+  const Verification& v = verification;
+  if (!v.skipped.empty()) {
+    os << "check: skipped: " << v.skipped << "\n";
+  } else if (v.ran) {
+    std::string dims;
+    for (const auto& [k, d] : v.dims) dims += (dims.empty() ? "" : ", ") + k + "=" + std::to_string(d);
+    os << "\ncheck: " << v.samples << " random sample" << (v.samples == 1 ? "" : "s")
+       << (dims.empty() ? "" : " (" + dims + ")") << ", |result - original| <= " << v.atol << " + " << v.rtol
+       << " * max(|original|, RMS of the output):\n";
+    std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", "output", "max abs", "max rel", "result");
+    os << line;
+    for (const auto& o : v.outputs) {
+      std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.max_abs, o.max_rel,
+                    o.ok ? "ok" : "DIFFERS");
+      os << line;
+    }
+    if (!v.ok) os << "  first difference: " << v.why << "\n";
+  }
   return os.str();
 }
 
 namespace {
-void stats_json(std::ostringstream& os, const ModelStats& s) {
-  os << "{\"nodes\": " << s.nodes << ", \"top_level_nodes\": " << s.top_level_nodes
-     << ", \"initializers\": " << s.initializers << ", \"initializer_bytes\": " << s.initializer_bytes
-     << ", \"file_bytes\": " << s.file_bytes << ", \"op_histogram\": {";
-  bool first = true;
-  for (const auto& [k, v] : s.op_histogram) {
-    os << (first ? "" : ", ") << "\"" << json_escape(k) << "\": " << v;
-    first = false;
-  }
-  os << "}}";
+nlohmann::json stats_json(const ModelStats& s) {
+  return {{"nodes", s.nodes},
+          {"top_level_nodes", s.top_level_nodes},
+          {"initializers", s.initializers},
+          {"initializer_bytes", s.initializer_bytes},
+          {"file_bytes", s.file_bytes},
+          {"op_histogram", s.op_histogram}};
 }
 }  // namespace
 
 std::string Report::to_json() const {
-  std::ostringstream os;
-  os << "{\n  \"input\": \"" << json_escape(input_path) << "\",\n  \"output\": \"" << json_escape(output_path)
-     << "\",\n  \"before\": ";
-  stats_json(os, before);
-  os << ",\n  \"after\": ";
-  stats_json(os, after);
-  os << ",\n  \"stages\": [";
-  for (size_t i = 0; i < stages.size(); ++i)
-    os << (i ? ", " : "") << "{\"name\": \"" << json_escape(stages[i].first) << "\", \"seconds\": " << stages[i].second << "}";
-  os << "],\n  \"rounds\": " << rounds << ",\n  \"converged\": " << (converged ? "true" : "false") << ",\n  \"passes\": [";
-  for (size_t i = 0; i < passes.size(); ++i) {
-    const auto& p = passes[i];
-    os << (i ? ", " : "") << "{\"name\": \"" << json_escape(p.name) << "\", \"runs\": " << p.runs
-       << ", \"changes\": " << p.changes << ", \"nodes_removed\": " << p.nodes_removed << ", \"seconds\": " << p.seconds
-       << "}";
-  }
-  os << "],\n  \"warnings\": [";
-  for (size_t i = 0; i < warnings.size(); ++i) os << (i ? ", " : "") << "\"" << json_escape(warnings[i]) << "\"";
-  os << "]\n}\n";
-  return os.str();
+  nlohmann::ordered_json j;
+  j["input"] = input_path;
+  j["output"] = output_path;
+  j["before"] = stats_json(before);
+  j["after"] = stats_json(after);
+  j["stages"] = nlohmann::json::array();
+  for (const auto& [name, sec] : stages) j["stages"].push_back({{"name", name}, {"seconds", sec}});
+  j["rounds"] = rounds;
+  j["converged"] = converged;
+  j["passes"] = nlohmann::json::array();
+  for (const auto& p : passes)
+    j["passes"].push_back({{"name", p.name}, {"runs", p.runs}, {"changes", p.changes}, {"nodes_removed", p.nodes_removed},
+                           {"seconds", p.seconds}});
+  j["warnings"] = warnings;
+  const Verification& v = verification;
+  nlohmann::ordered_json vj;
+  vj["ran"] = v.ran;
+  vj["ok"] = v.ok;
+  if (!v.skipped.empty()) vj["skipped"] = v.skipped;
+  vj["samples"] = v.samples;
+  vj["rtol"] = v.rtol;
+  vj["atol"] = v.atol;
+  vj["dims"] = v.dims;
+  vj["outputs"] = nlohmann::json::array();
+  for (const auto& o : v.outputs)
+    vj["outputs"].push_back(
+        {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"ok", o.ok}, {"why", o.why}});
+  if (!v.why.empty()) vj["why"] = v.why;
+  j["verification"] = vj;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace onnxtrim

@@ -16,8 +16,10 @@ std::string dims_str(const std::vector<int64_t>& d) {
 }
 }  // namespace
 
-Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, double atol) {
+Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, double atol, bool scaled) {
   Diff d;
+  if (scaled && a.dtype() == ir::DataType::kFloat16) rtol = std::max(rtol, 4.0 / 1024);
+  if (scaled && a.dtype() == ir::DataType::kBFloat16) rtol = std::max(rtol, 4.0 / 128);
   if (a.dtype() != e.dtype()) {
     d.ok = false;
     d.why = "dtype " + std::string(ir::dtype_name(a.dtype())) + " != expected " + std::string(ir::dtype_name(e.dtype()));
@@ -39,6 +41,22 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
     using T = typename decltype(tag)::type;
     const T* pa = a.data<T>();
     const T* pe = e.data<T>();
+    double scale = 0;
+    if constexpr (!std::is_integral_v<T>) {
+      if (scaled) {
+        double sum = 0;
+        int64_t n = 0;
+        for (int64_t i = 0; i < e.numel(); ++i) {
+          double y = static_cast<double>(static_cast<ops::compute_t<T>>(pe[i]));
+          if (std::isfinite(y)) {
+            sum += y * y;
+            ++n;
+          }
+        }
+        scale = n ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+        d.scale = scale;
+      }
+    }
     for (int64_t i = 0; i < a.numel(); ++i) {
       double x = static_cast<double>(static_cast<ops::compute_t<T>>(pa[i]));
       double y = static_cast<double>(static_cast<ops::compute_t<T>>(pe[i]));
@@ -48,12 +66,13 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
       } else {
         if (std::isnan(x) || std::isnan(y)) same = std::isnan(x) && std::isnan(y);
         else if (std::isinf(x) || std::isinf(y)) same = x == y;
-        else same = std::fabs(x - y) <= atol + rtol * std::fabs(y);
+        else same = std::fabs(x - y) <= atol + rtol * std::max(std::fabs(y), scale);
       }
       if (!std::isnan(x) && !std::isnan(y) && !std::isinf(x) && !std::isinf(y)) {
         double diff = std::fabs(x - y);
         d.max_abs = std::max(d.max_abs, diff);
-        if (y != 0) d.max_rel = std::max(d.max_rel, diff / std::fabs(y));
+        double denom = std::max(std::fabs(y), scale);
+        if (denom != 0) d.max_rel = std::max(d.max_rel, diff / denom);
       }
       if (!same && d.ok) {
         d.ok = false;
@@ -72,7 +91,7 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
       ir::Tensor fe = fa;
       fa.set_buffer(a.buffer(), a.buffer_offset(), a.byte_size());
       fe.set_buffer(e.buffer(), e.buffer_offset(), e.byte_size());
-      return compare_tensors(fa, fe, rtol, atol);
+      return compare_tensors(fa, fe, rtol, atol, scaled);
     }
     if (a.byte_size() != e.byte_size() || (a.byte_size() && std::memcmp(a.bytes(), e.bytes(), a.byte_size()) != 0)) {
       d.ok = false;
@@ -82,7 +101,7 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
   return d;
 }
 
-Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double rtol, double atol) {
+Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double rtol, double atol, bool scaled) {
   Diff d;
   if (a.kind != e.kind) {
     d.ok = false;
@@ -91,7 +110,7 @@ Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double
   }
   switch (a.kind) {
     case ir::RuntimeValue::Kind::kTensor:
-      return compare_tensors(a.tensor, e.tensor, rtol, atol);
+      return compare_tensors(a.tensor, e.tensor, rtol, atol, scaled);
     case ir::RuntimeValue::Kind::kSequence:
     case ir::RuntimeValue::Kind::kOptional:
     case ir::RuntimeValue::Kind::kMap: {
@@ -105,7 +124,7 @@ Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double
         if (!k.ok) return k;
       }
       for (size_t i = 0; i < a.elems.size(); ++i) {
-        Diff x = compare_values(a.elems[i], e.elems[i], rtol, atol);
+        Diff x = compare_values(a.elems[i], e.elems[i], rtol, atol, scaled);
         d.max_abs = std::max(d.max_abs, x.max_abs);
         d.max_rel = std::max(d.max_rel, x.max_rel);
         if (!x.ok && d.ok) {

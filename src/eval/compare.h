@@ -1,5 +1,14 @@
 // Comparing runtime values: dtype and shape exactly, numbers within |a-b| <= atol + rtol*|b|
 // (NaN equals NaN, infinities must match), integers, bools and strings exactly.
+//
+// With `scaled` (what the check of a simplification uses), an element's tolerance is relative
+// to the larger of its own magnitude and the RMS of the whole expected output:
+//   |a - b| <= atol + rtol * max(|b|, rms(b))
+// so that an element near zero in an output of large values is judged at the output's scale:
+// float rounding of fused or folded constants, amplified through a deep network, moves such
+// elements by far more than their own magnitude allows, while a real change (a perturbed
+// weight, a wrong fold, a swapped axis) moves the output at its own scale. For float16 and
+// bfloat16 outputs, rtol is at least 4 units of their precision (2^-8 and 2^-5).
 #pragma once
 
 #include <string>
@@ -11,11 +20,15 @@ namespace onnxtrim::eval {
 struct Diff {
   bool ok = true;
   double max_abs = 0;  // largest |actual - expected|
-  double max_rel = 0;  // largest |actual - expected| / |expected| (where expected != 0)
+  double max_rel = 0;  // largest |actual - expected| / |expected| (where expected != 0);
+                       // scaled: / max(|expected|, rms)
+  double scale = 0;    // scaled: the RMS of the expected output
   std::string why;     // first mismatch, for people
 };
 
-Diff compare_values(const ir::RuntimeValue& actual, const ir::RuntimeValue& expected, double rtol, double atol);
-Diff compare_tensors(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol);
+Diff compare_values(const ir::RuntimeValue& actual, const ir::RuntimeValue& expected, double rtol, double atol,
+                    bool scaled = false);
+Diff compare_tensors(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol,
+                     bool scaled = false);
 
 }  // namespace onnxtrim::eval

@@ -1,5 +1,7 @@
 #include "eval/interpreter.h"
 
+#include "support/cancel.h"
+
 #include <unordered_set>
 
 #include "ir/clone.h"
@@ -148,6 +150,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
   std::vector<const RuntimeValue*> ins;
   for (size_t k = 0; k < plan.nodes.size(); ++k) {
     const ir::Node& n = *plan.nodes[k];
+    if (support::cancelled()) return Status(ErrorCode::kInterrupted, "interrupted");
     ins.clear();
     for (const ir::Value* v : n.inputs()) {
       if (!v) {

@@ -99,7 +99,16 @@ Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, c
   v->opts_ = opts;
   for (const ir::Value* o : reference.graph->outputs()) v->output_names_.push_back(o->name());
   Interpreter interp(reference);
+  interp.set_fast_float(opts.fast);
   OT_RETURN_IF_ERROR(interp.check_supported());
+  for (const ir::Value* in : reference.graph->inputs()) {
+    if (in->is_initializer() || !in->type.has_shape || opts.inputs.shapes.count(in->name()) ||
+        opts.inputs.pinned.count(in->name()))
+      continue;
+    for (const ir::Dim& d : in->type.dims)
+      if (!d.is_known() && !d.param.empty())
+        v->dims_used_[d.param] = opts.inputs.dims.count(d.param) ? opts.inputs.dims.at(d.param) : opts.inputs.default_dim;
+  }
   for (int s = 0; s < opts.samples; ++s) {
     auto feeds = make_random_inputs(reference, opts.inputs, opts.seed + static_cast<uint64_t>(s));
     if (!feeds) return std::move(feeds).take_status();
@@ -124,6 +133,7 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
     rep.outputs.push_back(OutputDiff{output_names_[i], {}});
   }
   Interpreter interp(candidate);
+  interp.set_fast_float(opts_.fast);
   OT_RETURN_IF_ERROR(interp.check_supported());
   for (size_t s = 0; s < feeds_.size(); ++s) {
     // Inputs the candidate no longer has (folded away) are dropped; new ones are an error.
@@ -138,8 +148,9 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
     auto out = interp.run(feeds);
     if (!out) return std::move(out).take_status();
     for (size_t i = 0; i < outs.size(); ++i) {
-      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol);
+      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol, opts_.scaled);
       Diff& acc = rep.outputs[i].diff;
+      acc.scale = std::max(acc.scale, d.scale);
       acc.max_abs = std::max(acc.max_abs, d.max_abs);
       acc.max_rel = std::max(acc.max_rel, d.max_rel);
       if (!d.ok && acc.ok) {
@@ -157,6 +168,7 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
 
 }  // namespace onnxtrim::eval
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -200,6 +212,58 @@ Status parse_dim(const std::string& arg, InputSpec& spec) {
   return Status::ok();
 }
 
+// A NumPy .npy file (format versions 1-3): little-endian numeric or bool arrays in C order.
+Result<ir::Tensor> parse_npy(const std::string& bytes) {
+  auto bad = [](const std::string& why) { return Status(ErrorCode::kParse, "not a readable .npy file: " + why); };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no NumPy magic");
+  int major = static_cast<unsigned char>(bytes[6]);
+  size_t hlen, hstart;
+  if (major == 1) {
+    hlen = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+    hstart = 10;
+  } else {
+    if (bytes.size() < 12) return bad("truncated header");
+    hlen = 0;
+    for (int i = 0; i < 4; ++i) hlen |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    hstart = 12;
+  }
+  if (hstart + hlen > bytes.size()) return bad("truncated header");
+  std::string h = bytes.substr(hstart, hlen);
+  auto field = [&](const std::string& key) -> std::string {
+    auto k = h.find("'" + key + "'");
+    if (k == std::string::npos) return "";
+    auto colon = h.find(':', k);
+    if (colon == std::string::npos) return "";
+    size_t b = h.find_first_not_of(' ', colon + 1);
+    if (b == std::string::npos) return "";
+    if (h[b] == '\'') return h.substr(b + 1, h.find('\'', b + 1) - b - 1);
+    if (h[b] == '(') return h.substr(b + 1, h.find(')', b) - b - 1);
+    return h.substr(b, h.find_first_of(",}", b) - b);
+  };
+  std::string descr = field("descr"), fortran = field("fortran_order"), shape = field("shape");
+  if (fortran == "True") return bad("Fortran-order arrays are not supported (save with np.ascontiguousarray)");
+  static const std::map<std::string, ir::DataType> types = {
+      {"<f4", ir::DataType::kFloat},  {"<f8", ir::DataType::kDouble}, {"<f2", ir::DataType::kFloat16},
+      {"|i1", ir::DataType::kInt8},   {"<i2", ir::DataType::kInt16},  {"<i4", ir::DataType::kInt32},
+      {"<i8", ir::DataType::kInt64},  {"|u1", ir::DataType::kUint8},  {"<u2", ir::DataType::kUint16},
+      {"<u4", ir::DataType::kUint32}, {"<u8", ir::DataType::kUint64}, {"|b1", ir::DataType::kBool}};
+  auto it = types.find(descr);
+  if (it == types.end()) return bad("element type '" + descr + "' is not supported");
+  std::vector<int64_t> dims;
+  std::stringstream ss(shape);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    size_t b = tok.find_first_not_of(' ');
+    if (b == std::string::npos) continue;
+    dims.push_back(std::strtoll(tok.c_str() + b, nullptr, 10));
+  }
+  ir::Tensor t(it->second, dims);
+  size_t n = t.byte_size();
+  if (hstart + hlen + n != bytes.size()) return bad("data size does not match the shape");
+  if (n) std::memcpy(t.mutable_bytes(), bytes.data() + hstart + hlen, n);
+  return t;
+}
+
 Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec) {
   auto eq = arg.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -237,6 +301,12 @@ Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec) {
   if (!f) return Status(ErrorCode::kIo, "cannot open").with_file(what);
   std::stringstream ss;
   ss << f.rdbuf();
+  if (what.size() > 4 && what.compare(what.size() - 4, 4, ".npy") == 0) {
+    auto t = parse_npy(ss.str());
+    if (!t) return Status(t.status()).with_file(what);
+    spec.pinned[name] = ir::RuntimeValue::of(std::move(t.value()));
+    return Status::ok();
+  }
   auto t = onnx_io::parse_tensor_proto(ss.str());
   if (!t) return Status(t.status()).with_file(what);
   spec.pinned[name] = ir::RuntimeValue::of(std::move(t.value()));

@@ -34,6 +34,8 @@ struct VerifyOptions {
   uint64_t seed = 0;
   InputSpec inputs;
   double rtol = 1e-4, atol = 1e-5;
+  bool scaled = true;  // tolerances relative to each output's scale (compare.h)
+  bool fast = false;   // float accumulation in Conv (Interpreter::set_fast_float)
 };
 
 struct OutputDiff {
@@ -52,12 +54,15 @@ class Verifier {
  public:
   static Result<std::unique_ptr<Verifier>> create(const ir::Model& reference, const VerifyOptions& opts);
   Result<VerifyReport> compare_with(const ir::Model& candidate) const;
+  // The values given to every symbolic dim of the inputs (for the report).
+  const std::map<std::string, int64_t>& dims_used() const { return dims_used_; }
 
  private:
   VerifyOptions opts_;
   std::vector<std::string> output_names_;
   std::vector<std::map<std::string, ir::RuntimeValue>> feeds_;
   std::vector<std::vector<ir::RuntimeValue>> expected_;
+  std::map<std::string, int64_t> dims_used_;
 };
 
 }  // namespace onnxtrim::eval
@@ -70,4 +75,6 @@ Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec);
 // "name:1,3,224,224" -> spec.shapes; "batch=2" -> spec.dims.
 Status parse_input_shape(const std::string& arg, InputSpec& spec);
 Status parse_dim(const std::string& arg, InputSpec& spec);
+// A NumPy .npy file's array (C order, little-endian numeric or bool).
+Result<ir::Tensor> parse_npy(const std::string& bytes);
 }  // namespace onnxtrim::eval

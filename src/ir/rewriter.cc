@@ -1,11 +1,25 @@
 #include "ir/rewriter.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace onnxtrim::ir {
 
+namespace {
+// True when nodes of graph g can read v: v belongs to g or to a graph enclosing it.
+bool visible_in(const Value* v, const Graph* g) {
+  for (const Graph* s = g; s; s = s->parent())
+    if (v->graph() == s) return true;
+  return false;
+}
+}  // namespace
+
 bool Rewriter::can_replace(const Value* from, const Value* to) {
   if (from == to || to == nullptr) return false;
+  // Every reader of `from` must be able to see `to`.
+  for (const Use& u : from->uses())
+    if (!visible_in(to, u.node->graph())) return false;
+  if (from->is_graph_output() && !visible_in(to, from->graph())) return false;
   if (!from->is_graph_output()) return true;
   // `to` must be able to take over from's name.
   return to->graph() == from->graph() && to->producer() != nullptr && !to->is_graph_input() &&
@@ -43,8 +57,41 @@ bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
 
 void Rewriter::set_input(Node* n, size_t i, Value* v) {
   if (n->input(i) == v && i < n->num_inputs()) return;
+  if (v && !visible_in(v, n->graph())) {
+    // A rewrite rooted in a subgraph may rewrite a node of an enclosing graph (a Conv outside
+    // an If whose only reader, the BatchNormalization folded in, is inside it) and make the
+    // new constant in the graph it works on. The constant belongs where its reader is.
+    assert(v->is_initializer());
+    v = move_initializer(v, *n->graph());
+  }
   n->graph()->set_node_input(n, i, v);
   ++changes_;
+}
+
+Value* Rewriter::move_initializer(Value* v, Graph& to) {
+  if (v->has_uses() || v->is_graph_input() || v->is_graph_output()) {
+    // Read where it is as well: `to` gets a copy.
+    ++changes_;
+    Value* copy = to.create_fresh_value(v->name());
+    auto t = std::make_shared<Tensor>(*v->initializer());
+    t->set_name(copy->name());
+    copy->type = v->type;
+    to.set_initializer(copy, std::move(t));
+    return copy;
+  }
+  Graph* from = v->graph();
+  std::shared_ptr<Tensor> t = v->initializer_ptr();
+  if (t.use_count() > 1) t = std::make_shared<Tensor>(*t);
+  Type type = v->type;
+  std::string name = v->name();
+  from->remove_initializer(v);
+  from->erase_value(v);
+  // The name was made model-unique: it stays free in `to` and the graphs around it.
+  Value* moved = to.lookup(name) ? to.create_fresh_value(name) : to.create_value(name);
+  t->set_name(moved->name());
+  moved->type = std::move(type);
+  to.set_initializer(moved, std::move(t));
+  return moved;
 }
 
 void Rewriter::remove_trailing_inputs(Node* n, size_t keep) {
@@ -111,6 +158,7 @@ void Rewriter::erase_node_and_dead_producers(Node* n) {
 
 Node* Rewriter::insert_node(Graph& g, Node* pos, std::string op_type, const std::vector<Value*>& inputs,
                             size_t num_outputs, std::string_view name_hint, std::string domain) {
+  for ([[maybe_unused]] Value* v : inputs) assert(!v || visible_in(v, &g));
   Node* n = pos ? g.insert_node_before(pos, std::move(op_type), std::move(domain))
                 : g.append_node(std::move(op_type), std::move(domain));
   n->name = model_.unique_name(name_hint);

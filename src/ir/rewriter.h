@@ -29,6 +29,9 @@ class Rewriter {
   // True when replace_all_uses_with(from, to) would succeed.
   static bool can_replace(const Value* from, const Value* to);
 
+  // Node n reads v as input i. v must be visible from n's graph (its own or an enclosing
+  // one), or be an initializer: one made in another graph (a rewrite working in a subgraph on
+  // a node of an enclosing graph) moves to n's graph (or is copied there if read elsewhere).
   void set_input(Node* n, size_t i, Value* v);
   void remove_trailing_inputs(Node* n, size_t keep);
   void set_attribute(Node* n, Attribute a);  // adds or replaces by name
@@ -57,6 +60,8 @@ class Rewriter {
   void note_change() { ++changes_; }
 
  private:
+  Value* move_initializer(Value* v, Graph& to);
+
   Model& model_;
   int64_t changes_ = 0;
   int64_t nodes_removed_ = 0;

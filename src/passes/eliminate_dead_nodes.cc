@@ -2,8 +2,7 @@
 // graph backwards, so whole dead chains go in one run), and turns unused optional trailing
 // outputs of default-domain ops into "" (e.g. Dropout's mask, MaxPool's Indices).
 // Refuses: nodes of custom domains that have no outputs (they can only exist for a side effect).
-#include <map>
-#include <set>
+#include <vector>
 
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -11,27 +10,38 @@
 namespace onnxtrim::passes {
 namespace {
 
-// Outputs (by index) that the ONNX spec marks optional, for ops that have such outputs.
-const std::map<std::string, std::set<size_t>>& optional_outputs() {
-  static const std::map<std::string, std::set<size_t>> m = {
-      {"Dropout", {1}},
-      {"MaxPool", {1}},
-      {"BatchNormalization", {1, 2, 3, 4}},
-      {"LayerNormalization", {1, 2}},
-      {"LSTM", {0, 1, 2}},
-      {"GRU", {0, 1}},
-      {"RNN", {0, 1}},
-      {"Unique", {1, 2, 3}},
-      {"DynamicQuantizeLinear", {}},
-      {"SoftmaxCrossEntropyLoss", {1}},
-      {"Attention", {1, 2, 3}},
-  };
-  return m;
+// Outputs of n that may go when nothing reads them, in groups that go together (a group is
+// dropped only when every member is unused). An output qualifies only when the spec marks it
+// optional AND its presence selects no behaviour of the op. Ops whose output count is their
+// mode keep their outputs:
+//  - BatchNormalization before opset 14 has no training_mode attribute: five outputs mean
+//    training mode (batch statistics), one output inference mode; dropping outputs would
+//    change Y or make an invalid node. From opset 14, training_mode=1 requires running_mean
+//    and running_var (output case #1); with training_mode=0 they are invalid anyway.
+//  - Attention's present_key/present_value come as a pair, and only without past_key/
+//    past_value ("used together, not only one of them").
+std::vector<std::vector<size_t>> droppable_outputs(const ir::Node& n, int64_t opset) {
+  const std::string& op = n.op_type;
+  if (op == "Dropout" || op == "MaxPool" || op == "SoftmaxCrossEntropyLoss") return {{1}};
+  if (op == "LayerNormalization") return {{1}, {2}};
+  if (op == "Unique") return {{1}, {2}, {3}};
+  if (op == "LSTM") return {{0}, {1}, {2}};
+  if (op == "GRU" || op == "RNN") return {{0}, {1}};
+  if (op == "BatchNormalization") {
+    if (opset < 14 || n.attr_int("training_mode", 0) != 0) return {};
+    return {{1}, {2}};
+  }
+  if (op == "Attention") {
+    std::vector<std::vector<size_t>> groups{{3}};
+    if (!n.input(4) && !n.input(5)) groups.push_back({1, 2});
+    return groups;
+  }
+  return {};
 }
 
 class EliminateDeadNodes final : public Pass {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
+  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
     std::vector<ir::Node*> nodes = g.node_list();
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       ir::Node* n = *it;
@@ -44,17 +54,25 @@ class EliminateDeadNodes final : public Pass {
         continue;
       }
       if (!n->is_default_domain()) continue;
-      auto opt = optional_outputs().find(n->op_type);
-      if (opt == optional_outputs().end()) continue;
-      // Trailing unused optional outputs are dropped; inner ones become "".
-      for (size_t i = n->num_outputs(); i-- > 0;) {
-        ir::Value* o = n->output(i);
-        if (!o || o->has_uses() || o->is_graph_output() || !opt->second.count(i)) continue;
-        g.set_node_output(n, i, nullptr);
-        g.erase_value(o);
-        rw.note_change();
+      // Unused droppable outputs become ""; trailing empty ones are then trimmed.
+      bool dropped = false;
+      for (const std::vector<size_t>& group : droppable_outputs(*n, ctx.model.opset(""))) {
+        bool unused = true;
+        for (size_t i : group) {
+          const ir::Value* o = n->output(i);
+          if (o && (o->has_uses() || o->is_graph_output())) unused = false;
+        }
+        if (!unused) continue;
+        for (size_t i : group) {
+          ir::Value* o = n->output(i);
+          if (!o) continue;
+          g.set_node_output(n, i, nullptr);
+          g.erase_value(o);
+          rw.note_change();
+          dropped = true;
+        }
       }
-      g.trim_trailing_empty_outputs(n);
+      if (dropped) g.trim_trailing_empty_outputs(n);
     }
   }
 };

@@ -1,5 +1,7 @@
 #include "passes/pass_manager.h"
 
+#include "support/cancel.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -110,13 +112,18 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   std::unique_ptr<eval::Verifier> checker;
   if (opts.verify_each_pass) {
     original = ir::clone_model(model);
-    eval::VerifyOptions vo;
-    vo.samples = opts.verify_samples;
-    vo.seed = opts.seed;
-    vo.inputs.dims = opts.dims;
-    vo.rtol = opts.rtol;
-    vo.atol = opts.atol;
-    auto v = eval::Verifier::create(*original, vo);
+    Result<std::unique_ptr<eval::Verifier>> v = Status(ErrorCode::kInternal, "");
+    if (opts.make_checker) {
+      v = opts.make_checker(*original);
+    } else {
+      eval::VerifyOptions vo;
+      vo.samples = opts.verify_samples;
+      vo.seed = opts.seed;
+      vo.inputs.dims = opts.dims;
+      vo.rtol = opts.rtol;
+      vo.atol = opts.atol;
+      v = eval::Verifier::create(*original, vo);
+    }
     if (!v) return std::move(v).take_status();
     checker = std::move(v).value();
   }
@@ -126,6 +133,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   for (int round = 0; round < opts.max_rounds; ++round) {
     int64_t round_changes = 0;
     for (size_t i = 0; i < instances.size(); ++i) {
+      if (support::cancelled()) return Status(ErrorCode::kInterrupted, "interrupted");
       if (opts.on_pass) opts.on_pass(round + 1, result.passes[i].name);
       ir::Rewriter rw(model);
       double t0 = now_s();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/report.h"
+#include "eval/verify.h"
 #include "ir/graph.h"
 #include "support/status.h"
 
@@ -28,6 +29,9 @@ struct SimplifyOptions {
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;  // symbolic dims fixed for random inputs
   double rtol = 1e-4, atol = 1e-5;
+  // Makes the checker of --verify-each-pass from the original (the API's, with every input
+  // option); when empty, one is made from the fields above.
+  std::function<Result<std::unique_ptr<eval::Verifier>>(const ir::Model&)> make_checker;
   // Shape inference: overrides, and whether inferred value_info is written into the model.
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape (inference)
   bool write_value_info = true;                              // --no-value-info turns it off

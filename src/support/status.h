@@ -19,6 +19,7 @@ enum class ErrorCode {
   kInvalidModel,   // undefined value, cycle, bad attribute, missing external data
   kUnsupported,    // an op the evaluator lacks, custom domain
   kMismatch,       // verification found different numbers
+  kInterrupted,    // cancelled by the caller (support/cancel.h)
   kInternal,
 };
 

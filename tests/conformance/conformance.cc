@@ -3,7 +3,9 @@
 // expected outputs. A checked-in manifest lists expected failures and skips with reasons; any
 // other failure (a regression) or a listed failure that now passes fails the run.
 //
-//   onnxtrim_conformance --data DIR --manifest FILE [--filter SUBSTR] [--verbose]
+//   onnxtrim_conformance [--data DIR] --manifest FILE [--filter SUBSTR] [--verbose]
+// Without --data, the data is where tests/test_data.h says (ONNXTRIM_TEST_DATA in the
+// environment, else the CMake option). Missing data, or a run of no case, fails.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include "onnx_io/onnx_io.h"
 #include "ops/kernel_util.h"
 #include "passes/shape_inference.h"
+#include "../test_data.h"
 
 namespace fs = std::filesystem;
 using namespace onnxtrim;
@@ -195,9 +198,12 @@ int main(int argc, char** argv) {
     else if (a == "--infer") infer = true;
     else if (a == "--write-manifest" && i + 1 < argc) write_manifest = argv[++i];
   }
-  if (data.empty()) {
-    std::fprintf(stderr, "usage: onnxtrim_conformance --data DIR --manifest FILE [--filter S] [--verbose]\n");
-    return 2;
+  if (data.empty()) data = test::test_data_dir();
+  // The node tests are the suite's core: without them the data is not there.
+  std::string missing = test::test_data_missing(data, "node");
+  if (!missing.empty()) {
+    std::fprintf(stderr, "%s\n", missing.c_str());
+    return 1;
   }
   auto manifest = manifest_path.empty() ? std::map<std::string, Entry>{} : read_manifest(manifest_path);
 
@@ -309,6 +315,11 @@ int main(int argc, char** argv) {
         std::printf("FAIL %s: %s\n", c.name.c_str(), o.why.c_str());
       }
     }
+  }
+  if (passed + failed == 0) {
+    std::fprintf(stderr, "%s: ran no test case (test data: '%s'%s)\n", infer ? "inference" : "conformance", data.c_str(),
+                 filter.empty() ? "" : (", filter '" + filter + "'").c_str());
+    return 1;
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& [s, n] : suite_total)

@@ -8,7 +8,8 @@ infers as a number must be that number in ours. Disagreements that are known (a 
 or onnx's own error) are listed with reasons in tests/conformance/onnx_infer_manifest.txt; any
 other one fails the test, and so does a listed model that now agrees.
 
-usage: infer_vs_onnx.py ONNXTRIM DATA_DIR MANIFEST [--write-manifest]
+usage: infer_vs_onnx.py ONNXTRIM MANIFEST [--data DIR | --default-data DIR] [--write-manifest]
+(the data folder as tests/e2e/test_data.py finds it)
 """
 import os
 import subprocess
@@ -18,8 +19,13 @@ import tempfile
 import onnx
 import onnx.shape_inference
 
-binary, root, manifest_path = sys.argv[1:4]
-write = "--write-manifest" in sys.argv
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_data  # noqa: E402
+
+args = sys.argv[1:]
+root = test_data.require(test_data.take(args))
+write = "--write-manifest" in args
+binary, manifest_path = [a for a in args if a != "--write-manifest"][:2]
 
 manifest = {}
 if os.path.exists(manifest_path):
@@ -104,6 +110,7 @@ with tempfile.TemporaryDirectory() as tmp:
             if name not in manifest:
                 unexpected.append(f"{name}: {problem}")
 
+test_data.require_cases(agree + disagree, "infer_vs_onnx", root)
 if write:
     with open(manifest_path, "w") as f:
         f.write("# Models where our inferred types disagree with onnx.shape_inference (opset <= 17): NAME REASON\n")

@@ -12,7 +12,11 @@ With `+option=value` after the model (e.g. `swin_stage.onnx@batch=2+target=corem
 simplification runs with `--option value`. For `target=coreml`, no value of the simplified
 model may have rank above 5 (checked with python3-onnx's shape inference).
 
-usage: ort_compare.py ONNXTRIM MODEL[@dim=v,dim=v][+option=value...] ...
+With `--light`, the models are the light/*.onnx model-zoo models of the ONNX test data (found
+as tests/e2e/test_data.py says: --data DIR, ONNXTRIM_TEST_DATA, --default-data DIR). Missing
+data, or no model at all, fails.
+
+usage: ort_compare.py ONNXTRIM [--light [--data DIR | --default-data DIR]] [MODEL[@dim=v,dim=v][+option=value...] ...]
 """
 import json
 import os
@@ -28,8 +32,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "ort", "run.js")
 RTOL, ATOL = 1e-4, 1e-5
 
-binary = sys.argv[1]
-specs = sys.argv[2:]
+sys.path.insert(0, HERE)
+import test_data  # noqa: E402
+
+args = sys.argv[1:]
+data_root = test_data.take(args)
+light = "--light" in args
+args = [a for a in args if a != "--light"]
+binary = args[0]
+specs = args[1:]
+if light:
+    light_dir = os.path.join(test_data.require(data_root, "light"), "light")
+    specs += sorted(os.path.join(light_dir, f) for f in os.listdir(light_dir) if f.endswith(".onnx"))
+    test_data.require_cases(len(specs), "ort_compare --light", light_dir)
+elif not specs:
+    test_data.require_cases(0, "ort_compare", "(no model given)")
 passed = failed = 0
 failures = []
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Lossless round trip: `onnxtrim IN OUT --no-passes` must give a model that python3-onnx finds
 equal to IN, and that passes onnx.checker wherever IN does. Runs over every model of the
-ONNX backend test data (node, light, simple, pytorch-*)."""
+ONNX backend test data (node, light, simple, pytorch-*).
+
+usage: roundtrip.py ONNXTRIM [DATA_DIR | --data DIR | --default-data DIR]  (see test_data.py)"""
 import os
 import subprocess
 import sys
@@ -10,13 +12,22 @@ import tempfile
 import onnx
 import onnx.checker
 
-binary, root = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_data  # noqa: E402
+
+args = sys.argv[1:]
+root = test_data.take(args)
+binary = args[0]
+if len(args) > 1:  # roundtrip.py ONNXTRIM DATA_DIR
+    root = args[1]
+test_data.require(root)
 models = []
 for dirpath, _, files in os.walk(root):
     for f in files:
         if f.endswith(".onnx"):
             models.append(os.path.join(dirpath, f))
 models.sort()
+test_data.require_cases(len(models), "roundtrip", root)
 passed = failed = 0
 failures = []
 with tempfile.TemporaryDirectory() as tmp:

@@ -14,7 +14,8 @@ tests also in a variant whose graph inputs have named dims d<i>_<k>), `onnxtrim 
      sizes, and its named dims evaluated at the inputs' sizes. Node tests run on their own test
      data; fixtures on random inputs at two settings of their dims.
 
-usage: written_facts.py ONNXTRIM DATA_DIR FIXTURE.onnx[@dim=v,...[|dim=v,...]] ...
+usage: written_facts.py ONNXTRIM [--data DIR | --default-data DIR] FIXTURE.onnx[@dim=v,...[|dim=v,...]] ...
+(the test data is found as tests/e2e/test_data.py says)
 """
 import glob
 import math
@@ -28,8 +29,13 @@ import time
 import onnx
 from onnx import numpy_helper
 
-binary, data = sys.argv[1], sys.argv[2]
-fixture_specs = sys.argv[3:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_data  # noqa: E402
+
+args = sys.argv[1:]
+data = test_data.take(args)
+binary, fixture_specs = args[0], args[1:]
+test_data.require(data)
 failures = []
 counts = {"models": 0, "named dims": 0, "values checked by running": 0, "runs": 0}
 
@@ -233,9 +239,7 @@ for spec in fixture_specs:
     check_model(os.path.basename(path), path, runs)
 
 all_models = sorted(glob.glob(os.path.join(data, "**", "model.onnx"), recursive=True))
-if not all_models:
-    print(f"written_facts: no backend test model under {data}")
-    sys.exit(1)
+test_data.require_cases(len(all_models), "written_facts", data)
 with tempfile.TemporaryDirectory() as vt:
     for path in all_models:
         rel = os.path.relpath(path, data)

@@ -137,3 +137,41 @@ g (float[1,1,1,2] x, float[1,1,1,2] grid) => (float[1,1,1,1] y) { y = GridSample
 
 }  // namespace
 }  // namespace onnxtrim
+
+namespace onnxtrim {
+namespace {
+
+// align_corners divides by the output's integer length minus one, floor(in * scale) - 1, not
+// by the unfloored product (issue 12, F4; ONNX Runtime and the spec's formula agree).
+TEST(ImageResize, AlignCornersUsesTheIntegerOutputLength) {
+  std::vector<float> in(12);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  // [3, 4] by [1.5, 2] -> [4, 8]; output row 3 samples input row 3 * 2 / 3 = 2.
+  auto r = run(R"(<ir_version: 8, opset_import: ["" : 19]>
+g (float[3,4] x) => (float[4,8] y) {
+  sc = Constant <value = float[2] {1.5, 2}> ()
+  y = Resize <mode = "nearest", nearest_mode = "floor", coordinate_transformation_mode = "align_corners"> (x, , sc)
+})",
+               {{"x", make_tensor<float>({3, 4}, in)}});
+  EXPECT_EQ(vals<float>(r), (std::vector<float>{0, 0, 0, 1, 1, 2, 2, 3, 0, 0, 0, 1, 1, 2, 2, 3,  //
+                                                4, 4, 4, 5, 5, 6, 6, 7, 8, 8, 8, 9, 9, 10, 10, 11}));
+  // Linear, downscaled by 0.6: [1, 2, 3, 4] -> floor(2.4) = 2 samples at 0 and 3.
+  auto lin = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] x) => (float[1,2] y) {
+  sc = Constant <value = float[2] {1, 0.6}> ()
+  y = Resize <mode = "linear", coordinate_transformation_mode = "align_corners"> (x, , sc)
+})",
+                 {{"x", make_tensor<float>({1, 4}, {1, 2, 3, 4})}});
+  EXPECT_EQ(vals<float>(lin), (std::vector<float>{1, 4}));
+  // A single output position samples position 0.
+  auto one = run(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[3] x) => (float[1] y) {
+  sc = Constant <value = float[1] {0.5}> ()
+  y = Resize <mode = "linear", coordinate_transformation_mode = "align_corners"> (x, , sc)
+})",
+                 {{"x", make_tensor<float>({3}, {5, 6, 7})}});
+  EXPECT_EQ(vals<float>(one), (std::vector<float>{5}));
+}
+
+}  // namespace
+}  // namespace onnxtrim

@@ -40,6 +40,8 @@ std::map<std::string, ir::RuntimeValue> light_feed(const ir::Model& m) {
 }
 
 TEST(LightModels, SimplifyingNeverGrowsTheFileAndKeepsTheOutput) {
+  std::string missing = test::test_data_missing(test::data_dir(), "light");
+  ASSERT_TRUE(missing.empty()) << missing;
   fs::path dir = fs::path(test::data_dir()) / "light";
   int seen = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -70,7 +72,7 @@ TEST(LightModels, SimplifyingNeverGrowsTheFileAndKeepsTheOutput) {
     eval::Diff d = eval::compare_values(out.value()[0], want.value(), 1e-3, 1e-7);
     EXPECT_TRUE(d.ok) << d.why;
   }
-  EXPECT_EQ(seen, 9);
+  EXPECT_EQ(seen, 9) << "light models found in " << dir.string();
 }
 
 TEST(BertTiny, ShapeChainsCollapseAndTheModelStaysDynamic) {

@@ -8,6 +8,7 @@
 
 #include "ir/graph.h"
 #include "onnx_io/onnx_io.h"
+#include "../test_data.h"
 
 namespace onnxtrim::test {
 
@@ -18,7 +19,9 @@ inline std::unique_ptr<ir::Model> parse(const std::string& text) {
   return std::move(r).value();
 }
 
-inline std::string data_dir() { return ONNXTRIM_TEST_DATA; }
+// The ONNX backend test data (tests/test_data.h): ONNXTRIM_TEST_DATA from the environment, else
+// the CMake option. A test that reads it checks test_data_missing() first.
+inline std::string data_dir() { return test_data_dir(); }
 
 // A fresh temporary directory, removed with the object.
 class TempDir {

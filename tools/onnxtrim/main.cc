@@ -1,63 +1,37 @@
-// onnxtrim command line: argument parsing and printing only; the work is in the library.
-#include <sys/stat.h>
+// onnxtrim command line: argument parsing (from the one option table) and printing; the work
+// is in the library, reached through the public API (include/onnxtrim/onnxtrim.hpp).
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "api/internal.h"
 #include "api/report.h"
 #include "eval/interpreter.h"
 #include "eval/verify.h"
-#include "passes/pass.h"
-#include "passes/pass_manager.h"
 #include "ir/printer.h"
-#include "ir/verifier.h"
-#include "onnx_io/onnx_io.h"
-#include "support/status.h"
-
-#ifndef ONNXTRIM_VERSION
-#define ONNXTRIM_VERSION "dev"
-#endif
+#include "onnxtrim/onnxtrim.hpp"
+#include "passes/pass.h"
 
 namespace fs = std::filesystem;
 using namespace onnxtrim;
 
 namespace {
 
-// Exit codes, documented in --help and README.
-constexpr int kExitOk = 0;
-constexpr int kExitMismatch = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitIo = 3;
-constexpr int kExitParse = 4;
-constexpr int kExitInvalid = 5;
-constexpr int kExitUnsupported = 6;
-constexpr int kExitInternal = 70;
-
-int exit_code_for(const Status& st) {
-  switch (st.code()) {
-    case ErrorCode::kOk: return kExitOk;
-    case ErrorCode::kUsage: return kExitUsage;
-    case ErrorCode::kIo: return kExitIo;
-    case ErrorCode::kParse: return kExitParse;
-    case ErrorCode::kInvalidModel: return kExitInvalid;
-    case ErrorCode::kUnsupported: return kExitUnsupported;
-    case ErrorCode::kMismatch: return kExitMismatch;
-    default: return kExitInternal;
-  }
-}
-
-const char* kHelp = R"(onnxtrim - simplify ONNX models: smaller, verified, runtime-ready
+const char* kUsage = R"(onnxtrim - simplify ONNX models: smaller, checked, runtime-ready
 
 usage:
-  onnxtrim IN.onnx OUT.onnx [options]   simplify IN and write OUT (OUT may equal IN)
+  onnxtrim IN.onnx OUT.onnx [options]   simplify IN, check the result against it, write OUT
+                                        (OUT may equal IN)
   onnxtrim inspect IN.onnx              summary of a model: inputs, outputs, opsets, ops, sizes
   onnxtrim run MODEL [input options]    run a model with the reference evaluator, print outputs
                                         (--output-dir DIR also writes DIR/output_K.pb,
@@ -66,90 +40,94 @@ usage:
   onnxtrim verify A.onnx B.onnx [...]   run both on the same random inputs, compare outputs
   onnxtrim --list-passes                the passes, in pipeline order
   onnxtrim --help | --version
+)";
 
-simplify options:
-  --no-passes              load and save without touching the graph (lossless round trip)
-  --passes a,b,c           run only these passes
-  --skip a,b               run the default pipeline without these
-  --max-rounds N           fixed-point cap (default 10)
-  --test-convergence       fail (exit 70) if the cap is hit before a fixed point
-  --verify-each-pass       after every pass, compare the model with the original on random
-                           inputs; stop naming the first pass that changed the numbers
-  --verify                 compare the result with the original on random inputs at the end
-  --no-value-info          do not write inferred shapes as value_info into OUT
-  --no-constant-folding    do not fold constants (same as --skip fold_constants)
-  --size-threshold BYTES   a node is folded only if its outputs exceed its constant inputs by
-                           at most BYTES (default 4096); large splats are never materialised
-  --keep-constant-nodes    keep Constant nodes instead of turning them into initializers
-  --target coreml          legalize for Core ML: no tensor of rank > 5 (reports what remains)
-  --strict                 with --target: anything the target cannot take is an error (exit 6)
-  --dim NAME=V, --input-shape NAME:D,D (see below) also fix shapes for inference and folding
-  --json FILE              also write the report as JSON to FILE ("-" for stdout)
-  --quiet                  print nothing but errors
-  --print                  print the resulting graph in text form
-  --external-data MODE     auto (default): tensors that were external stay external, and
-                           everything goes external when the file would pass 2 GB;
-                           always: every tensor of at least --external-threshold bytes;
-                           never: a single file (fails past 2 GB)
-  --external-location NAME file name for external data, beside OUT (default OUT.data)
-  --external-threshold N   bytes; smaller tensors stay inside the model file (default 1024)
-
-input options (run, verify, --verify, --verify-each-pass):
-  --samples N              random samples (default 3 for verify, 1 otherwise)
-  --seed S                 random seed (default 0)
-  --dim NAME=V             fix a named dimension (e.g. --dim batch=2)
-  --input-shape NAME:D,D   an input's whole shape (e.g. --input-shape ids:1,512)
-  --input NAME=FILE.pb     pin an input to a TensorProto file ...
-  --input NAME=NUMBER      ... or fill it with a number (e.g. --input sample_rate=16000)
-  --rtol X --atol X        tolerances (default 1e-4 and 1e-5)
-
+const char* kExitCodes = R"(
 exit codes:
   0   success
-  1   verification found outputs that differ
+  1   the check found outputs that differ (nothing is written)
   2   bad command line
   3   file missing, unreadable or unwritable
   4   not an ONNX model (corrupt or truncated protobuf)
   5   invalid model (undefined value, cycle, bad external data ...)
   6   unsupported (an operator the evaluator lacks, a custom domain)
   70  internal error (a bug: please report it)
+  130 interrupted
 )";
+
+std::string help_text() {
+  std::string out = kUsage;
+  const std::pair<const char*, const char*> groups[] = {
+      {"simplify", "simplify options"},
+      {"check", "the check (on by default: the result is compared with the original on random inputs)"},
+      {"inputs", "input options (run, verify, and the check)"},
+      {"save", "saving"},
+      {"output", "output"},
+      {"onnxsim", "onnxsim's flags (mapped onto onnxtrim's options)"},
+      {"onnxslim", "OnnxSlim's flags (mapped onto onnxtrim's options)"},
+  };
+  for (const auto& [g, title] : groups) {
+    out += std::string("\n") + title + ":\n";
+    for (const OptionInfo& o : option_table()) {
+      if (o.group != g) continue;
+      std::string left = "  --" + o.name;
+      if (!o.metavar.empty()) left += o.optional_value ? " [" + o.metavar + "]" : " " + o.metavar;
+      std::string help = o.help;
+      if (left.size() < 28) {
+        left.resize(28, ' ');
+        out += left + help + "\n";
+      } else {
+        out += left + "\n" + std::string(28, ' ') + help + "\n";
+      }
+    }
+  }
+  return out + kExitCodes;
+}
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "onnxtrim: %s (see onnxtrim --help)\n", msg.c_str());
+  return kExitUsage;
+}
+
+int fail(const Error& e) {
+  if (e.exit_code() == kExitUsage) return usage_error(e.what());
+  std::fprintf(stderr, "onnxtrim: error: %s\n", e.what());
+  return e.exit_code();
+}
 
 double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Progress on stderr, only when it is a terminal, not quiet, and a stage lasts > 0.3 s.
+// Progress on stderr, only when it is a terminal and not quiet, once a stage lasts 0.3 s.
 class Progress {
  public:
   explicit Progress(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
-  void stage(const std::string& name) {
-    clear();
-    name_ = name;
-    start_ = now_s();
-  }
-  void bar(uint64_t done, uint64_t total) {
-    if (!enabled_ || now_s() - start_ < 0.3 || total == 0) return;
-    int width = 30;
-    int fill = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
-    std::string b(static_cast<size_t>(fill), '#');
-    b.resize(static_cast<size_t>(width), ' ');
-    std::fprintf(stderr, "\r%-12s [%s] %3d%%", name_.c_str(), b.c_str(), static_cast<int>(100.0 * done / total));
+  ~Progress() { clear(); }
+  void update(const std::string& stage, uint64_t done, uint64_t total) {
+    if (!enabled_) return;
+    std::string name = stage.substr(0, stage.find(':'));
+    if (name != name_) {
+      clear();
+      name_ = name;
+      start_ = now_s();
+    }
+    if (now_s() - start_ < 0.3) return;
+    if (total > 0) {
+      int width = 30;
+      int fill = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
+      std::string b(static_cast<size_t>(fill), '#');
+      b.resize(static_cast<size_t>(width), ' ');
+      std::fprintf(stderr, "\r%-12s [%s] %3d%%", name.c_str(), b.c_str(), static_cast<int>(100.0 * done / total));
+    } else {
+      std::fprintf(stderr, "\r%-12s %-56s", name.c_str(), stage.substr(0, 56).c_str());
+    }
     shown_ = true;
   }
   void clear() {
     if (shown_) std::fprintf(stderr, "\r%70s\r", "");
     shown_ = false;
-  }
-  // A line naming what runs now (e.g. the pass), once the stage has lasted a moment.
-  void note(const std::string& what) {
-    if (!enabled_ || now_s() - start_ < 0.3) return;
-    std::fprintf(stderr, "\r%-12s %-56s", name_.c_str(), what.substr(0, 56).c_str());
-    shown_ = true;
-  }
-  onnx_io::ProgressFn fn() {
-    if (!enabled_) return nullptr;
-    return [this](uint64_t d, uint64_t t) { bar(d, t); };
   }
 
  private:
@@ -159,118 +137,113 @@ class Progress {
   double start_ = 0;
 };
 
-int64_t file_size(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+const OptionInfo* find_option(const std::string& name) {
+  for (const OptionInfo& o : option_table())
+    if (o.name == name) return &o;
+  return nullptr;
 }
 
-int fail(const Status& st) {
-  std::fprintf(stderr, "onnxtrim: error: %s\n", st.message().c_str());
-  return exit_code_for(st);
+// Parses argv[first..] into options (from the table) and positional arguments. `extra` takes
+// the subcommand's own options (returns true when it consumed argv[i]).
+void parse_args(int argc, char** argv, int first, Options& opts, std::vector<std::string>& positional,
+                const std::function<bool(int&)>& extra = nullptr) {
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (extra && extra(i)) continue;
+    if (a == "-q") a = "--quiet";
+    if (a.size() < 2 || a[0] != '-') {
+      positional.push_back(a);
+      continue;
+    }
+    if (a.rfind("--", 0) != 0) throw Error(kExitUsage, "unknown option '" + a + "'");
+    std::string name = a.substr(2), value;
+    bool has_value = false;
+    auto eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    for (char& c : name)
+      if (c == '_') c = '-';
+    const OptionInfo* o = find_option(name);
+    if (!o) throw Error(kExitUsage, "unknown option '--" + name + "'");
+    if (!has_value && !o->metavar.empty()) {
+      auto next_is_value = [&](int j) {
+        if (j >= argc) return false;
+        std::string n = argv[j];
+        return !(n.size() > 1 && n[0] == '-' && !std::isdigit(static_cast<unsigned char>(n[1])));
+      };
+      if (o->multi_value) {
+        // Every following word up to the next option (or a model file name).
+        while (next_is_value(i + 1)) {
+          std::string w = argv[i + 1];
+          if (w.size() > 5 && w.compare(w.size() - 5, 5, ".onnx") == 0) break;
+          value += (value.empty() ? "" : " ") + w;
+          ++i;
+        }
+        has_value = !value.empty();
+      } else if (o->optional_value) {
+        if (next_is_value(i + 1) && std::isdigit(static_cast<unsigned char>(argv[i + 1][0]))) {
+          value = argv[++i];
+          has_value = true;
+        }
+      } else {
+        if (i + 1 >= argc) throw Error(kExitUsage, "--" + name + " needs a value (" + o->metavar + ")");
+        value = argv[++i];
+        has_value = true;
+      }
+      if (!has_value && !o->optional_value) throw Error(kExitUsage, "--" + name + " needs a value (" + o->metavar + ")");
+    }
+    opts.set(name, value);
+  }
 }
 
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "onnxtrim: %s (see onnxtrim --help)\n", msg.c_str());
-  return kExitUsage;
+void print_check(const Verification& v) {
+  std::printf("%-32s %14s %14s  %s\n", "output", "max abs diff", "max rel diff", "result");
+  for (const auto& o : v.outputs)
+    std::printf("%-32s %14.6g %14.6g  %s\n", o.name.c_str(), o.max_abs, o.max_rel, o.ok ? "ok" : "DIFFERS");
+  if (!v.ok)
+    std::printf("first difference: %s (|result - original| <= %g + %g * max(|original|, output RMS))\n", v.why.c_str(),
+                v.atol, v.rtol);
 }
 
-std::string shape_str(const ir::Value* v) { return v->type.is_known() ? v->type.str() : "?"; }
-
-int cmd_inspect(const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error("inspect takes one model file");
-  auto r = onnx_io::load_model(args[0]);
-  if (!r) return fail(r.status());
-  const ir::Model& m = *r.value();
-  ModelStats s = compute_stats(m);
-  s.file_bytes = file_size(args[0]);
-  std::printf("model: %s\n", args[0].c_str());
-  std::printf("ir_version: %lld  producer: %s %s\n", static_cast<long long>(m.ir_version), m.producer_name.c_str(),
-              m.producer_version.c_str());
-  std::printf("opsets:");
-  for (const auto& o : m.opset_import)
-    std::printf(" %s=%lld", o.domain.empty() ? "ai.onnx" : o.domain.c_str(), static_cast<long long>(o.version));
-  std::printf("\ninputs:\n");
-  for (const ir::Value* v : m.graph->inputs())
-    if (!v->is_initializer()) std::printf("  %s: %s\n", v->name().c_str(), shape_str(v).c_str());
-  std::printf("outputs:\n");
-  for (const ir::Value* v : m.graph->outputs()) std::printf("  %s: %s\n", v->name().c_str(), shape_str(v).c_str());
-  std::printf("nodes: %lld (%lld at top level)\n", static_cast<long long>(s.nodes), static_cast<long long>(s.top_level_nodes));
-  for (const auto& [op, n] : s.op_histogram) std::printf("  %-32s %lld\n", op.c_str(), static_cast<long long>(n));
-  std::printf("initializers: %lld, %s\n", static_cast<long long>(s.initializers), human_bytes(s.initializer_bytes).c_str());
-  std::printf("functions: %zu\n", m.functions.size());
-  std::printf("file size: %s\n", human_bytes(s.file_bytes).c_str());
+int write_json(const std::string& path, const std::string& js) {
+  if (path.empty()) return kExitOk;
+  if (path == "-") {
+    std::cout << js;
+    return kExitOk;
+  }
+  std::ofstream f(path);
+  f << js;
+  if (!f) {
+    std::fprintf(stderr, "onnxtrim: error: %s: cannot write the JSON report\n", path.c_str());
+    return kExitIo;
+  }
   return kExitOk;
 }
 
-// Options shared by run/verify/--verify: collected raw, applied once the model is loaded.
-struct InputArgs {
-  int samples = -1;
-  uint64_t seed = 0;
-  double rtol = 1e-4, atol = 1e-5;
-  std::vector<std::string> dims, shapes, pins;
-  // Consumes argv[i] (and its value) when it is an input option; returns false otherwise.
-  bool take(int& i, int argc, char** argv, std::string* err) {
-    std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        *err = a + " needs a value";
-        return nullptr;
-      }
-      return argv[++i];
-    };
-    const char* v = nullptr;
-    if (a == "--samples") {
-      if (!(v = value())) return true;
-      samples = std::atoi(v);
-      if (samples <= 0) *err = "--samples needs a positive count";
-    } else if (a == "--seed") {
-      if (!(v = value())) return true;
-      seed = std::strtoull(v, nullptr, 10);
-    } else if (a == "--rtol") {
-      if (!(v = value())) return true;
-      rtol = std::strtod(v, nullptr);
-    } else if (a == "--atol") {
-      if (!(v = value())) return true;
-      atol = std::strtod(v, nullptr);
-    } else if (a == "--dim") {
-      if ((v = value())) dims.push_back(v);
-    } else if (a == "--input-shape") {
-      if ((v = value())) shapes.push_back(v);
-    } else if (a == "--input") {
-      if ((v = value())) pins.push_back(v);
-    } else {
-      return false;
-    }
-    return true;
-  }
-  Status apply(const ir::Model& m, eval::InputSpec& spec) const {
-    for (const auto& d : dims) OT_RETURN_IF_ERROR(eval::parse_dim(d, spec));
-    for (const auto& sh : shapes) OT_RETURN_IF_ERROR(eval::parse_input_shape(sh, spec));
-    for (const auto& p : pins) OT_RETURN_IF_ERROR(eval::pin_input(m, p, spec));
-    return Status::ok();
-  }
-};
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-void print_verify_report(const eval::VerifyReport& rep, double rtol, double atol) {
-  std::printf("%-32s %14s %14s  %s\n", "output", "max abs diff", "max rel diff", "result");
-  for (const auto& o : rep.outputs)
-    std::printf("%-32s %14.6g %14.6g  %s\n", o.name.c_str(), o.diff.max_abs, o.diff.max_rel, o.diff.ok ? "ok" : "DIFFERS");
-  if (!rep.ok) std::printf("first difference: %s (rtol %g, atol %g)\n", rep.why.c_str(), rtol, atol);
+int cmd_inspect(const std::string& path) {
+  Model m = Model::load(path);
+  auto j = nlohmann::json::parse(inspect_json(m));
+  std::printf("model: %s\n", path.c_str());
+  std::printf("ir_version: %lld  producer: %s %s\n", j["ir_version"].get<long long>(),
+              j["producer"].get<std::string>().c_str(), j["producer_version"].get<std::string>().c_str());
+  std::printf("opsets:");
+  for (auto& [k, v] : j["opsets"].items()) std::printf(" %s=%lld", k.c_str(), v.get<long long>());
+  std::printf("\ninputs:\n");
+  for (auto& v : j["inputs"]) std::printf("  %s: %s\n", v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str());
+  std::printf("outputs:\n");
+  for (auto& v : j["outputs"]) std::printf("  %s: %s\n", v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str());
+  std::printf("nodes: %lld (%lld at top level)\n", j["nodes"].get<long long>(), j["top_level_nodes"].get<long long>());
+  for (auto& [k, v] : j["op_histogram"].items()) std::printf("  %-32s %lld\n", k.c_str(), v.get<long long>());
+  ModelStats s = m.stats();
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  std::printf("initializers: %lld, %s\n", static_cast<long long>(s.initializers), human_bytes(s.initializer_bytes).c_str());
+  std::printf("functions: %lld\n", j["functions"].get<long long>());
+  std::printf("file size: %s\n", human_bytes(ec ? -1 : static_cast<int64_t>(size)).c_str());
+  return kExitOk;
 }
 
 int cmd_list_passes() {
@@ -280,73 +253,55 @@ int cmd_list_passes() {
 }
 
 int cmd_run(int argc, char** argv) {
-  InputArgs in;
+  Options opts;
   std::vector<std::string> positional;
   std::string output_dir;
-  bool save_inputs = false;
-  bool fast = false;  // --fast: float accumulation in Conv
-  for (int i = 2; i < argc; ++i) {
-    std::string err;
-    if (in.take(i, argc, argv, &err)) {
-      if (!err.empty()) return usage_error(err);
-      continue;
-    }
-    if (std::string(argv[i]) == "--save-inputs") {
-      save_inputs = true;
-      continue;
-    }
-    if (std::string(argv[i]) == "--fast") {
-      fast = true;
-      continue;
-    }
-    if (std::string(argv[i]) == "--output-dir") {
-      if (i + 1 >= argc) return usage_error("--output-dir needs a folder");
+  bool save_inputs = false, fast = false;
+  parse_args(argc, argv, 2, opts, positional, [&](int& i) {
+    std::string a = argv[i];
+    if (a == "--save-inputs") return save_inputs = true;
+    if (a == "--fast") return fast = true;
+    if (a == "--output-dir") {
+      if (i + 1 >= argc) throw Error(kExitUsage, "--output-dir needs a folder");
       output_dir = argv[++i];
-      continue;
+      return true;
     }
-    if (argv[i][0] == '-') return usage_error(std::string("unknown option '") + argv[i] + "'");
-    positional.push_back(argv[i]);
-  }
+    return false;
+  });
   if (positional.size() != 1) return usage_error("run takes one model file");
-  auto r = onnx_io::load_model(positional[0]);
-  if (!r) return fail(r.status());
-  const ir::Model& m = *r.value();
+  const std::string& path = positional[0];
+  Model model = Model::load(path);
+  const ir::Model& m = api::ir_model(model);
   eval::InputSpec spec;
-  Status st = in.apply(m, spec);
-  if (!st.is_ok()) return fail(st);
+  spec.dims = opts.dims;
+  spec.shapes = opts.input_shapes;
+  for (const auto& p : opts.input_values) api::throw_if_error(eval::pin_input(m, p, spec));
   eval::Interpreter interp(m);
   interp.set_fast_float(fast);
-  st = interp.check_supported();
-  if (!st.is_ok()) return fail(st.with_file(positional[0]));
-  auto feeds = eval::make_random_inputs(m, spec, in.seed);
-  if (!feeds) return fail(feeds.status());
+  Status st = interp.check_supported();
+  if (!st.is_ok()) api::throw_if_error(st.with_file(path));
+  auto feeds = eval::make_random_inputs(m, spec, opts.seed);
+  api::throw_if_error(feeds.is_ok() ? Status::ok() : feeds.status());
   auto out = interp.run(feeds.value());
-  if (!out) return fail(Status(out.status()).with_file(positional[0]));
+  if (!out) api::throw_if_error(Status(out.status()).with_file(path));
+  auto write_pb = [](const ir::Tensor& t, const std::string& file) {
+    auto bytes = onnx_io::serialize_tensor_proto(t);
+    api::throw_if_error(bytes.is_ok() ? Status::ok() : bytes.status());
+    std::ofstream f(file, std::ios::binary);
+    f << bytes.value();
+    if (!f) throw Error(kExitIo, file + ": cannot write");
+  };
   if (!output_dir.empty()) {
-    // output_K.pb (TensorProto), as the ONNX backend tests lay them out.
     std::error_code ec;
     fs::create_directories(output_dir, ec);
     if (save_inputs) {
       size_t k = 0;
-      for (const ir::Value* v : m.graph->inputs()) {
-        if (v->is_initializer()) continue;
-        const auto& rv = feeds.value().at(v->name());
-        auto bytes = onnx_io::serialize_tensor_proto(rv.tensor);
-        std::string path = output_dir + "/input_" + std::to_string(k++) + ".pb";
-        std::ofstream f(path, std::ios::binary);
-        f << bytes.value();
-        if (!f) return fail(Status(ErrorCode::kIo, "cannot write").with_file(path));
-      }
+      for (const ir::Value* v : m.graph->inputs())
+        if (!v->is_initializer())
+          write_pb(feeds.value().at(v->name()).tensor, output_dir + "/input_" + std::to_string(k++) + ".pb");
     }
-    for (size_t i = 0; i < out.value().size(); ++i) {
-      const auto& v = out.value()[i];
-      if (!v.is_tensor()) continue;
-      auto bytes = onnx_io::serialize_tensor_proto(v.tensor);
-      std::string path = output_dir + "/output_" + std::to_string(i) + ".pb";
-      std::ofstream f(path, std::ios::binary);
-      f << bytes.value();
-      if (!f) return fail(Status(ErrorCode::kIo, "cannot write").with_file(path));
-    }
+    for (size_t i = 0; i < out.value().size(); ++i)
+      if (out.value()[i].is_tensor()) write_pb(out.value()[i].tensor, output_dir + "/output_" + std::to_string(i) + ".pb");
   }
   for (size_t i = 0; i < out.value().size(); ++i) {
     const auto& v = out.value()[i];
@@ -364,256 +319,83 @@ int cmd_run(int argc, char** argv) {
 }
 
 int cmd_verify(int argc, char** argv) {
-  InputArgs in;
+  Options opts;
   std::vector<std::string> positional;
-  for (int i = 2; i < argc; ++i) {
-    std::string err;
-    if (in.take(i, argc, argv, &err)) {
-      if (!err.empty()) return usage_error(err);
-      continue;
-    }
-    if (argv[i][0] == '-') return usage_error(std::string("unknown option '") + argv[i] + "'");
-    positional.push_back(argv[i]);
-  }
+  parse_args(argc, argv, 2, opts, positional);
   if (positional.size() != 2) return usage_error("verify takes two model files");
-  auto a = onnx_io::load_model(positional[0]);
-  if (!a) return fail(a.status());
-  auto b = onnx_io::load_model(positional[1]);
-  if (!b) return fail(b.status());
-  eval::VerifyOptions vo;
-  vo.samples = in.samples > 0 ? in.samples : 3;
-  vo.seed = in.seed;
-  vo.rtol = in.rtol;
-  vo.atol = in.atol;
-  Status st = in.apply(*a.value(), vo.inputs);
-  if (!st.is_ok()) return fail(st);
-  auto v = eval::Verifier::create(*a.value(), vo);
-  if (!v) return fail(Status(v.status()).with_file(positional[0]));
-  auto rep = v.value()->compare_with(*b.value());
-  if (!rep) return fail(Status(rep.status()).with_file(positional[1]));
-  print_verify_report(rep.value(), vo.rtol, vo.atol);
-  return rep.value().ok ? kExitOk : kExitMismatch;
+  Model a = Model::load(positional[0]);
+  Model b = Model::load(positional[1]);
+  Verification v;
+  try {
+    v = verify(a, b, opts);
+  } catch (const Error& e) {
+    if (e.exit_code() == kExitUsage || e.exit_code() == kExitMismatch) throw;
+    std::string msg = e.what();
+    throw Error(e.exit_code(), msg.rfind(positional[0], 0) == 0 ? msg : positional[0] + ": " + msg);
+  }
+  print_check(v);
+  return v.ok ? kExitOk : kExitMismatch;
 }
 
 int cmd_simplify(int argc, char** argv) {
+  Options opts;
   std::vector<std::string> positional;
-  bool no_passes = false, quiet = false, print = false, verify = false;
-  std::string json_path;
-  onnx_io::SaveOptions save_opts;
-  passes::SimplifyOptions sopts;
-  InputArgs in;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto need = [&]() -> std::optional<std::string> {
-      if (i + 1 >= argc) return std::nullopt;
-      return std::string(argv[++i]);
-    };
-    std::string err;
-    if (in.take(i, argc, argv, &err)) {
-      if (!err.empty()) return usage_error(err);
-      continue;
-    }
-    if (a == "--no-passes") no_passes = true;
-    else if (a == "--quiet" || a == "-q") quiet = true;
-    else if (a == "--print") print = true;
-    else if (a == "--verify") verify = true;
-    else if (a == "--no-value-info") sopts.write_value_info = false;
-    else if (a == "--no-constant-folding") sopts.skip.push_back("fold_constants");
-    else if (a == "--strict") sopts.strict = true;
-    else if (a == "--target") {
-      auto v = need();
-      if (!v) return usage_error("--target needs a target name (coreml)");
-      if (*v != "coreml") return usage_error("unknown target '" + *v + "' (known: coreml)");
-      sopts.target = *v;
-    }
-    else if (a == "--keep-constant-nodes") sopts.keep_constant_nodes = true;
-    else if (a == "--size-threshold") {
-      auto v = need();
-      char* end = nullptr;
-      if (!v) return usage_error("--size-threshold needs a byte count");
-      unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (end == v->c_str() || *end) return usage_error("--size-threshold needs a byte count, not '" + *v + "'");
-      sopts.size_threshold = n;
-    }
-    else if (a == "--verify-each-pass") sopts.verify_each_pass = true;
-    else if (a == "--test-convergence") sopts.fail_on_cap = true;
-    else if (a == "--passes" || a == "--skip" || a == "--max-rounds") {
-      auto v = need();
-      if (!v) return usage_error(a + " needs a value");
-      if (a == "--passes") sopts.only = split_commas(*v);
-      else if (a == "--skip") sopts.skip = split_commas(*v);
-      else {
-        sopts.max_rounds = std::atoi(v->c_str());
-        if (sopts.max_rounds <= 0) return usage_error("--max-rounds needs a positive count");
-      }
-    } else if (a == "--json") {
-      auto v = need();
-      if (!v) return usage_error("--json needs a file name");
-      json_path = *v;
-    } else if (a == "--external-data") {
-      auto v = need();
-      if (!v) return usage_error("--external-data needs auto, always or never");
-      if (*v == "auto") save_opts.external = onnx_io::SaveOptions::ExternalData::kAuto;
-      else if (*v == "always") save_opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
-      else if (*v == "never") save_opts.external = onnx_io::SaveOptions::ExternalData::kNever;
-      else return usage_error("--external-data needs auto, always or never, not '" + *v + "'");
-    } else if (a == "--external-location") {
-      auto v = need();
-      if (!v) return usage_error("--external-location needs a file name");
-      save_opts.location = *v;
-    } else if (a == "--external-threshold") {
-      auto v = need();
-      if (!v) return usage_error("--external-threshold needs a byte count");
-      char* end = nullptr;
-      unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (end == v->c_str() || *end) return usage_error("--external-threshold needs a byte count, not '" + *v + "'");
-      save_opts.size_threshold = n;
-    } else if (a.size() > 1 && a[0] == '-') {
-      return usage_error("unknown option '" + a + "'");
-    } else {
-      positional.push_back(a);
-    }
+  parse_args(argc, argv, 1, opts, positional);
+  if (opts.inspect) {
+    if (positional.empty()) return usage_error("--inspect needs a model file");
+    for (const auto& p : positional) cmd_inspect(p);
+    return kExitOk;
   }
   if (positional.size() != 2) return usage_error("expected IN.onnx OUT.onnx");
-  {
-    Status st = passes::check_pass_names(sopts);
-    if (!st.is_ok()) return fail(st);
-  }
-  const std::string& inp = positional[0];
-  const std::string& out = positional[1];
-
-  Progress progress(!quiet);
-  Report report;
-  report.input_path = inp;
-  report.output_path = out;
-
-  double t0 = now_s();
-  progress.stage("loading");
-  onnx_io::LoadOptions load_opts;
-  load_opts.progress = progress.fn();
-  auto r = onnx_io::load_model(inp, load_opts);
-  progress.clear();
-  if (!r) return fail(r.status());
-  ir::Model& m = *r.value();
-  report.stages.emplace_back("load", now_s() - t0);
-  report.before = compute_stats(m);
-  report.before.file_bytes = file_size(inp);
-
-  {
-    // --dim and --input-shape also steer shape inference (and so folding).
-    eval::InputSpec spec;
-    for (const auto& d : in.dims) {
-      Status st = eval::parse_dim(d, spec);
-      if (!st.is_ok()) return fail(st);
-    }
-    for (const auto& sh : in.shapes) {
-      Status st = eval::parse_input_shape(sh, spec);
-      if (!st.is_ok()) return fail(st);
-    }
-    sopts.dims = spec.dims;
-    sopts.input_shapes = spec.shapes;
-  }
-  std::unique_ptr<eval::Verifier> verifier;
-  if (verify || sopts.verify_each_pass) {
-    eval::VerifyOptions vo;
-    vo.samples = in.samples > 0 ? in.samples : 1;
-    vo.seed = in.seed;
-    vo.rtol = in.rtol;
-    vo.atol = in.atol;
-    Status st = in.apply(m, vo.inputs);
-    if (!st.is_ok()) return fail(st);
-    sopts.verify_samples = vo.samples;
-    sopts.seed = vo.seed;
-    sopts.rtol = vo.rtol;
-    sopts.atol = vo.atol;
-    if (verify) {
-      auto v = eval::Verifier::create(m, vo);
-      if (!v) return fail(Status(v.status()).with_file(inp));
-      verifier = std::move(v).value();
-    }
-  }
-
-  if (!no_passes) {
-    double t1 = now_s();
-    progress.stage("simplify");
-    Status st = ir::verify_model(m);
-    if (!st.is_ok()) return fail(st.with_file(inp));
-    sopts.on_pass = [&](int round, const std::string& pass) {
-      progress.note("round " + std::to_string(round) + ": " + pass);
-    };
-    auto res = passes::simplify(m, sopts);
+  Progress progress(!opts.quiet);
+  opts.progress = [&](const std::string& stage, uint64_t d, uint64_t t) { progress.update(stage, d, t); };
+  Report rep;
+  try {
+    rep = simplify_file(positional[0], positional[1], opts);
+  } catch (const VerificationFailed& e) {
     progress.clear();
-    if (!res) return fail(Status(res.status()).with_file(inp));
-    report.passes = res.value().passes;
-    report.rounds = res.value().rounds;
-    report.converged = res.value().converged;
-    report.warnings = res.value().warnings;
-    report.stages.emplace_back("simplify", now_s() - t1);
+    print_check(e.report().verification);
+    write_json(opts.json_path, e.report().to_json());
+    std::fprintf(stderr, "onnxtrim: error: %s: the simplified model computes different outputs; nothing was written\n",
+                 positional[0].c_str());
+    return kExitMismatch;
   }
-  if (verifier) {
-    double t3 = now_s();
-    progress.stage("verify");
-    auto rep = verifier->compare_with(m);
-    if (!rep) return fail(Status(rep.status()).with_file(inp));
-    report.stages.emplace_back("verify", now_s() - t3);
-    if (!rep.value().ok) {
-      print_verify_report(rep.value(), in.rtol, in.atol);
-      std::fprintf(stderr, "onnxtrim: error: %s: the simplified model computes different outputs; nothing was written\n",
-                   inp.c_str());
-      return kExitMismatch;
-    }
-  }
-
-  double t2 = now_s();
-  progress.stage("saving");
-  save_opts.progress = progress.fn();
-  Status st = onnx_io::save_model(m, out, save_opts);
   progress.clear();
-  if (!st.is_ok()) return fail(st);
-  report.stages.emplace_back("save", now_s() - t2);
-  report.after = compute_stats(m);
-  report.after.file_bytes = file_size(out);
-
-  if (print) std::cout << ir::print_model(m);
-  if (!quiet) std::cout << report.to_text();
-  if (!json_path.empty()) {
-    std::string js = report.to_json();
-    if (json_path == "-") {
-      std::cout << js;
-    } else {
-      std::ofstream f(json_path);
-      f << js;
-      if (!f) return fail(Status(ErrorCode::kIo, "cannot write the JSON report").with_file(json_path));
-    }
-  }
-  return kExitOk;
+  if (opts.print) std::cout << Model::load(positional[1]).to_text();
+  if (!opts.quiet) std::cout << rep.to_text();
+  else if (!rep.verification.skipped.empty() && opts.verify != Options::Verify::kOff)
+    std::fprintf(stderr, "onnxtrim: check skipped: %s\n", rep.verification.skipped.c_str());
+  return write_json(opts.json_path, rep.to_json());
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The CLI's entry point; also linked into the Python module (python3 -m onnxtrim).
+int onnxtrim_cli_main(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(kHelp, stderr);
+    std::fputs(help_text().c_str(), stderr);
     return kExitUsage;
   }
   std::string first = argv[1];
   if (first == "--help" || first == "-h" || first == "help") {
-    std::fputs(kHelp, stdout);
+    std::fputs(help_text().c_str(), stdout);
     return kExitOk;
   }
   if (first == "--version") {
-    std::printf("onnxtrim %s\n", ONNXTRIM_VERSION);
+    std::printf("onnxtrim %s\n", version());
     return kExitOk;
   }
   try {
     if (first == "--list-passes") return cmd_list_passes();
     if (first == "inspect") {
-      std::vector<std::string> rest(argv + 2, argv + argc);
-      return cmd_inspect(rest);
+      if (argc != 3) return usage_error("inspect takes one model file");
+      return cmd_inspect(argv[2]);
     }
     if (first == "run") return cmd_run(argc, argv);
     if (first == "verify") return cmd_verify(argc, argv);
     return cmd_simplify(argc, argv);
+  } catch (const Error& e) {
+    return fail(e);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "onnxtrim: error: out of memory\n");
     return kExitInternal;
@@ -622,3 +404,11 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
 }
+
+#ifndef ONNXTRIM_CLI_NO_MAIN
+int main(int argc, char** argv) {
+  int rc = onnxtrim_cli_main(argc, argv);
+  std::fflush(stdout);
+  return rc;
+}
+#endif

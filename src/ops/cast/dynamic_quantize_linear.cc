@@ -11,28 +11,40 @@
 namespace onnxtrim::ops {
 namespace {
 
-double saturate_u8(double v) { return std::clamp(v, 0.0, 255.0); }
-
 // ---- evaluate
+// Elementwise in float, in loops the compiler vectorizes. round(x / scale) is computed as
+// (q + 1.5 * 2^23) - 1.5 * 2^23, which rounds half to even exactly for |q| <= 2^22; q is first
+// clamped to [-1024, 1024], which changes no result (anything past +-512 saturates whatever
+// the zero point). NaN becomes 0.
 Status eval_dynamic_quantize_linear(KernelContext& ctx) {
   if (!ctx.has_input(0)) return ctx.error("DynamicQuantizeLinear needs an input");
   const Tensor& x = ctx.input(0);
   if (x.dtype() != DataType::kFloat)
     return ctx.error("DynamicQuantizeLinear takes float, not " + std::string(ir::dtype_name(x.dtype())));
   const float* px = x.data<float>();
-  // The range always includes 0 so that 0 is exactly representable.
+  int64_t n = x.numel();
+  // The range always includes 0 so that 0 is exactly representable (NaN is ignored).
   float lo = 0.0f, hi = 0.0f;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    lo = std::min(lo, px[i]);
-    hi = std::max(hi, px[i]);
+  for (int64_t i = 0; i < n; ++i) {
+    lo = px[i] < lo ? px[i] : lo;
+    hi = px[i] > hi ? px[i] : hi;
   }
   float scale = (hi - lo) / 255.0f;
-  double zp = scale == 0.0f ? 0.0 : saturate_u8(std::nearbyint(-static_cast<double>(lo) / scale));
+  double zp = scale == 0.0f ? 0.0 : std::clamp(std::nearbyint(-static_cast<double>(lo) / scale), 0.0, 255.0);
   Tensor y(DataType::kUint8, x.dims());
-  uint8_t* py = y.numel() ? y.mutable_data<uint8_t>() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    double q = scale == 0.0f ? 0.0 : std::nearbyint(static_cast<double>(px[i] / scale));
-    py[i] = static_cast<uint8_t>(saturate_u8(q + zp));
+  uint8_t* py = n ? y.mutable_data<uint8_t>() : nullptr;
+  if (scale == 0.0f) {
+    std::fill(py, py + n, uint8_t{0});
+  } else {
+    const float magic = 12582912.0f;  // 1.5 * 2^23
+    const auto z = static_cast<float>(zp);
+    for (int64_t i = 0; i < n; ++i) {
+      float q = px[i] / scale;
+      q = q < -1024.0f ? -1024.0f : (q > 1024.0f ? 1024.0f : q);
+      q = (q + magic) - magic + z;
+      q = q >= 0.0f ? (q > 255.0f ? 255.0f : q) : 0.0f;  // NaN fails q >= 0
+      py[i] = static_cast<uint8_t>(q);
+    }
   }
   ctx.set_output(0, std::move(y));
   if (ctx.wants_output(1)) ctx.set_output(1, Tensor::scalar_f32(scale));

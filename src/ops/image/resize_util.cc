@@ -22,9 +22,9 @@ double original_coord(const ResizeParams& p, double x, int64_t in, int64_t out, 
   if (m == "asymmetric") return x / scale;
   if (m == "tf_half_pixel_for_nn") return (x + 0.5) / scale;  // opset 11 only
   if (m == "align_corners") {
-    // The resized length here is the fractional in * scale (what a scale asks for).
-    double len = scale * static_cast<double>(in);
-    return len <= 1 ? 0 : x * static_cast<double>(in - 1) / (len - 1);
+    // length_resized is the output's integer length, floor(in * scale) for a scale (the spec's
+    // formula, and ONNX Runtime; the onnx reference implementation uses the unfloored product).
+    return out <= 1 ? 0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
   }
   if (m == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0;
   if (m == "tf_crop_and_resize") {

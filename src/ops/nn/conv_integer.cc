@@ -1,4 +1,5 @@
-// ConvInteger: 8-bit integer convolution with zero points, int32 result.
+// ConvInteger: 8-bit integer convolution with zero points, int32 result (exact; im2col and a
+// float GEMM proven exact, nn::conv_integer).
 #include "ops/infer.h"
 #include "ops/nn/nn_infer.h"
 #include "ops/kernel_util.h"
@@ -34,11 +35,7 @@ Status eval_conv_integer(KernelContext& ctx) {
   if (!ks.empty() && ks != g.kernel) return ctx.error("ConvInteger kernel_shape does not match w");
   std::string err = nn::compute_geometry(ctx.node(), &g, false);
   if (!err.empty()) return ctx.error("ConvInteger: " + err);
-  std::vector<int32_t> xv = nn::to_int32(x), wv = nn::to_int32(w);
-  for (auto& v : xv) v -= zx[0];
-  int64_t per_m = w.numel() / std::max<int64_t>(M, 1);
-  for (size_t i = 0; i < wv.size(); ++i) wv[i] -= zw[i / static_cast<size_t>(per_m)];
-  std::vector<int32_t> y = nn::conv_int32(xv, x.dims(), wv, w.dims(), g, group);
+  std::vector<int32_t> y = nn::conv_integer(x, zx[0], w, zw, g, group);
   Dims out_dims{x.dims()[0], M};
   out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
   ctx.set_output(0, make_tensor<int32_t>(out_dims, y));

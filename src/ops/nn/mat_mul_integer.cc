@@ -25,7 +25,7 @@ Status eval_mat_mul_integer(KernelContext& ctx) {
   std::vector<int32_t> za, zb;
   if (!nn::per_axis_int(azp, plan.M, &za)) return ctx.error("MatMulInteger a_zero_point must be a scalar or have M elements");
   if (!nn::per_axis_int(bzp, plan.N, &zb)) return ctx.error("MatMulInteger b_zero_point must be a scalar or have N elements");
-  std::vector<int32_t> r = nn::matmul_int32(a, b, za, zb, plan);
+  std::vector<int32_t> r = nn::matmul_integer(a, b, za, zb, plan);
   ctx.set_output(0, make_tensor<int32_t>(plan.out_dims, r));
   return Status::ok();
 }

@@ -3,11 +3,12 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <thread>
-
-#include <algorithm>
-#include <limits>
 
 namespace onnxtrim::ops::nn {
 
@@ -268,33 +269,158 @@ int64_t saturate_round(double v, int64_t zero_point, DataType dtype) {
   return static_cast<int64_t>(std::min(hi, std::max(lo, q)));
 }
 
-std::vector<int32_t> conv_int32(const std::vector<int32_t>& x, const Dims& xdims, const std::vector<int32_t>& w,
-                                const Dims& wdims, const Geometry& g, int64_t group) {
-  int64_t N = xdims[0], C = xdims[1], M = wdims[0];
-  int64_t Cg = C / group, Mg = M / group;
-  int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ks = numel_of(g.kernel);
-  std::vector<int32_t> y(static_cast<size_t>(N * M * out_size));
-  std::vector<int32_t> col(static_cast<size_t>(Cg * ks * out_size));
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t gi = 0; gi < group; ++gi) {
-      im2col<int32_t>(x.data() + (n * C + gi * Cg) * in_size, Cg, g, 0, col.data());
-      gemm_loop<int32_t>(Mg, out_size, Cg * ks, w.data() + gi * Mg * Cg * ks, col.data(),
-                         y.data() + (n * M + gi * Mg) * out_size);
+int64_t workers() {
+  static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, std::thread::hardware_concurrency()));
+  return hw;
+}
+
+void parallel_tasks(int64_t n, const std::function<void(int64_t, int64_t)>& task) {
+  blas_single_threaded();
+  int64_t w = std::min(workers(), n);
+  if (w <= 1) {
+    for (int64_t i = 0; i < n; ++i) task(i, 0);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  auto run = [&](int64_t worker) {
+    for (int64_t i = next++; i < n; i = next++) task(i, worker);
+  };
+  std::vector<std::thread> threads;
+  for (int64_t k = 1; k < w; ++k) threads.emplace_back(run, k);
+  run(0);
+  for (auto& t : threads) t.join();
+}
+
+void gemm_exact_int(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+                    double max_a, double max_b, int32_t* C, int64_t ldc, std::vector<float>* scratch) {
+  if (M == 0 || N == 0) return;
+  double bound = max_a * max_b;
+  if (K == 0 || bound == 0) {
+    for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, 0);
+    return;
+  }
+  constexpr double kExact = 16777216.0;  // 2^24: every integer up to it is a float
+  assert(bound <= kExact);
+  auto chunk = static_cast<int64_t>(std::min<double>(static_cast<double>(K), std::floor(kExact / bound)));
+  if (!fits_blas(M) || !fits_blas(N) || !fits_blas(chunk) || !fits_blas(lda) || !fits_blas(ldb)) {
+    // Beyond BLAS's int sizes: exact sums in int64, wrapped to int32.
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += static_cast<int64_t>(A[m * lda + k]) * static_cast<int64_t>(B[k * ldb + n]);
+        C[m * ldc + n] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(acc)));
+      }
+    return;
+  }
+  blas_single_threaded();
+  scratch->resize(static_cast<size_t>(M * N));
+  float* T = scratch->data();
+  for (int64_t k0 = 0; k0 < K; k0 += chunk) {
+    int64_t kn = std::min(chunk, K - k0);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn),
+                1.0f, A + k0, static_cast<int>(lda), B + k0 * ldb, static_cast<int>(ldb), 0.0f, T, static_cast<int>(N));
+    for (int64_t m = 0; m < M; ++m) {
+      const float* t = T + m * N;
+      int32_t* c = C + m * ldc;
+      if (k0 == 0) {
+        for (int64_t n = 0; n < N; ++n) c[n] = static_cast<int32_t>(t[n]);
+      } else {
+        for (int64_t n = 0; n < N; ++n) c[n] = wrap_add(c[n], static_cast<int32_t>(t[n]));
+      }
     }
+  }
+}
+
+namespace {
+// Values of an integer tensor minus per-block zero points, as floats; returns max |value|.
+// zp[(i / block) % zp.size()] applies to element i.
+double subtract_zero_points(const Tensor& t, const std::vector<int32_t>& zp, int64_t block, std::vector<float>* out) {
+  auto n = static_cast<size_t>(t.numel());
+  out->resize(n);
+  float* o = out->data();
+  float hi = 0;
+  bool one = std::all_of(zp.begin(), zp.end(), [&](int32_t z) { return z == zp[0]; });
+  dispatch(t.dtype(), kSigned | kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t.data<T>();
+    if (one) {
+      auto z = static_cast<float>(zp[0]);
+      for (size_t i = 0; i < n; ++i) o[i] = static_cast<float>(p[i]) - z;
+    } else {
+      auto b = static_cast<size_t>(block), nz = zp.size();
+      for (size_t i = 0; i < n; ++i) o[i] = static_cast<float>(p[i]) - static_cast<float>(zp[(i / b) % nz]);
+    }
+  });
+  for (size_t i = 0; i < n; ++i) hi = std::max(hi, std::fabs(o[i]));
+  return hi;
+}
+}  // namespace
+
+std::vector<int32_t> conv_integer(const Tensor& x, int32_t x_zp, const Tensor& w, const std::vector<int32_t>& w_zp,
+                                  const Geometry& g, int64_t group) {
+  const Dims& xd = x.dims();
+  int64_t N = xd[0], C = xd[1], M = w.dims()[0];
+  int64_t Cg = C / group, Mg = M / group;
+  int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ks = numel_of(g.kernel), K = Cg * ks;
+  std::vector<int32_t> y(static_cast<size_t>(N * M * out_size));
+  if (y.empty()) return y;
+  std::vector<float> xf, wf;
+  // Padding reads the zero point: 0 once it is subtracted.
+  double max_x = subtract_zero_points(x, {x_zp}, 1, &xf);
+  double max_w = subtract_zero_points(w, w_zp, std::max<int64_t>(K, 1), &wf);
+  bool pointwise = ks == 1 && in_size == out_size;
+  for (size_t d = 0; d < g.strides.size() && pointwise; ++d)
+    pointwise = g.strides[d] == 1 && g.pads[d] == 0 && g.pads[d + g.strides.size()] == 0;
+  // Tiles of whole rows of the first spatial axis (im2col of a row range is im2col with the
+  // begin pad shifted), about 1M floats of columns each.
+  int64_t rows = g.out[0], row_size = out_size / std::max<int64_t>(rows, 1);
+  int64_t per_tile = std::clamp<int64_t>((int64_t{1} << 20) / std::max<int64_t>(K * row_size, 1), 1, std::max<int64_t>(rows, 1));
+  int64_t tiles = (rows + per_tile - 1) / per_tile;
+  std::vector<std::vector<float>> col(static_cast<size_t>(workers())), scratch(static_cast<size_t>(workers()));
+  parallel_tasks(N * group * tiles, [&](int64_t task, int64_t worker) {
+    int64_t tile = task % tiles, gi = (task / tiles) % group, n = task / (tiles * group);
+    int64_t r0 = tile * per_tile, r1 = std::min(rows, r0 + per_tile);
+    int64_t c0 = r0 * row_size, cols = (r1 - r0) * row_size;
+    const float* xg = xf.data() + (n * C + gi * Cg) * in_size;
+    const float* B = xg + c0;
+    int64_t ldb = out_size;
+    if (!pointwise) {
+      Geometry sub = g;
+      sub.out[0] = r1 - r0;
+      sub.pads[0] = g.pads[0] - r0 * g.strides[0];
+      std::vector<float>& c = col[static_cast<size_t>(worker)];
+      c.resize(static_cast<size_t>(K * cols));
+      im2col<float>(xg, Cg, sub, 0.0f, c.data());
+      B = c.data();
+      ldb = cols;
+    }
+    gemm_exact_int(Mg, cols, K, wf.data() + gi * Mg * K, K, B, ldb, max_w, max_x,
+                   y.data() + (n * M + gi * Mg) * out_size + c0, out_size, &scratch[static_cast<size_t>(worker)]);
+  });
   return y;
 }
 
-std::vector<int32_t> matmul_int32(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
-                                  const std::vector<int32_t>& b_zp, const MatMulPlan& p) {
-  std::vector<int32_t> av = to_int32(a), bv = to_int32(b);
-  for (size_t i = 0; i < av.size(); ++i) av[i] -= a_zp[(i / static_cast<size_t>(p.K)) % static_cast<size_t>(p.M)];
-  for (size_t i = 0; i < bv.size(); ++i) bv[i] -= b_zp[i % static_cast<size_t>(p.N)];
+std::vector<int32_t> matmul_integer(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
+                                    const std::vector<int32_t>& b_zp, const MatMulPlan& p) {
   int64_t mn = p.M * p.N;
   std::vector<int32_t> out(static_cast<size_t>(mn) * p.a_offsets.size());
-  if (mn == 0) return out;
-  for (size_t i = 0; i < p.a_offsets.size(); ++i)
-    gemm_loop<int32_t>(p.M, p.N, p.K, av.data() + p.a_offsets[i], bv.data() + p.b_offsets[i],
-                       out.data() + static_cast<int64_t>(i) * mn);
+  if (out.empty()) return out;
+  std::vector<float> af, bf;
+  // A's zero points go by row (blocks of K elements), B's by column (blocks of 1, cycling N).
+  double max_a = subtract_zero_points(a, a_zp, std::max<int64_t>(p.K, 1), &af);
+  double max_b = subtract_zero_points(b, b_zp, 1, &bf);
+  // Row blocks of A: enough tasks for the threads, each a sizeable GEMM.
+  int64_t rows = std::max<int64_t>(64, (int64_t{1} << 18) / std::max<int64_t>(p.N + p.K, 1));
+  int64_t blocks = (p.M + rows - 1) / rows;
+  std::vector<std::vector<float>> scratch(static_cast<size_t>(workers()));
+  parallel_tasks(static_cast<int64_t>(p.a_offsets.size()) * blocks, [&](int64_t task, int64_t worker) {
+    auto i = static_cast<size_t>(task / blocks);
+    int64_t m0 = (task % blocks) * rows, m1 = std::min(p.M, m0 + rows);
+    gemm_exact_int(m1 - m0, p.N, p.K, af.data() + p.a_offsets[i] + m0 * p.K, p.K, bf.data() + p.b_offsets[i], p.N,
+                   max_a, max_b, out.data() + static_cast<int64_t>(i) * mn + m0 * p.N, p.N,
+                   &scratch[static_cast<size_t>(worker)]);
+  });
   return out;
 }
 

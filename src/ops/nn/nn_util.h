@@ -2,8 +2,9 @@
 // batched matmul planning, convolution/pooling geometry, and im2col.
 #pragma once
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -208,14 +209,32 @@ bool per_axis_int(const Tensor* t, int64_t n, std::vector<int32_t>* out);
 bool per_axis_float(const Tensor& t, int64_t n, std::vector<float>* out);
 // Rounds half to even and saturates into the range of dtype (uint8/int8/uint16/int16/int32).
 int64_t saturate_round(double v, int64_t zero_point, DataType dtype);
-// Integer N-D grouped convolution (wrapping int32 arithmetic); x [N, C, in...] and w
-// [M, C/group, k...] already have their zero points subtracted. Returns [N, M, out...].
-std::vector<int32_t> conv_int32(const std::vector<int32_t>& x, const Dims& xdims, const std::vector<int32_t>& w,
-                                const Dims& wdims, const Geometry& g, int64_t group);
+// ---------------------------------------------------------------- exact integer products
+
+// Runs task(i, worker) for i in [0, n) on up to min(8, hardware threads) threads; worker in
+// [0, workers()) tells which per-thread scratch to use. BLAS calls inside stay single-threaded.
+int64_t workers();
+void parallel_tasks(int64_t n, const std::function<void(int64_t, int64_t)>& task);
+
+// C[M,N] = A[M,K] B[K,N] of integer-valued float matrices (|A| <= max_a, |B| <= max_b,
+// max_a * max_b <= 2^24), exactly as wrapping int32 arithmetic gives it. A float GEMM is exact
+// while every partial sum is an integer of magnitude <= 2^24, whatever the order of summation
+// or the use of FMA: K is cut into chunks of at most 2^24 / (max_a * max_b) terms (at least
+// 258 for 8-bit operands with their zero points subtracted, |v| <= 255), each chunk one SGEMM,
+// and the chunks' exact sums are added in int32. Single-threaded; scratch is reused.
+void gemm_exact_int(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+                    double max_a, double max_b, int32_t* C, int64_t ldc, std::vector<float>* scratch);
+
+// Integer N-D grouped convolution of 8-bit x [N, C, in...] and w [M, C/group, k...] with their
+// zero points subtracted (x_zp one value, w_zp one per output channel; padding reads x_zp):
+// y [N, M, out...] exactly as wrapping int32 arithmetic gives it. im2col over tiles of output
+// rows, gemm_exact_int, tiles spread over threads.
+std::vector<int32_t> conv_integer(const Tensor& x, int32_t x_zp, const Tensor& w, const std::vector<int32_t>& w_zp,
+                                  const Geometry& g, int64_t group);
 
 // Batched integer matmul per `p` with per-row zero points of A (M values) and per-column zero
-// points of B (N values) subtracted; wrapping int32 arithmetic. Returns numel(out_dims) values.
-std::vector<int32_t> matmul_int32(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
-                                  const std::vector<int32_t>& b_zp, const MatMulPlan& p);
+// points of B (N values) subtracted, exact (gemm_exact_int). Returns numel(out_dims) values.
+std::vector<int32_t> matmul_integer(const Tensor& a, const Tensor& b, const std::vector<int32_t>& a_zp,
+                                    const std::vector<int32_t>& b_zp, const MatMulPlan& p);
 
 }  // namespace onnxtrim::ops::nn

@@ -45,18 +45,16 @@ Status eval_q_linear_conv(KernelContext& ctx) {
   if (!ks.empty() && ks != g.kernel) return ctx.error("QLinearConv kernel_shape does not match w");
   std::string err = nn::compute_geometry(ctx.node(), &g, false);
   if (!err.empty()) return ctx.error("QLinearConv: " + err);
-  std::vector<int32_t> xv = nn::to_int32(x), wv = nn::to_int32(w);
-  for (auto& v : xv) v -= zx[0];
-  int64_t per_m = w.numel() / std::max<int64_t>(M, 1);
-  for (size_t i = 0; i < wv.size(); ++i) wv[i] -= zw[i / static_cast<size_t>(per_m)];
-  std::vector<int32_t> acc = nn::conv_int32(xv, x.dims(), wv, w.dims(), g, group);
+  std::vector<int32_t> acc = nn::conv_integer(x, zx[0], w, zw, g, group);
   Dims out_dims{x.dims()[0], M};
   out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
   Tensor y(yzp_t.dtype(), out_dims);
   int64_t out_size = numel_of(g.out);
+  std::vector<float> scale(static_cast<size_t>(M));
+  for (size_t m = 0; m < scale.size(); ++m) scale[m] = sx[0] * sw[m] / sy[0];
   for (size_t i = 0; i < acc.size(); ++i) {
     auto m = static_cast<size_t>((static_cast<int64_t>(i) / std::max<int64_t>(out_size, 1)) % M);
-    float f = sx[0] * sw[m] / sy[0];
+    float f = scale[m];
     int64_t q = nn::saturate_round(static_cast<double>(nn::wrap_add(acc[i], bias[m])) * static_cast<double>(f), zy[0], y.dtype());
     if (y.dtype() == DataType::kUint8) y.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(q);
     else y.mutable_data<int8_t>()[i] = static_cast<int8_t>(q);

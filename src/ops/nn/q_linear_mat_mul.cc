@@ -34,7 +34,7 @@ Status eval_q_linear_mat_mul(KernelContext& ctx) {
   if (ctx.input(6).numel() != 1 || yzp_t.numel() != 1 || !nn::per_axis_float(ctx.input(6), 1, &sy))
     return ctx.error("QLinearMatMul y_scale and y_zero_point must be scalars");
   zy = nn::to_int32(yzp_t);
-  std::vector<int32_t> acc = nn::matmul_int32(a, b, za, zb, plan);
+  std::vector<int32_t> acc = nn::matmul_integer(a, b, za, zb, plan);
   Tensor y(yzp_t.dtype(), plan.out_dims);
   int64_t mn = plan.M * plan.N;
   for (size_t i = 0; i < acc.size(); ++i) {

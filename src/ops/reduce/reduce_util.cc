@@ -27,14 +27,10 @@ Status plan(const KernelContext& ctx, const Dims& in, Plan* p) {
   auto r = static_cast<int64_t>(in.size());
   bool keep = n.attr_int("keepdims", 1) != 0;
   p->reduced.assign(in.size(), false);
-  if (axes->empty()) {
-    if (n.attr_int("noop_with_empty_axes", 0) != 0) {
-      p->noop = true;
-      p->out_dims = in;
-      return Status::ok();
-    }
-    p->reduced.assign(in.size(), true);
-  }
+  // No axes with noop_with_empty_axes: a reduction over the empty set of axes. Every group is
+  // one element and the kernel still applies its element-wise steps (|x| for ReduceL1, x² for
+  // ReduceSumSquare, log x for ReduceLogSum ...); only the summation is the identity.
+  if (axes->empty() && n.attr_int("noop_with_empty_axes", 0) == 0) p->reduced.assign(in.size(), true);
   for (int64_t a : *axes) {
     auto x = normalize_axis(a, r == 0 ? 1 : r);
     if (!x) return ctx.error(n.op_type + " axis " + std::to_string(a) + " out of range");

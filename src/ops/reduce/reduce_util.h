@@ -16,8 +16,7 @@ struct Plan {
   Dims out_dims;           // with keepdims applied
   std::vector<bool> reduced;
   int64_t groups = 0;      // output elements
-  int64_t group_size = 0;  // elements reduced into each
-  bool noop = false;       // noop_with_empty_axes and no axes: the input is returned as is
+  int64_t group_size = 0;  // elements reduced into each (1 when no axis is reduced)
 };
 
 // Resolves axes/keepdims/noop_with_empty_axes of node for an input of dims `in`.

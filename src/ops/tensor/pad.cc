@@ -75,6 +75,17 @@ Status eval_pad(KernelContext& ctx) {
     return ctx.error("Pad mode '" + mode + "' is unknown");
   Tensor y(x.dtype(), out);
   Dims st = strides_of(x.dims());
+  // Negative pads crop first: along each axis the padding modes see the window
+  // [lo, lo + len) of the input, then the positive pads are added around it.
+  Dims lo(static_cast<size_t>(r)), len(static_cast<size_t>(r)), before(static_cast<size_t>(r));
+  for (int64_t k = 0; k < r; ++k) {
+    auto u = static_cast<size_t>(k);
+    int64_t pb = spec->pads[u], pe = spec->pads[static_cast<size_t>(k + r)];
+    lo[u] = std::max<int64_t>(0, -pb);
+    len[u] = x.dims()[u] - lo[u] - std::max<int64_t>(0, -pe);
+    before[u] = std::max<int64_t>(0, pb);
+    if (len[u] < 0) return ctx.error("Pad removes more than the dim holds");
+  }
   std::vector<int64_t> c(static_cast<size_t>(r), 0);
   int64_t n = numel_of(out);
   for (int64_t i = 0; i < n; ++i) {
@@ -82,8 +93,8 @@ Status eval_pad(KernelContext& ctx) {
     bool inside = true;
     for (int64_t k = 0; k < r && inside; ++k) {
       auto u = static_cast<size_t>(k);
-      int64_t d = x.dims()[u];
-      int64_t p = c[u] - spec->pads[u];
+      int64_t d = len[u];
+      int64_t p = c[u] - before[u];  // position in the cropped window
       if (p < 0 || p >= d) {
         if (mode == "constant" || d == 0) {
           inside = false;
@@ -101,7 +112,7 @@ Status eval_pad(KernelContext& ctx) {
           if (p >= d) p = period - p;
         }
       }
-      off += p * st[u];
+      off += (lo[u] + p) * st[u];
     }
     if (inside) copy_elements(x, off, y, i, 1);
     else copy_elements(fill, 0, y, i, 1);

@@ -1,0 +1,235 @@
+// onnxtrim: simplify ONNX models (C++ API).
+//
+// The one header a C++ program includes. No protobuf type and no internal header shows through:
+// a model is an opaque onnxtrim::Model, options are onnxtrim::Options (whose fields are the
+// command line's options, settable by their CLI names), and every failure is an onnxtrim::Error
+// that carries the CLI's exit code and its one-line message.
+//
+//   onnxtrim::Model m = onnxtrim::Model::load("model.onnx");
+//   onnxtrim::Options o;
+//   o.set("dim", "batch=1");
+//   onnxtrim::Report r = onnxtrim::simplify(m, o);   // checked against the original by default
+//   m.save("model.simplified.onnx");
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace onnxtrim {
+
+// "0.2.0"
+const char* version();
+
+// The CLI's exit codes; Error::exit_code() is one of them.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitMismatch = 1,     // the check found outputs that differ
+  kExitUsage = 2,        // bad option or argument
+  kExitIo = 3,           // file missing, unreadable or unwritable
+  kExitParse = 4,        // not an ONNX model
+  kExitInvalid = 5,      // invalid model
+  kExitUnsupported = 6,  // an operator the evaluator lacks, a custom domain
+  kExitInternal = 70,    // a bug
+  kExitInterrupted = 130,
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(int exit_code, const std::string& message) : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const noexcept { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+// One option of the table that the CLI, the C API and the Python package all read.
+struct OptionInfo {
+  std::string name;      // long name without "--": "dim", "skip", "overwrite-input-shape"
+  std::string metavar;   // "" for a flag; "NAME=V" ...
+  std::string help;
+  std::string group;     // "simplify", "check", "inputs", "save", "output", "onnxsim", "onnxslim"
+  bool repeatable = false;
+  bool optional_value = false;  // the value may be left out ("--no-large-tensor [SIZE]")
+  bool multi_value = false;     // CLI takes every following word that is not an option
+};
+const std::vector<OptionInfo>& option_table();
+
+struct Options {
+  // simplification
+  bool run_passes = true;                 // --no-passes: load and save only
+  std::vector<std::string> passes;        // --passes: only these
+  std::vector<std::string> skip;          // --skip
+  int max_rounds = 10;                    // --max-rounds
+  bool test_convergence = false;          // --test-convergence
+  bool constant_folding = true;           // --no-constant-folding
+  uint64_t size_threshold = 4096;         // --size-threshold BYTES
+  bool keep_constant_nodes = false;       // --keep-constant-nodes
+  bool value_info = true;                 // --no-value-info
+  std::string target;                     // --target coreml
+  bool strict = false;                    // --strict
+  // The result is simplified for these sizes, and its inputs declare them.
+  std::map<std::string, int64_t> dims;                        // --dim NAME=V
+  std::map<std::string, std::vector<int64_t>> input_shapes;   // --input-shape NAME:D,D
+  // the check (original vs result on random inputs)
+  enum class Verify { kAuto, kOn, kOff };
+  Verify verify = Verify::kAuto;          // auto: on unless it cannot run or costs too much; --verify / --no-verify
+  bool verify_each_pass = false;          // --verify-each-pass
+  int samples = 0;                        // --samples (0: 1 for simplify, 3 for verify)
+  uint64_t seed = 0;                      // --seed
+  double rtol = 1e-4, atol = 1e-5;        // --rtol, --atol
+  std::vector<std::string> input_values;  // --input NAME=FILE.pb|FILE.npy|NUMBER
+  std::map<std::string, std::vector<int64_t>> check_input_shapes;  // shapes of the check's inputs only
+  double verify_budget_gmac = 20;         // --verify-budget: auto check skipped above this many GMAC per sample
+  // saving
+  std::string external_data = "auto";     // --external-data auto|always|never
+  std::string external_location;          // --external-location
+  uint64_t external_threshold = 1024;     // --external-threshold
+  // output (CLI)
+  bool quiet = false, print = false;
+  std::string json_path;                  // --json FILE
+  bool inspect = false;                   // --inspect (OnnxSlim): print a summary instead of simplifying
+
+  // Sets an option by its CLI long name (without "--"); flags take "" (or "true"/"false").
+  // Throws Error(kExitUsage) naming the option on an unknown name or a bad value.
+  void set(std::string_view name, std::string_view value = {});
+
+  // Progress (stage name, done, total) and cancellation: the run stops with
+  // Error(kExitInterrupted) soon after *cancel becomes true.
+  std::function<void(const std::string&, uint64_t, uint64_t)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ModelStats {
+  int64_t nodes = 0;  // every node, subgraphs included
+  int64_t top_level_nodes = 0;
+  std::map<std::string, int64_t> op_histogram;  // "Conv", "com.microsoft.Attention"
+  int64_t initializers = 0;
+  int64_t initializer_bytes = 0;
+  int64_t file_bytes = -1;  // -1: not known
+};
+
+struct PassStats {
+  std::string name;
+  int64_t runs = 0;
+  int64_t changes = 0;
+  int64_t nodes_removed = 0;
+  double seconds = 0;
+};
+
+struct OutputCheck {
+  std::string name;
+  double max_abs = 0;  // largest |result - original|
+  double max_rel = 0;  // largest |result - original| / max(|original|, the output's RMS)
+  double scale = 0;    // the output's RMS on the original
+  bool ok = true;
+  std::string why;     // first difference
+};
+
+struct Verification {
+  bool ran = false;
+  bool ok = true;
+  std::string skipped;   // why the check did not run ("" when it ran)
+  int samples = 0;
+  double rtol = 0, atol = 0;
+  std::map<std::string, int64_t> dims;  // values given to symbolic dims
+  std::vector<OutputCheck> outputs;
+  std::string why;       // first failing output
+};
+
+struct Report {
+  std::string input_path, output_path;
+  ModelStats before, after;
+  std::vector<std::pair<std::string, double>> stages;  // name, seconds
+  std::vector<PassStats> passes;
+  int rounds = 0;
+  bool converged = true;
+  std::vector<std::string> warnings;
+  Verification verification;
+
+  std::string to_text() const;
+  std::string to_json() const;
+};
+
+// Thrown by simplify()/simplify_file() when the check finds that the result computes other
+// outputs than the original (exit code 1); report() says which and by how much.
+class VerificationFailed : public Error {
+ public:
+  explicit VerificationFailed(Report r)
+      : Error(kExitMismatch, "the simplified model computes different outputs: " + r.verification.why),
+        report_(std::move(r)) {}
+  const Report& report() const noexcept { return report_; }
+
+ private:
+  Report report_;
+};
+
+// A tensor crossing the API: ONNX element type code (TensorProto.DataType), shape and bytes.
+// `data` points at `nbytes` bytes kept alive by `owner` (which may be the caller's buffer:
+// nothing is copied on the way in). Strings use `strings`.
+struct Tensor {
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  const void* data = nullptr;
+  size_t nbytes = 0;
+  std::shared_ptr<const void> owner;
+  std::vector<std::string> strings;
+};
+
+class Model {
+ public:
+  static Model load(const std::string& path);  // external data beside the file
+  static Model parse(const void* data, size_t size, const std::string& base_dir = "");
+  static Model parse_text(const std::string& onnx_text);  // the ONNX text syntax
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+  Model clone() const;
+
+  // Writes through a temporary file renamed into place; external data per `opts`.
+  void save(const std::string& path, const Options& opts = {}) const;
+  std::string serialize() const;  // one buffer (fails past 2 GB)
+  std::string to_text() const;    // printed graph
+  ModelStats stats() const;
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Simplifies in place and (by default) checks the result against the original before
+// returning. Throws Error(kExitMismatch) when they differ (the model is then left simplified:
+// discard it).
+Report simplify(Model& model, const Options& opts = {});
+// Loads, simplifies, checks and saves (streaming external data: for models past 2 GB).
+// Nothing is written when anything fails.
+Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts = {});
+
+// Runs both models on the same random inputs (opts: samples, seed, rtol, atol, dims,
+// input_shapes, input_values) and compares every output.
+Verification verify(const Model& reference, const Model& candidate, const Options& opts = {});
+
+// The reference evaluator.
+std::map<std::string, Tensor> run(const Model& model, const std::map<std::string, Tensor>& feeds, bool fast = false);
+
+// Writes inferred types and shapes (symbolic dims as dim_param expressions) as value_info.
+void infer_shapes(Model& model, const Options& opts = {});
+
+// A summary as JSON: inputs/outputs with shapes, opsets, op histogram, sizes.
+std::string inspect_json(const Model& model);
+
+}  // namespace onnxtrim

@@ -1,0 +1,88 @@
+"""OnnxSlim's Python API on onnxtrim: ``slim(model, output_model=None, **kwargs)``."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import onnxtrim
+
+__all__ = ["slim"]
+
+# OnnxSlim's skip_optimizations -> onnxtrim passes.
+_OPTIMIZATIONS = {
+    "constant_folding": ["fold_constants"],
+    "graph_fusion": ["fuse_conv_bn", "fuse_matmul_bn", "fuse_conv_add", "fuse_conv_mul", "fuse_matmul_add",
+                     "fuse_pad_conv", "fuse_transpose_gemm", "fuse_gemm_bias", "fuse_gemm_mul"],
+    "dead_node_elimination": ["eliminate_dead_nodes"],
+    "subexpression_elimination": ["eliminate_common_subexpressions"],
+    "weight_tying": ["eliminate_duplicate_constants"],
+}
+
+_KNOWN = {"model_check", "input_shapes", "inputs", "outputs", "no_shape_infer", "skip_optimizations", "dtype",
+          "skip_fusion_patterns", "size_threshold", "inspect", "dump_to_disk", "save_as_external_data",
+          "model_check_inputs", "verbose", "no_constant_folding", "output_model"}
+
+
+def slim(model, *args, **kwargs):
+    """onnxslim.slim: with ``output_model`` the result is written there (None returned), else the
+    slimmed onnx.ModelProto is returned; with ``model_check`` a result that differs gives None.
+
+    model_check -> the check forced on; input_shapes ["x:1,3,224,224"] -> inputs declared with
+    these shapes; model_check_inputs ["x:1,3,224,224" or "x:data.npy"] -> the check's inputs;
+    no_shape_infer -> shapes not written; skip_optimizations -> passes skipped (constant_folding,
+    graph_fusion, dead_node_elimination, subexpression_elimination, weight_tying);
+    skip_fusion_patterns -> OnnxSlim pattern names or onnxtrim passes; size_threshold -> folding's
+    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model).
+    """
+    if len(args) > 1:
+        raise TypeError("slim() takes the model and at most one output_model positionally")
+    output_model = args[0] if args else kwargs.pop("output_model", None)
+    for k in kwargs:
+        if k not in _KNOWN:
+            raise TypeError(f"slim() got an unexpected keyword argument '{k}'")
+    for k, instead in (("dtype", "precision conversion is not available yet"),
+                       ("inputs", "cutting the graph is not available yet"),
+                       ("outputs", "cutting the graph is not available yet"),
+                       ("dump_to_disk", "use onnxtrim.inspect(model) and write its dict")):
+        if kwargs.get(k):
+            raise TypeError(f"slim(): '{k}' is not supported by onnxtrim: {instead}")
+    if kwargs.get("inspect"):
+        return onnxtrim.inspect(model)
+    opts: Dict[str, object] = {}
+    skip: List[str] = []
+    if kwargs.get("model_check"):
+        opts["model_check"] = True
+    if kwargs.get("input_shapes"):
+        opts["input_shapes"] = " ".join(kwargs["input_shapes"])
+    if kwargs.get("model_check_inputs"):
+        opts["model_check_inputs"] = " ".join(kwargs["model_check_inputs"])
+    if kwargs.get("no_shape_infer"):
+        opts["no_shape_infer"] = True
+    if kwargs.get("no_constant_folding"):
+        opts["constant_folding"] = False
+    for o in kwargs.get("skip_optimizations") or []:
+        if o not in _OPTIMIZATIONS:
+            raise TypeError(f"slim(): unknown optimization '{o}' in skip_optimizations "
+                            f"(known: {', '.join(_OPTIMIZATIONS)})")
+        skip += _OPTIMIZATIONS[o]
+    if kwargs.get("skip_fusion_patterns"):
+        opts["skip_fusion_patterns"] = " ".join(kwargs["skip_fusion_patterns"])
+    if kwargs.get("size_threshold") is not None:
+        opts["size_threshold"] = int(kwargs["size_threshold"])
+    try:
+        if output_model is not None:
+            if kwargs.get("save_as_external_data"):
+                opts["save_as_external_data"] = True
+            src = model if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__") else None
+            if src is None or isinstance(src, bytes):
+                out, _ = onnxtrim.simplify(model, skip=skip or None, **opts)  # type: ignore[arg-type]
+                import onnx
+                onnx.save(out, output_model, save_as_external_data=bool(kwargs.get("save_as_external_data")))
+            else:
+                onnxtrim.simplify_file(src, output_model, skip=skip or None, **opts)
+            return None
+        out, _ = onnxtrim.simplify(model, skip=skip or None, **opts)  # type: ignore[arg-type]
+        return out
+    except onnxtrim.VerificationFailed:
+        if kwargs.get("model_check"):
+            return None
+        raise

@@ -1,0 +1,654 @@
+// The public C++ API (include/onnxtrim/onnxtrim.hpp) over the library: options into the
+// internal option structs, the run (load, simplify, check, save) and its report. The CLI, the C
+// API and the Python package all come through here.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "api/internal.h"
+#include "api/report.h"
+#include "eval/interpreter.h"
+#include "eval/verify.h"
+#include "ir/clone.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "onnx_io/onnx_io.h"
+#include "passes/pass_manager.h"
+#include "passes/shape_inference.h"
+#include "support/cancel.h"
+
+#ifndef ONNXTRIM_VERSION
+#define ONNXTRIM_VERSION "dev"
+#endif
+
+namespace onnxtrim {
+
+const char* version() { return ONNXTRIM_VERSION; }
+
+struct Model::Impl {
+  std::unique_ptr<ir::Model> model;
+};
+
+namespace api {
+
+int exit_code_for(ErrorCode c) {
+  switch (c) {
+    case ErrorCode::kOk: return kExitOk;
+    case ErrorCode::kUsage: return kExitUsage;
+    case ErrorCode::kIo: return kExitIo;
+    case ErrorCode::kParse: return kExitParse;
+    case ErrorCode::kInvalidModel: return kExitInvalid;
+    case ErrorCode::kUnsupported: return kExitUnsupported;
+    case ErrorCode::kMismatch: return kExitMismatch;
+    case ErrorCode::kInterrupted: return kExitInterrupted;
+    default: return kExitInternal;
+  }
+}
+
+void throw_if_error(const Status& st) {
+  if (!st.is_ok()) throw Error(exit_code_for(st.code()), st.message());
+}
+
+ir::Model& ir_model(Model& m) { return *m.impl().model; }
+const ir::Model& ir_model(const Model& m) { return *m.impl().model; }
+
+passes::SimplifyOptions simplify_options(const Options& o) {
+  passes::SimplifyOptions s;
+  s.only = o.passes;
+  s.skip = o.skip;
+  if (!o.constant_folding) s.skip.push_back("fold_constants");
+  s.target = o.target;
+  s.strict = o.strict;
+  s.max_rounds = o.max_rounds;
+  s.fail_on_cap = o.test_convergence;
+  s.dims = o.dims;
+  s.input_shapes = o.input_shapes;
+  s.write_value_info = o.value_info;
+  s.size_threshold = o.size_threshold;
+  s.keep_constant_nodes = o.keep_constant_nodes;
+  s.verify_each_pass = o.verify_each_pass;
+  s.verify_samples = o.samples > 0 ? o.samples : 1;
+  s.seed = o.seed;
+  s.rtol = o.rtol;
+  s.atol = o.atol;
+  return s;
+}
+
+onnx_io::SaveOptions save_options(const Options& o) {
+  onnx_io::SaveOptions s;
+  if (o.external_data == "always") s.external = onnx_io::SaveOptions::ExternalData::kAlways;
+  else if (o.external_data == "never") s.external = onnx_io::SaveOptions::ExternalData::kNever;
+  else if (o.external_data == "auto") s.external = onnx_io::SaveOptions::ExternalData::kAuto;
+  else throw Error(kExitUsage, "--external-data: needs auto, always or never, not '" + o.external_data + "'");
+  s.location = o.external_location;
+  s.size_threshold = o.external_threshold;
+  if (o.progress) s.progress = [p = o.progress](uint64_t d, uint64_t t) { p("saving", d, t); };
+  return s;
+}
+
+namespace {
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+int64_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+}
+
+// The unnamed shape of onnxsim's `--overwrite-input-shape 1,3,224,224` belongs to the only input.
+std::map<std::string, std::vector<int64_t>> resolve_shapes(const ir::Model& m,
+                                                           std::map<std::string, std::vector<int64_t>> shapes) {
+  auto it = shapes.find("");
+  if (it == shapes.end()) return shapes;
+  std::vector<const ir::Value*> ins;
+  for (const ir::Value* v : m.graph->inputs())
+    if (!v->is_initializer()) ins.push_back(v);
+  if (ins.size() != 1)
+    throw Error(kExitUsage, "--overwrite-input-shape: a shape without a name needs a model of one input; this one has " +
+                                std::to_string(ins.size()) + " (write NAME:D,D,...)");
+  shapes[ins[0]->name()] = it->second;
+  shapes.erase("");
+  return shapes;
+}
+
+// --overwrite-input-shape / --input-shapes: the inputs are declared with the given shapes.
+void fix_input_shapes(ir::Model& m, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  for (const auto& [name, dims] : shapes) {
+    ir::Value* in = nullptr;
+    for (ir::Value* v : m.graph->inputs())
+      if (v->name() == name && !v->is_initializer()) in = v;
+    if (!in) throw Error(kExitUsage, "--overwrite-input-shape: the model has no input named '" + name + "'");
+    if (!in->type.is_tensor()) throw Error(kExitUsage, "--overwrite-input-shape: input '" + name + "' is not a tensor");
+    if (in->type.has_shape && in->type.rank() != static_cast<int64_t>(dims.size()))
+      throw Error(kExitUsage, "--overwrite-input-shape " + name + ": the model declares rank " +
+                                  std::to_string(in->type.rank()) + ", the override has rank " +
+                                  std::to_string(dims.size()));
+    for (size_t i = 0; in->type.has_shape && i < dims.size(); ++i) {
+      const ir::Dim& d = in->type.dims[i];
+      if (d.is_known() && *d.value != dims[i])
+        throw Error(kExitUsage, "--overwrite-input-shape " + name + ": dim " + std::to_string(i) + " is " +
+                                    std::to_string(*d.value) + " in the model, not " + std::to_string(dims[i]));
+    }
+    std::vector<ir::Dim> nd;
+    for (int64_t d : dims) nd.push_back(ir::Dim::known(d));
+    in->type.has_shape = true;
+    in->type.dims = std::move(nd);
+  }
+}
+
+// --dim NAME=V: the result is simplified for that value only, so the inputs declare it.
+void fix_named_dims(ir::Model& m, const std::map<std::string, int64_t>& dims) {
+  for (ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer() || !v->type.is_tensor() || !v->type.has_shape) continue;
+    for (ir::Dim& d : v->type.dims) {
+      if (d.is_known() || d.param.empty()) continue;
+      auto it = dims.find(d.param);
+      if (it != dims.end()) d = ir::Dim::known(it->second);
+    }
+  }
+}
+
+// Multiply-adds of one run of the main graph with every input dim fixed (the check's inputs):
+// MatMul/Gemm/Conv families by their reductions, everything else one per output element.
+double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
+  passes::InferOptions io;
+  io.dims = spec.dims;
+  io.input_shapes = spec.shapes;
+  for (const auto& [name, v] : spec.pinned)
+    if (v.is_tensor()) io.input_shapes[name] = v.tensor.dims();
+  passes::ShapeInference si(m, io);
+  if (!si.run().is_ok()) return 0;
+  auto numel = [&](const ir::Value* v) -> double {
+    if (!v) return 0;
+    const ops::TypeInfo* t = si.facts(v);
+    if (!t) return 0;
+    auto s = t->static_shape();
+    if (!s) return 0;
+    double n = 1;
+    for (int64_t d : *s) n *= static_cast<double>(d);
+    return n;
+  };
+  auto dim = [&](const ir::Value* v, int64_t axis) -> double {
+    const ops::TypeInfo* t = v ? si.facts(v) : nullptr;
+    if (!t) return 0;
+    auto s = t->static_shape();
+    if (!s || s->empty()) return 0;
+    if (axis < 0) axis += static_cast<int64_t>(s->size());
+    if (axis < 0 || axis >= static_cast<int64_t>(s->size())) return 0;
+    return static_cast<double>((*s)[static_cast<size_t>(axis)]);
+  };
+  double macs = 0;
+  m.graph->for_each_node([&](const ir::Node* n) {
+    double out = n->num_outputs() ? numel(n->output(0)) : 0;
+    const std::string& op = n->op_type;
+    if ((op == "Conv" || op == "ConvInteger" || op == "QLinearConv") && n->num_inputs() > 1) {
+      const ir::Value* w = n->input(op == "QLinearConv" ? 3 : 1);
+      double per = dim(w, 0) > 0 ? numel(w) / dim(w, 0) : 0;
+      macs += out * per;
+    } else if (op == "ConvTranspose" && n->num_inputs() > 1) {
+      const ir::Value* w = n->input(1);
+      double per = dim(w, 0) > 0 ? numel(w) / dim(w, 0) : 0;
+      macs += numel(n->input(0)) * per;
+    } else if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul" || op == "FusedMatMul") {
+      macs += out * dim(n->input(0), -1);
+    } else if (op == "Gemm") {
+      double k = n->attr_int("transA", 0) ? dim(n->input(0), 0) : dim(n->input(0), 1);
+      macs += out * k;
+    } else {
+      macs += out;
+    }
+  });
+  return macs;
+}
+
+// Values for the symbolic dims of the check's inputs that nothing fixed: 1 for a leading
+// (batch) dim; other dims `other` (integer inputs such as token ids get a sequence of that
+// length, float inputs an image or signal of that size).
+eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, int64_t other,
+                           std::string* error) {
+  eval::InputSpec spec;
+  spec.dims = o.dims;
+  // A dim the candidate declares fixed (simplified for one size) where the original has a
+  // symbol: that size.
+  for (const ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer() || !v->type.has_shape) continue;
+    for (const ir::Value* c : candidate.graph->inputs()) {
+      if (c->name() != v->name() || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
+      for (size_t i = 0; i < v->type.dims.size(); ++i) {
+        const ir::Dim& d = v->type.dims[i];
+        if (!d.is_known() && !d.param.empty() && c->type.dims[i].is_known() && !spec.dims.count(d.param))
+          spec.dims[d.param] = *c->type.dims[i].value;
+      }
+    }
+  }
+  spec.shapes = resolve_shapes(m, o.input_shapes);
+  for (const auto& [k, v] : o.check_input_shapes) spec.shapes[k] = v;
+  for (const auto& p : o.input_values) {
+    Status st = eval::pin_input(m, p, spec);
+    if (!st.is_ok()) {
+      *error = st.message();
+      return spec;
+    }
+  }
+  const std::map<std::string, int64_t> fixed = spec.dims;
+  for (const ir::Value* v : m.graph->inputs()) {
+    if (v->is_initializer() || spec.shapes.count(v->name()) || spec.pinned.count(v->name())) continue;
+    if (!v->type.is_tensor() || !v->type.has_shape) continue;
+    bool anonymous = false;
+    for (size_t i = 0; i < v->type.dims.size(); ++i) {
+      const ir::Dim& d = v->type.dims[i];
+      if (d.is_known()) continue;
+      int64_t guess = i == 0 ? 1 : other;
+      if (d.param.empty()) anonymous = true;
+      else if (!o.dims.count(d.param) && !fixed.count(d.param))
+        spec.dims[d.param] = std::max(spec.dims.count(d.param) ? spec.dims[d.param] : 0, guess);
+    }
+    if (anonymous) {
+      std::vector<int64_t> dims;
+      for (size_t i = 0; i < v->type.dims.size(); ++i) {
+        const ir::Dim& d = v->type.dims[i];
+        dims.push_back(d.is_known() ? *d.value : !d.param.empty() ? spec.dims[d.param] : (i == 0 ? 1 : other));
+      }
+      spec.shapes[v->name()] = dims;
+    }
+  }
+  return spec;
+}
+
+bool has_symbolic_inputs(const ir::Model& m) {
+  for (const ir::Value* v : m.graph->inputs())
+    if (!v->is_initializer() && v->type.has_shape)
+      for (const ir::Dim& d : v->type.dims)
+        if (!d.is_known()) return true;
+  return false;
+}
+
+std::string gmac_str(double macs) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", macs / 1e9);
+  return b;
+}
+
+}  // namespace
+
+// Makes the checker of `original`: runs it on random inputs. In auto mode anything that keeps
+// the check from running is a reason to skip it (returned in *skipped); with --verify it is an
+// error.
+std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir::Model& simplified, const Options& o,
+                                             std::string* skipped, double* macs_out) {
+  bool forced = o.verify == Options::Verify::kOn;
+  auto give_up = [&](const Status& st, const std::string& advice) -> std::unique_ptr<eval::Verifier> {
+    if (forced) throw_if_error(st);
+    *skipped = st.message() + advice;
+    return nullptr;
+  };
+  {
+    eval::Interpreter probe(original);
+    Status st = probe.check_supported();
+    if (!st.is_ok()) return give_up(st, "; the result was written unchecked");
+  }
+  // Larger sizes for the other symbolic dims when the original fails on small ones (a
+  // convolution stack needs a minimum image size, a spectrogram a minimum signal length).
+  const int64_t ladder[] = {8, 64, 512};
+  Status last;
+  bool symbolic = has_symbolic_inputs(original);
+  for (int64_t other : ladder) {
+    std::string err;
+    eval::InputSpec spec = check_spec(original, simplified, o, other, &err);
+    if (!err.empty()) throw Error(kExitUsage, err);
+    if (!forced) {
+      double macs = estimate_macs(simplified, spec);
+      if (macs_out) *macs_out = macs;
+      if (macs > o.verify_budget_gmac * 1e9) {
+        *skipped = "one sample needs about " + gmac_str(macs) + " GMAC, over the budget of " +
+                   gmac_str(o.verify_budget_gmac * 1e9) + " (force the check with --verify, or raise --verify-budget)";
+        return nullptr;
+      }
+    }
+    eval::VerifyOptions vo;
+    vo.samples = o.samples > 0 ? o.samples : 1;
+    vo.seed = o.seed;
+    vo.rtol = o.rtol;
+    vo.atol = o.atol;
+    vo.inputs = spec;
+    vo.fast = true;  // float accumulation, as ONNX Runtime computes: both models alike
+    auto v = eval::Verifier::create(original, vo);
+    if (v) return std::move(v).value();
+    last = v.status();
+    if (last.code() == ErrorCode::kInterrupted) throw_if_error(last);
+    if (last.code() == ErrorCode::kUsage || last.code() == ErrorCode::kUnsupported || !symbolic) break;
+  }
+  return give_up(last, last.code() == ErrorCode::kUsage ? ""
+                                                         : " (the original model fails on these random inputs: give "
+                                                           "sizes with --dim, --input-shape or --input)");
+}
+
+Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o) {
+  Verification v;
+  auto rep = checker.compare_with(candidate);
+  throw_if_error(rep.is_ok() ? Status::ok() : rep.status());
+  v.ran = true;
+  v.ok = rep.value().ok;
+  v.samples = o.samples > 0 ? o.samples : 1;
+  v.rtol = o.rtol;
+  v.atol = o.atol;
+  v.dims = checker.dims_used();
+  v.why = rep.value().why;
+  for (const auto& od : rep.value().outputs)
+    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.ok, od.diff.why});
+  return v;
+}
+
+// Simplifies `m` in place and checks it; fills `rep` (stages, passes, verification). Throws
+// Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
+void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
+  support::CancelScope cancel(o.cancel);
+  passes::SimplifyOptions sopts = simplify_options(o);
+  throw_if_error(passes::check_pass_names(sopts));
+  sopts.input_shapes = resolve_shapes(m, sopts.input_shapes);
+  // The result holds only for the shapes that --input-shape / --dim fix: its inputs say so.
+  fix_input_shapes(m, sopts.input_shapes);
+  fix_named_dims(m, sopts.dims);
+  if (o.progress) sopts.on_pass = [p = o.progress](int round, const std::string& pass) {
+    p("round " + std::to_string(round) + ": " + pass, 0, 0);
+  };
+  if (o.verify_each_pass)
+    sopts.make_checker = [&o](const ir::Model& original) -> Result<std::unique_ptr<eval::Verifier>> {
+      Options forced = o;
+      forced.verify = Options::Verify::kOn;
+      std::string skipped;
+      try {
+        return make_checker(original, original, forced, &skipped, nullptr);
+      } catch (const Error& e) {
+        return Status(e.exit_code() == kExitUsage ? ErrorCode::kUsage : ErrorCode::kUnsupported, e.what());
+      }
+    };
+
+  std::unique_ptr<ir::Model> original;
+  if (o.verify != Options::Verify::kOff && o.run_passes) original = ir::clone_model(m);
+
+  if (o.run_passes) {
+    double t = now_s();
+    throw_if_error(ir::verify_model(m));
+    auto res = passes::simplify(m, sopts);
+    throw_if_error(res.is_ok() ? Status::ok() : res.status());
+    rep.passes = res.value().passes;
+    rep.rounds = res.value().rounds;
+    rep.converged = res.value().converged;
+    rep.warnings = res.value().warnings;
+    rep.stages.emplace_back("simplify", now_s() - t);
+  }
+  if (o.verify == Options::Verify::kOff) {
+    rep.verification.skipped = "--no-verify";
+  } else if (!o.run_passes) {
+    rep.verification.skipped = "--no-passes (nothing changed)";
+  } else {
+    double t = now_s();
+    if (o.progress) o.progress("check", 0, 0);
+    std::string skipped;
+    auto checker = make_checker(*original, m, o, &skipped, nullptr);
+    if (checker) {
+      rep.verification = run_check(*checker, m, o);
+    } else {
+      rep.verification.skipped = skipped;
+      rep.warnings.push_back("check skipped: " + skipped);
+    }
+    rep.stages.emplace_back("check", now_s() - t);
+  }
+}
+
+}  // namespace api
+
+// ---- Model
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+Model Model::load(const std::string& path) {
+  auto r = onnx_io::load_model(path);
+  api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  auto impl = std::make_unique<Impl>();
+  impl->model = std::move(r.value());
+  return Model(std::move(impl));
+}
+
+Model Model::parse(const void* data, size_t size, const std::string& base_dir) {
+  auto r = onnx_io::parse_model(std::string_view(static_cast<const char*>(data), size), "<buffer>", base_dir);
+  api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  auto impl = std::make_unique<Impl>();
+  impl->model = std::move(r.value());
+  return Model(std::move(impl));
+}
+
+Model Model::parse_text(const std::string& text) {
+  auto r = onnx_io::parse_text_model(text);
+  api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  auto impl = std::make_unique<Impl>();
+  impl->model = std::move(r.value());
+  return Model(std::move(impl));
+}
+
+Model Model::clone() const {
+  auto impl = std::make_unique<Impl>();
+  impl->model = ir::clone_model(*impl_->model);
+  return Model(std::move(impl));
+}
+
+void Model::save(const std::string& path, const Options& opts) const {
+  api::throw_if_error(onnx_io::save_model(*impl_->model, path, api::save_options(opts)));
+}
+
+std::string Model::serialize() const {
+  auto r = onnx_io::serialize_model(*impl_->model);
+  api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  return std::move(r.value());
+}
+
+std::string Model::to_text() const { return ir::print_model(*impl_->model); }
+ModelStats Model::stats() const { return compute_stats(*impl_->model); }
+
+std::vector<std::string> Model::input_names() const {
+  std::vector<std::string> out;
+  for (const ir::Value* v : impl_->model->graph->inputs())
+    if (!v->is_initializer()) out.push_back(v->name());
+  return out;
+}
+
+std::vector<std::string> Model::output_names() const {
+  std::vector<std::string> out;
+  for (const ir::Value* v : impl_->model->graph->outputs()) out.push_back(v->name());
+  return out;
+}
+
+// ---- runs
+
+Report simplify(Model& model, const Options& opts) {
+  Report rep;
+  ir::Model& m = api::ir_model(model);
+  rep.before = compute_stats(m);
+  api::simplify_in_place(m, opts, rep);
+  rep.after = compute_stats(m);
+  if (!rep.verification.ok) throw VerificationFailed(std::move(rep));
+  return rep;
+}
+
+Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
+  Report rep;
+  rep.input_path = in_path;
+  rep.output_path = out_path;
+  support::CancelScope cancel(opts.cancel);
+  double t0 = api::now_s();
+  onnx_io::LoadOptions lo;
+  if (opts.progress) lo.progress = [p = opts.progress](uint64_t d, uint64_t t) { p("loading", d, t); };
+  auto r = onnx_io::load_model(in_path, lo);
+  api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  ir::Model& m = *r.value();
+  rep.stages.emplace_back("load", api::now_s() - t0);
+  rep.before = compute_stats(m);
+  rep.before.file_bytes = api::file_size(in_path);
+  try {
+    api::simplify_in_place(m, opts, rep);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    // Errors of the model name the input file.
+    if (e.exit_code() != kExitUsage && msg.rfind(in_path, 0) != 0) msg = in_path + ": " + msg;
+    throw Error(e.exit_code(), msg);
+  }
+  rep.after = compute_stats(m);
+  if (!rep.verification.ok) throw VerificationFailed(std::move(rep));
+  double t1 = api::now_s();
+  api::throw_if_error(onnx_io::save_model(m, out_path, api::save_options(opts)));
+  rep.stages.emplace_back("save", api::now_s() - t1);
+  rep.after.file_bytes = api::file_size(out_path);
+  return rep;
+}
+
+Verification verify(const Model& reference, const Model& candidate, const Options& opts) {
+  support::CancelScope cancel(opts.cancel);
+  Options o = opts;
+  o.verify = Options::Verify::kOn;
+  if (o.samples <= 0) o.samples = 3;
+  std::string skipped;
+  auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
+  return api::run_check(*checker, api::ir_model(candidate), o);
+}
+
+namespace {
+
+class ExternalBuffer final : public ir::Buffer {
+ public:
+  ExternalBuffer(const void* p, size_t n, std::shared_ptr<const void> owner)
+      : p_(static_cast<const uint8_t*>(p)), n_(n), owner_(std::move(owner)) {}
+  const uint8_t* data() const override { return p_; }
+  size_t size() const override { return n_; }
+
+ private:
+  const uint8_t* p_;
+  size_t n_;
+  std::shared_ptr<const void> owner_;
+};
+
+ir::Tensor to_ir(const std::string& name, const Tensor& t) {
+  auto dt = static_cast<ir::DataType>(t.dtype);
+  if (std::string(ir::dtype_name(dt)).empty() || dt == ir::DataType::kUndefined)
+    throw Error(kExitUsage, "input '" + name + "': unknown element type " + std::to_string(t.dtype));
+  int64_t n = 1;
+  for (int64_t d : t.shape) {
+    if (d < 0) throw Error(kExitUsage, "input '" + name + "': negative dim");
+    n *= d;
+  }
+  ir::Tensor out = ir::Tensor::shell(dt, t.shape);
+  if (dt == ir::DataType::kString) {
+    if (static_cast<int64_t>(t.strings.size()) != n)
+      throw Error(kExitUsage, "input '" + name + "': " + std::to_string(t.strings.size()) + " strings for " +
+                                  std::to_string(n) + " elements");
+    out = ir::Tensor(dt, t.shape);
+    out.strings() = t.strings;
+    return out;
+  }
+  size_t need = ir::dtype_storage_bytes(dt, n);
+  if (t.nbytes != need)
+    throw Error(kExitUsage, "input '" + name + "': " + std::to_string(t.nbytes) + " bytes for " + std::to_string(n) +
+                                " elements of " + std::string(ir::dtype_name(dt)) + " (needs " + std::to_string(need) + ")");
+  out.set_buffer(std::make_shared<ExternalBuffer>(t.data, t.nbytes, t.owner), 0, t.nbytes);
+  return out;
+}
+
+Tensor from_ir(const ir::Tensor& t) {
+  Tensor out;
+  out.dtype = static_cast<int32_t>(t.dtype());
+  out.shape = t.dims();
+  if (t.dtype() == ir::DataType::kString) {
+    out.strings = t.strings();
+    return out;
+  }
+  out.data = t.bytes();
+  out.nbytes = t.byte_size();
+  out.owner = t.buffer();
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> run(const Model& model, const std::map<std::string, Tensor>& feeds, bool fast) {
+  const ir::Model& m = api::ir_model(model);
+  eval::Interpreter interp(m);
+  interp.set_fast_float(fast);
+  api::throw_if_error(interp.check_supported());
+  std::map<std::string, ir::RuntimeValue> in;
+  for (const auto& [name, t] : feeds) {
+    bool known = false;
+    for (const ir::Value* v : m.graph->inputs()) known |= v->name() == name;
+    if (!known) throw Error(kExitUsage, "the model has no input named '" + name + "'");
+    in[name] = ir::RuntimeValue::of(to_ir(name, t));
+  }
+  for (const ir::Value* v : m.graph->inputs())
+    if (!v->is_initializer() && !in.count(v->name()))
+      throw Error(kExitUsage, "no value given for input '" + v->name() + "'");
+  auto out = interp.run(in);
+  api::throw_if_error(out.is_ok() ? Status::ok() : out.status());
+  std::map<std::string, Tensor> res;
+  for (size_t i = 0; i < out.value().size(); ++i) {
+    const auto& v = out.value()[i];
+    const std::string& name = m.graph->outputs()[i]->name();
+    if (!v.is_tensor())
+      throw Error(kExitUnsupported, "output '" + name + "' is a sequence or optional: only tensors cross the API");
+    res[name] = from_ir(v.tensor);
+  }
+  return res;
+}
+
+void infer_shapes(Model& model, const Options& opts) {
+  passes::SimplifyOptions s = api::simplify_options(opts);
+  s.only = {"infer_shapes"};
+  s.skip.clear();
+  s.verify_each_pass = false;
+  s.write_value_info = true;
+  ir::Model& m = api::ir_model(model);
+  s.input_shapes = api::resolve_shapes(m, s.input_shapes);
+  auto r = passes::simplify(m, s);
+  api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+}
+
+std::string inspect_json(const Model& model) {
+  const ir::Model& m = api::ir_model(model);
+  nlohmann::ordered_json j;
+  j["ir_version"] = m.ir_version;
+  j["producer"] = m.producer_name;
+  j["producer_version"] = m.producer_version;
+  nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+  for (const auto& o : m.opset_import) ops[o.domain.empty() ? "ai.onnx" : o.domain] = o.version;
+  j["opsets"] = ops;
+  auto values = [](const std::vector<const ir::Value*>& vs) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const ir::Value* v : vs) a.push_back({{"name", v->name()}, {"type", v->type.is_known() ? v->type.str() : "?"}});
+    return a;
+  };
+  std::vector<const ir::Value*> ins, outs;
+  for (const ir::Value* v : m.graph->inputs())
+    if (!v->is_initializer()) ins.push_back(v);
+  for (const ir::Value* v : m.graph->outputs()) outs.push_back(v);
+  j["inputs"] = values(ins);
+  j["outputs"] = values(outs);
+  ModelStats s = compute_stats(m);
+  j["nodes"] = s.nodes;
+  j["top_level_nodes"] = s.top_level_nodes;
+  j["op_histogram"] = s.op_histogram;
+  j["initializers"] = s.initializers;
+  j["initializer_bytes"] = s.initializer_bytes;
+  j["functions"] = m.functions.size();
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace onnxtrim

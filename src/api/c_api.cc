@@ -1,0 +1,105 @@
+// The C API (include/onnxtrim/onnxtrim.h): a thin layer over the C++ API. Exceptions never
+// cross it: each becomes the CLI's exit code and message.
+#include "onnxtrim/onnxtrim.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "onnxtrim/onnxtrim.hpp"
+
+struct onnxtrim_options {
+  onnxtrim::Options opts;
+};
+
+namespace {
+
+char* dup(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p) std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+void set_out(char** dst, const std::string& s) {
+  if (dst) *dst = dup(s);
+}
+
+template <typename F>
+int guarded(char** report_json, char** error, F&& f) {
+  if (error) *error = nullptr;
+  if (report_json) *report_json = nullptr;
+  try {
+    f();
+    return 0;
+  } catch (const onnxtrim::VerificationFailed& e) {
+    set_out(report_json, e.report().to_json());
+    set_out(error, e.what());
+    return e.exit_code();
+  } catch (const onnxtrim::Error& e) {
+    set_out(error, e.what());
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    set_out(error, "out of memory");
+    return onnxtrim::kExitInternal;
+  } catch (const std::exception& e) {
+    set_out(error, std::string("internal error: ") + e.what());
+    return onnxtrim::kExitInternal;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* onnxtrim_version(void) { return onnxtrim::version(); }
+
+onnxtrim_options* onnxtrim_options_new(void) { return new (std::nothrow) onnxtrim_options(); }
+
+int onnxtrim_options_set(onnxtrim_options* options, const char* name, const char* value) {
+  if (!options || !name) return onnxtrim::kExitUsage;
+  try {
+    options->opts.set(name, value ? value : "");
+    return 0;
+  } catch (const onnxtrim::Error& e) {
+    return e.exit_code();
+  } catch (...) {
+    return onnxtrim::kExitInternal;
+  }
+}
+
+void onnxtrim_options_free(onnxtrim_options* options) { delete options; }
+
+int onnxtrim_simplify_file(const char* in_path, const char* out_path, const onnxtrim_options* options,
+                           char** report_json, char** error) {
+  return guarded(report_json, error, [&] {
+    if (!in_path || !out_path) throw onnxtrim::Error(onnxtrim::kExitUsage, "in_path and out_path are required");
+    onnxtrim::Options o = options ? options->opts : onnxtrim::Options();
+    o.quiet = true;
+    onnxtrim::Report r = onnxtrim::simplify_file(in_path, out_path, o);
+    set_out(report_json, r.to_json());
+  });
+}
+
+int onnxtrim_simplify_buffer(const void* in, size_t in_size, const onnxtrim_options* options, void** out,
+                             size_t* out_size, char** report_json, char** error) {
+  if (out) *out = nullptr;
+  if (out_size) *out_size = 0;
+  return guarded(report_json, error, [&] {
+    if (!in || !out || !out_size) throw onnxtrim::Error(onnxtrim::kExitUsage, "in, out and out_size are required");
+    onnxtrim::Options o = options ? options->opts : onnxtrim::Options();
+    onnxtrim::Model m = onnxtrim::Model::parse(in, in_size);
+    onnxtrim::Report r = onnxtrim::simplify(m, o);
+    std::string bytes = m.serialize();
+    void* buf = std::malloc(bytes.size() ? bytes.size() : 1);
+    if (!buf) throw std::bad_alloc();
+    std::memcpy(buf, bytes.data(), bytes.size());
+    *out = buf;
+    *out_size = bytes.size();
+    set_out(report_json, r.to_json());
+  });
+}
+
+void onnxtrim_free(void* p) { std::free(p); }
+
+}  // extern "C"

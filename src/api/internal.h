@@ -1,0 +1,24 @@
+// What the API's layers (the C API, tests) share beyond the public header: the conversion of
+// public options into the library's option structs, and errors into exceptions.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "eval/verify.h"
+#include "ir/graph.h"
+#include "onnx_io/onnx_io.h"
+#include "onnxtrim/onnxtrim.hpp"
+#include "passes/pass_manager.h"
+#include "support/status.h"
+
+namespace onnxtrim::api {
+
+int exit_code_for(ErrorCode c);
+void throw_if_error(const Status& st);
+ir::Model& ir_model(Model& m);
+const ir::Model& ir_model(const Model& m);
+passes::SimplifyOptions simplify_options(const Options& o);
+onnx_io::SaveOptions save_options(const Options& o);
+
+}  // namespace onnxtrim::api

@@ -1,0 +1,401 @@
+// The table of options: one entry per option, read by the CLI (parsing and --help), the C API
+// (onnxtrim_options_set) and the Python package (keyword arguments and the compat layers).
+// onnxsim's and OnnxSlim's flags are entries too: each maps onto onnxtrim's own options, or is
+// refused with a line saying what to use instead.
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+
+#include "onnxtrim/onnxtrim.hpp"
+
+namespace onnxtrim {
+
+namespace {
+
+[[noreturn]] void bad(std::string_view option, const std::string& why) {
+  throw Error(kExitUsage, "--" + std::string(option) + ": " + why);
+}
+
+bool parse_flag(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  bad(name, "takes no value (or true/false), not '" + std::string(v) + "'");
+}
+
+int64_t parse_int(std::string_view name, std::string_view v, int64_t lo) {
+  std::string s(v);
+  char* end = nullptr;
+  long long n = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end || n < lo) bad(name, "needs an integer >= " + std::to_string(lo) + ", not '" + s + "'");
+  return n;
+}
+
+double parse_double(std::string_view name, std::string_view v) {
+  std::string s(v);
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end || !std::isfinite(d) || d < 0) bad(name, "needs a non-negative number, not '" + s + "'");
+  return d;
+}
+
+// "4096", "1KB", "1.5MB", "2GiB", "512k" -> bytes (onnxsim's --no-large-tensor takes such sizes).
+uint64_t parse_bytes(std::string_view name, std::string_view v) {
+  std::string s(v);
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (s.empty() || end == s.c_str() || d < 0 || !std::isfinite(d)) bad(name, "needs a size in bytes, not '" + s + "'");
+  std::string unit(end);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double mul = 1;
+  if (unit.empty() || unit == "B") mul = 1;
+  else if (unit == "K" || unit == "KB" || unit == "KIB") mul = 1024;
+  else if (unit == "M" || unit == "MB" || unit == "MIB") mul = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GB" || unit == "GIB") mul = 1024.0 * 1024 * 1024;
+  else bad(name, "unknown size unit in '" + s + "' (B, KB, MB, GB)");
+  return static_cast<uint64_t>(d * mul);
+}
+
+std::vector<std::string> split(std::string_view v, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : v) {
+    if (c == sep) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Space-separated words (the CLI joins a multi-value option's words with spaces).
+std::vector<std::string> words(std::string_view v) { return split(v, ' '); }
+
+void add_dim(std::map<std::string, int64_t>& dims, std::string_view name, std::string_view arg) {
+  auto eq = arg.find('=');
+  if (eq == std::string_view::npos || eq == 0) bad(name, "needs NAME=VALUE, not '" + std::string(arg) + "'");
+  std::string key(arg.substr(0, eq));
+  int64_t v = parse_int(name, arg.substr(eq + 1), 0);
+  auto it = dims.find(key);
+  if (it != dims.end() && it->second != v) bad(name, "'" + key + "' given twice with different values");
+  dims[key] = v;
+}
+
+// "name:1,3,224,224"; onnxsim also takes "1,3,224,224" alone for a model of one input (name "").
+void add_shape(std::map<std::string, std::vector<int64_t>>& shapes, std::string_view name, std::string_view arg,
+               bool allow_unnamed) {
+  auto colon = arg.rfind(':');
+  std::string key, dims_s;
+  if (colon == std::string_view::npos) {
+    if (!allow_unnamed) bad(name, "needs NAME:D1,D2,..., not '" + std::string(arg) + "'");
+    dims_s = std::string(arg);
+  } else {
+    key = std::string(arg.substr(0, colon));
+    dims_s = std::string(arg.substr(colon + 1));
+  }
+  std::vector<int64_t> dims;
+  for (const auto& d : split(dims_s, ',')) dims.push_back(parse_int(name, d, 0));
+  auto it = shapes.find(key);
+  if (it != shapes.end() && it->second != dims) bad(name, "'" + key + "' given twice with different shapes");
+  shapes[key] = dims;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& s) {
+  for (const auto& x : list)
+    if (x == s) return;
+  list.push_back(s);
+}
+
+// OnnxSlim's fusion-pattern names -> onnxtrim's passes. Patterns with no counterpart here (onnxtrim
+// never applies them) are accepted: skipping them changes nothing.
+const std::map<std::string, std::vector<std::string>>& onnxslim_patterns() {
+  static const std::map<std::string, std::vector<std::string>> m = {
+      {"FusionPadConv", {"fuse_pad_conv"}},
+      {"FusionConvBN", {"fuse_conv_bn"}},
+      {"FusionConvAdd", {"fuse_conv_add"}},
+      {"FusionConvMul", {"fuse_conv_mul"}},
+      {"FusionGemm", {"fuse_matmul_add", "fuse_gemm_bias", "fuse_gemm_mul", "fuse_transpose_gemm"}},
+      {"FusionMatMulBN", {"fuse_matmul_bn"}},
+      {"EliminationSlice", {"fuse_consecutive_slices", "fuse_concat_of_slices"}},
+      {"EliminationReshape", {"fuse_consecutive_ops"}},
+      {"EliminationTranspose", {"fuse_consecutive_ops"}},
+      {"EliminationUnsqueeze", {"fuse_consecutive_ops"}},
+      {"EliminationConcat", {"fuse_concat_of_slices"}},
+      {"FusionGelu", {}},
+      {"FusionReduce", {}},
+      {"FusionLayerNorm", {}},
+  };
+  return m;
+}
+
+struct Entry {
+  OptionInfo info;
+  std::function<void(Options&, std::string_view)> apply;
+};
+
+Entry flag(std::string name, std::string group, std::string help, std::function<void(Options&, bool)> f) {
+  std::string n = name;
+  return Entry{OptionInfo{std::move(name), "", std::move(help), std::move(group)},
+               [n, f](Options& o, std::string_view v) { f(o, parse_flag(n, v)); }};
+}
+
+Entry value(std::string name, std::string metavar, std::string group, std::string help,
+            std::function<void(Options&, std::string_view)> f, bool repeatable = false) {
+  std::string n = name;
+  OptionInfo info{std::move(name), std::move(metavar), std::move(help), std::move(group)};
+  info.repeatable = repeatable;
+  return Entry{info, [n, f](Options& o, std::string_view v) {
+                 if (v.empty()) bad(n, "needs a value");
+                 f(o, v);
+               }};
+}
+
+Entry refuse(std::string name, std::string metavar, std::string group, std::string instead) {
+  std::string n = name;
+  OptionInfo info{std::move(name), std::move(metavar), "not supported: " + instead, std::move(group)};
+  info.optional_value = true;
+  info.multi_value = !info.metavar.empty();
+  return Entry{info, [n, instead](Options&, std::string_view) { bad(n, "is not supported by onnxtrim: " + instead); }};
+}
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = [] {
+    std::vector<Entry> t;
+    // --- simplification
+    t.push_back(flag("no-passes", "simplify", "load and save without touching the graph (a lossless round trip)",
+                     [](Options& o, bool b) { o.run_passes = !b; }));
+    t.push_back(value("passes", "a,b", "simplify", "run only these passes (in pipeline order)",
+                      [](Options& o, std::string_view v) { o.passes = split(v, ','); }));
+    t.push_back(value("skip", "a,b", "simplify", "run the default pipeline without these passes",
+                      [](Options& o, std::string_view v) {
+                        for (auto& p : split(v, ',')) add_unique(o.skip, p);
+                      }, true));
+    t.push_back(value("max-rounds", "N", "simplify", "fixed-point cap (default 10)",
+                      [](Options& o, std::string_view v) { o.max_rounds = static_cast<int>(parse_int("max-rounds", v, 1)); }));
+    t.push_back(flag("test-convergence", "simplify", "fail (exit 70) if the cap is hit before a fixed point",
+                     [](Options& o, bool b) { o.test_convergence = b; }));
+    t.push_back(flag("no-constant-folding", "simplify", "do not fold constants",
+                     [](Options& o, bool b) { o.constant_folding = !b; }));
+    t.push_back(value("size-threshold", "BYTES", "simplify",
+                      "a node is folded only if its outputs exceed the constant inputs it frees by at most BYTES "
+                      "(default 4096; units KB, MB allowed); large splats are never materialised",
+                      [](Options& o, std::string_view v) { o.size_threshold = parse_bytes("size-threshold", v); }));
+    t.push_back(flag("keep-constant-nodes", "simplify", "keep Constant nodes instead of turning them into initializers",
+                     [](Options& o, bool b) { o.keep_constant_nodes = b; }));
+    t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
+                     [](Options& o, bool b) { o.value_info = !b; }));
+    t.push_back(value("target", "NAME", "simplify", "legalize for a runtime: coreml (no tensor of rank > 5)",
+                      [](Options& o, std::string_view v) {
+                        if (v != "coreml") bad("target", "unknown target '" + std::string(v) + "' (known: coreml)");
+                        o.target = std::string(v);
+                      }));
+    t.push_back(flag("strict", "simplify", "with --target: anything the target cannot take is an error (exit 6)",
+                     [](Options& o, bool b) { o.strict = b; }));
+    t.push_back(value("dim", "NAME=V", "simplify",
+                      "fix a named dim: the result is simplified for that size, its inputs declare it, and the check's "
+                      "random inputs have it",
+                      [](Options& o, std::string_view v) { add_dim(o.dims, "dim", v); }, true));
+    t.push_back(value("input-shape", "NAME:D,D", "simplify",
+                      "an input's whole shape: the result is simplified for it and declares it (as --dim)",
+                      [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
+    // --- the check
+    t.push_back(flag("verify", "check",
+                     "check the result against the original even where the default would skip it (a costly "
+                     "model); an operator the evaluator lacks is then an error",
+                     [](Options& o, bool b) { o.verify = b ? Options::Verify::kOn : Options::Verify::kAuto; }));
+    t.push_back(flag("no-verify", "check", "do not check the result against the original",
+                     [](Options& o, bool b) { o.verify = b ? Options::Verify::kOff : Options::Verify::kAuto; }));
+    t.push_back(flag("verify-each-pass", "check",
+                     "after every pass that changed something, compare with the original; stop naming the first "
+                     "pass that changed the numbers",
+                     [](Options& o, bool b) { o.verify_each_pass = b; }));
+    t.push_back(value("verify-budget", "GMAC", "check",
+                      "the default check is skipped (and says so) when one sample costs more than this many "
+                      "multiply-adds, in billions (default 20)",
+                      [](Options& o, std::string_view v) { o.verify_budget_gmac = parse_double("verify-budget", v); }));
+    t.push_back(value("samples", "N", "inputs", "random samples (default 1 when simplifying, 3 for verify)",
+                      [](Options& o, std::string_view v) { o.samples = static_cast<int>(parse_int("samples", v, 1)); }));
+    t.push_back(value("seed", "S", "inputs", "random seed (default 0)",
+                      [](Options& o, std::string_view v) { o.seed = static_cast<uint64_t>(parse_int("seed", v, 0)); }));
+    t.push_back(value("rtol", "X", "inputs", "relative tolerance of the check (default 1e-4)",
+                      [](Options& o, std::string_view v) { o.rtol = parse_double("rtol", v); }));
+    t.push_back(value("atol", "X", "inputs", "absolute tolerance of the check (default 1e-5)",
+                      [](Options& o, std::string_view v) { o.atol = parse_double("atol", v); }));
+    t.push_back(value("input", "NAME=FILE|NUMBER", "inputs",
+                      "pin an input of the check to a TensorProto .pb or NumPy .npy file, or fill it with a number",
+                      [](Options& o, std::string_view v) {
+                        auto eq = v.find('=');
+                        if (eq == std::string_view::npos || eq == 0)
+                          bad("input", "needs NAME=FILE.pb, NAME=FILE.npy or NAME=NUMBER, not '" + std::string(v) + "'");
+                        o.input_values.emplace_back(v);
+                      }, true));
+    // --- saving
+    t.push_back(value("external-data", "MODE", "save",
+                      "auto (default): external tensors stay external, and everything goes external past 2 GB; "
+                      "always: every tensor of at least --external-threshold bytes; never: one file",
+                      [](Options& o, std::string_view v) {
+                        if (v != "auto" && v != "always" && v != "never")
+                          bad("external-data", "needs auto, always or never, not '" + std::string(v) + "'");
+                        o.external_data = std::string(v);
+                      }));
+    t.push_back(value("external-location", "NAME", "save", "external-data file name, beside OUT (default OUT.data)",
+                      [](Options& o, std::string_view v) { o.external_location = std::string(v); }));
+    t.push_back(value("external-threshold", "BYTES", "save", "smaller tensors stay inside the model file (default 1024)",
+                      [](Options& o, std::string_view v) { o.external_threshold = parse_bytes("external-threshold", v); }));
+    // --- output
+    t.push_back(value("json", "FILE", "output", "also write the report as JSON to FILE (\"-\" for stdout)",
+                      [](Options& o, std::string_view v) { o.json_path = std::string(v); }));
+    t.push_back(flag("quiet", "output", "print nothing but errors", [](Options& o, bool b) { o.quiet = b; }));
+    t.push_back(flag("print", "output", "print the resulting graph in text form", [](Options& o, bool b) { o.print = b; }));
+
+    // --- onnxsim's flags
+    {
+      Entry e = value("overwrite-input-shape", "NAME:D,D ...", "onnxsim",
+                      "= --input-shape for each (a shape without a name: the model's only input)",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& w : words(v)) add_shape(o.input_shapes, "overwrite-input-shape", w, true);
+                      }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    t.push_back(flag("skip-optimization", "onnxsim",
+                     "= --passes infer_shapes,fold_constants,eliminate_dead_nodes,eliminate_unused_initializers,"
+                     "eliminate_unused_value_info (shape inference and folding only)",
+                     [](Options& o, bool b) {
+                       if (b)
+                         o.passes = {"infer_shapes", "fold_constants", "eliminate_dead_nodes",
+                                     "eliminate_unused_initializers", "eliminate_unused_value_info"};
+                     }));
+    t.push_back(flag("skip-fuse-bn", "onnxsim", "= --skip fuse_conv_bn,fuse_matmul_bn", [](Options& o, bool b) {
+      if (b) {
+        add_unique(o.skip, "fuse_conv_bn");
+        add_unique(o.skip, "fuse_matmul_bn");
+      }
+    }));
+    {
+      Entry e = value("no-large-tensor", "SIZE", "onnxsim",
+                      "= --size-threshold SIZE (default 1KB); onnxtrim never materialises large splats anyway",
+                      [](Options& o, std::string_view v) { o.size_threshold = parse_bytes("no-large-tensor", v); });
+      e.info.optional_value = true;
+      auto inner = e.apply;
+      e.apply = [inner](Options& o, std::string_view v) { inner(o, v.empty() ? std::string_view("1KB") : v); };
+      t.push_back(e);
+    }
+    t.push_back(value("check-n", "N", "onnxsim", "= --samples N (0: --no-verify)", [](Options& o, std::string_view v) {
+      int64_t n = parse_int("check-n", v, 0);
+      if (n == 0) {
+        o.verify = Options::Verify::kOff;
+      } else {
+        o.samples = static_cast<int>(n);
+        o.verify = Options::Verify::kOn;
+      }
+    }));
+    t.push_back(flag("skip-shape-inference", "onnxsim",
+                     "= --no-value-info (shapes are still reasoned with, never written)",
+                     [](Options& o, bool b) { o.value_info = !b; }));
+    t.push_back(flag("include-subgraph", "onnxsim", "accepted: subgraphs are always simplified",
+                     [](Options&, bool) {}));
+    t.push_back(flag("dynamic-input-shape", "onnxsim", "accepted: dynamic shapes are always kept",
+                     [](Options&, bool) {}));
+    t.push_back(refuse("input-data-path", "NAME:FILE ...", "onnxsim", "use --input NAME=FILE.pb (or FILE.npy)"));
+    t.push_back(refuse("custom-lib", "LIB", "onnxsim",
+                       "custom-domain operators are kept as they are, with nothing to load; the check is skipped "
+                       "for models that use them"));
+    t.push_back(refuse("unused-output", "NAME ...", "onnxsim", "graph outputs are never removed"));
+    t.push_back(refuse("mutable-initializer", "", "onnxsim",
+                       "initializers that are also graph inputs are never folded"));
+
+    // --- OnnxSlim's flags
+    {
+      Entry e = value("input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& w : words(v)) add_shape(o.input_shapes, "input-shapes", w, false);
+                      }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    t.push_back(flag("model-check", "onnxslim", "= --verify", [](Options& o, bool b) {
+      if (b) o.verify = Options::Verify::kOn;
+    }));
+    {
+      Entry e = value("model-check-inputs", "NAME:D,D|NAME:FILE.npy ...", "onnxslim",
+                      "a shape: the check's random input of that shape (= --input-shape for the check only); a "
+                      ".npy or .pb file: = --input NAME=FILE",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& w : words(v)) {
+                          auto colon = w.find(':');
+                          if (colon == std::string::npos || colon == 0)
+                            bad("model-check-inputs", "needs NAME:D,D or NAME:FILE.npy, not '" + w + "'");
+                          std::string rest = w.substr(colon + 1);
+                          bool file = rest.size() > 4 && (rest.ends_with(".npy") || rest.ends_with(".pb"));
+                          if (file) o.input_values.push_back(w.substr(0, colon) + "=" + rest);
+                          else add_shape(o.check_input_shapes, "model-check-inputs", w, false);
+                        }
+                        if (o.verify == Options::Verify::kAuto) o.verify = Options::Verify::kOn;
+                      }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    {
+      Entry e = value("skip-fusion-patterns", "PATTERN ...", "onnxslim",
+                      "OnnxSlim pattern names (FusionPadConv, FusionConvBN, FusionGemm, EliminationSlice, ...) or "
+                      "onnxtrim pass names: = --skip of the matching passes",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& w : words(v)) {
+                          auto it = onnxslim_patterns().find(w);
+                          if (it != onnxslim_patterns().end()) {
+                            for (const auto& p : it->second) add_unique(o.skip, p);
+                          } else if (w.find('_') != std::string::npos) {
+                            add_unique(o.skip, w);  // an onnxtrim pass name (checked when the run starts)
+                          } else {
+                            std::string known;
+                            for (const auto& [k, _] : onnxslim_patterns()) known += (known.empty() ? "" : ", ") + k;
+                            bad("skip-fusion-patterns", "unknown pattern '" + w + "' (known: " + known +
+                                                            ", or an onnxtrim pass name)");
+                          }
+                        }
+                      }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    t.push_back(flag("save-as-external-data", "onnxslim", "= --external-data always",
+                     [](Options& o, bool b) { o.external_data = b ? "always" : "auto"; }));
+    t.push_back(flag("inspect", "onnxslim", "= onnxtrim inspect IN: print a summary of the model, write nothing",
+                     [](Options& o, bool b) { o.inspect = b; }));
+    t.push_back(flag("no-shape-infer", "onnxslim", "= --no-value-info", [](Options& o, bool b) { o.value_info = !b; }));
+    t.push_back(refuse("dtype", "fp16|fp32", "onnxslim", "precision conversion is not available yet"));
+    t.push_back(refuse("inputs", "NAME ...", "onnxslim", "cutting the graph is not available yet"));
+    t.push_back(refuse("outputs", "NAME ...", "onnxslim", "cutting the graph is not available yet"));
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+const std::vector<OptionInfo>& option_table() {
+  static const std::vector<OptionInfo> infos = [] {
+    std::vector<OptionInfo> v;
+    for (const auto& e : entries()) v.push_back(e.info);
+    return v;
+  }();
+  return infos;
+}
+
+void Options::set(std::string_view name, std::string_view value) {
+  std::string n(name);
+  if (n.rfind("--", 0) == 0) n = n.substr(2);
+  for (char& c : n)
+    if (c == '_') c = '-';  // Python keyword spelling
+  for (const auto& e : entries())
+    if (e.info.name == n) {
+      e.apply(*this, value);
+      return;
+    }
+  throw Error(kExitUsage, "unknown option '--" + n + "'");
+}
+
+}  // namespace onnxtrim

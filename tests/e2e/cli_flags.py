@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""One test per onnxsim / OnnxSlim flag that onnxtrim maps (README: "Flags of onnxsim and
+OnnxSlim"): each must do what it maps to, or be refused with one line saying what to use.
+
+usage: cli_flags.py ONNXTRIM"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import onnx
+from onnx import TensorProto, helper
+
+binary = sys.argv[1]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RESNET = os.path.join(ROOT, "tests", "models", "resnet_small.onnx")
+DIRTY = os.path.join(ROOT, "examples", "dirty.onnx")
+tmp = tempfile.mkdtemp()
+passed = failed = 0
+
+
+def run(*args, ok=True):
+    r = subprocess.run([binary, *args], capture_output=True, text=True)
+    if ok and r.returncode != 0:
+        raise AssertionError(f"exit {r.returncode}: {r.stderr.strip()}")
+    return r
+
+
+def simplify(src, *flags):
+    out = os.path.join(tmp, "out.onnx")
+    if os.path.exists(out):
+        os.remove(out)
+    r = run(src, out, "--quiet", "--json", "-", *flags)
+    return onnx.load(out), json.loads(r.stdout)
+
+
+def passes_run(report):
+    return [p["name"] for p in report["passes"]]
+
+
+def range_model():
+    # y = x + Range(0, 600, 1): the Range is a 4800-byte generator (folded only within the threshold).
+    x = helper.make_tensor_value_info("x", TensorProto.INT64, [600])
+    y = helper.make_tensor_value_info("y", TensorProto.INT64, [600])
+    c = [helper.make_node("Constant", [], [n], value=helper.make_tensor(n, TensorProto.INT64, [], [v]))
+         for n, v in (("start", 0), ("limit", 600), ("delta", 1))]
+    g = helper.make_graph(c + [helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+                               helper.make_node("Add", ["x", "r"], ["y"])], "g", [x], [y])
+    path = os.path.join(tmp, "range.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_overwrite_input_shape():
+    m, rep = simplify(RESNET, "--overwrite-input-shape", "image:2,3,32,32")
+    assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
+    m, _ = simplify(RESNET, "--overwrite-input-shape", "2,3,32,32")  # one input: the name may go
+    assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--overwrite-input-shape", "image:2,3", ok=False)
+    assert r.returncode == 2 and "rank" in r.stderr, r.stderr
+
+
+def test_input_shapes():
+    m, _ = simplify(RESNET, "--input-shapes", "image:1,3,32,32")
+    assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim] == [1, 3, 32, 32]
+
+
+def test_skip_optimization():
+    _, rep = simplify(RESNET, "--skip-optimization")
+    assert passes_run(rep) == ["infer_shapes", "fold_constants", "eliminate_dead_nodes",
+                               "eliminate_unused_initializers", "eliminate_unused_value_info"], passes_run(rep)
+
+
+def test_skip_fuse_bn():
+    _, rep = simplify(RESNET, "--skip-fuse-bn")
+    assert "fuse_conv_bn" not in passes_run(rep) and "fuse_matmul_bn" not in passes_run(rep)
+    assert "fuse_conv_add" in passes_run(rep)
+
+
+def test_no_large_tensor():
+    src = range_model()
+    m, _ = simplify(src)
+    assert any(n.op_type == "Range" for n in m.graph.node)  # 4800 bytes > the default 4096
+    m, _ = simplify(src, "--no-large-tensor", "8KB")
+    assert not any(n.op_type == "Range" for n in m.graph.node)
+    m, _ = simplify(src, "--no-large-tensor")  # onnxsim's default: 1KB
+    assert any(n.op_type == "Range" for n in m.graph.node)
+
+
+def test_size_threshold():
+    m, _ = simplify(range_model(), "--size-threshold", "8192")
+    assert not any(n.op_type == "Range" for n in m.graph.node)
+
+
+def test_check_n():
+    _, rep = simplify(DIRTY, "--check-n", "2")
+    assert rep["verification"]["ran"] and rep["verification"]["samples"] == 2
+    _, rep = simplify(DIRTY, "--check-n", "0")
+    assert not rep["verification"]["ran"] and rep["verification"]["skipped"] == "--no-verify"
+
+
+def test_model_check():
+    _, rep = simplify(DIRTY, "--model-check")
+    assert rep["verification"]["ran"] and rep["verification"]["ok"]
+
+
+def test_model_check_inputs():
+    m, rep = simplify(RESNET, "--model-check-inputs", "image:3,3,32,32")
+    v = rep["verification"]
+    assert v["ran"] and v["ok"]
+    # Only the check's inputs: the model stays dynamic.
+    assert m.graph.input[0].type.tensor_type.shape.dim[0].dim_param
+
+
+def test_skip_fusion_patterns():
+    _, rep = simplify(RESNET, "--skip-fusion-patterns", "FusionConvBN", "FusionPadConv")
+    assert "fuse_conv_bn" not in passes_run(rep) and "fuse_pad_conv" not in passes_run(rep)
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--skip-fusion-patterns", "NoSuchFusion", ok=False)
+    assert r.returncode == 2 and "unknown pattern 'NoSuchFusion'" in r.stderr
+
+
+def test_no_constant_folding():
+    _, rep = simplify(RESNET, "--no-constant-folding")
+    assert "fold_constants" not in passes_run(rep)
+
+
+def test_skip_shape_inference_and_no_shape_infer():
+    for flag in ("--skip-shape-inference", "--no-shape-infer"):
+        m, _ = simplify(DIRTY, flag)
+        assert len(m.graph.value_info) == 0, flag
+    m, _ = simplify(DIRTY)
+    assert len(m.graph.value_info) > 0
+
+
+def test_save_as_external_data():
+    out = os.path.join(tmp, "ext", "m.onnx")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    run(RESNET, out, "--quiet", "--save-as-external-data", "--external-threshold", "256")
+    assert os.path.exists(out + ".data")
+    assert any(t.data_location == onnx.TensorProto.EXTERNAL for t in onnx.load(out, load_external_data=False).graph.initializer)
+
+
+def test_inspect():
+    r = run(DIRTY, "--inspect")
+    assert "nodes:" in r.stdout and "inputs:" in r.stdout
+
+
+def test_refused_and_accepted():
+    r = run(DIRTY, os.path.join(tmp, "x.onnx"), "--custom-lib", "libmy.so", ok=False)
+    assert r.returncode == 2 and "not supported by onnxtrim" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    r = run(DIRTY, os.path.join(tmp, "x.onnx"), "--input-data-path", "x:a.npy", ok=False)
+    assert r.returncode == 2 and "--input NAME=FILE.pb" in r.stderr
+    simplify(DIRTY, "--include-subgraph", "--dynamic-input-shape")
+
+
+for name, fn in list(globals().items()):
+    if name.startswith("test_") and callable(fn):
+        try:
+            fn()
+            passed += 1
+        except Exception as e:  # noqa: BLE001
+            failed += 1
+            print(f"FAIL: {name}: {e}")
+print(f"cli_flags: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,307 @@
+"""The Python package on the bundled fixtures: simplify, run (against ONNX Runtime), verify,
+infer_shapes, inspect, the onnxsim/OnnxSlim drop-ins (same graph as the CLI with the mapped
+flags), one error class per kind of bad model, and a model past 2 GB through simplify_file.
+
+Run by CTest with PYTHONPATH=build/python, ONNXTRIM_CLI=build/onnxtrim."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxtrim
+from onnxtrim.compat import onnxsim, onnxslim
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+from ort_util import run_ort  # noqa: E402
+
+CLI = os.environ.get("ONNXTRIM_CLI", os.path.join(ROOT, "build", "onnxtrim"))
+DIRTY = os.path.join(ROOT, "examples", "dirty.onnx")
+MODELS = os.path.join(ROOT, "tests", "models")
+FIXTURES = [(DIRTY, {"batch": 2}), (os.path.join(MODELS, "resnet_small.onnx"), {"batch": 2}),
+            (os.path.join(MODELS, "bert_tiny.onnx"), {"batch": 2, "seq": 7}),
+            (os.path.join(MODELS, "gpt2_tiny.onnx"), {"batch": 1, "seq": 5})]
+
+
+def random_feeds(path, dims, seed=0):
+    m = onnx.load(path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for i in m.graph.input:
+        if i.name in inits:
+            continue
+        t = i.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param] for d in t.shape.dim]
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type]
+        if dtype.kind == "f":
+            feeds[i.name] = rng.uniform(-1, 1, shape).astype(dtype)
+        else:
+            feeds[i.name] = rng.integers(0, 8, shape).astype(dtype)
+    return feeds
+
+
+def node_count(m):
+    return len(m.graph.node)
+
+
+@pytest.mark.parametrize("path,dims", FIXTURES, ids=lambda x: os.path.basename(x) if isinstance(x, str) else "")
+def test_simplify_checks_and_shrinks(path, dims):
+    model, report = onnxtrim.simplify(path)
+    assert isinstance(model, onnx.ModelProto)
+    onnx.checker.check_model(model)
+    assert node_count(model) <= node_count(onnx.load(path))
+    assert report.after["nodes"] == len(model.graph.node) or report.after["nodes"] >= len(model.graph.node)
+    v = report.verification
+    assert v["ran"] and v["ok"] and v["samples"] == 1, v
+    assert v["outputs"] and all(o["ok"] for o in v["outputs"])
+    assert [p["name"] for p in report.passes][0] == "infer_shapes"
+    assert '"verification"' in report.to_json()
+    # The same model from a ModelProto and from bytes.
+    m2, _ = onnxtrim.simplify(onnx.load(path), verify=False)
+    m3, _ = onnxtrim.simplify(open(path, "rb").read(), verify=False)
+    assert m2.graph == m3.graph
+    assert node_count(m2) == node_count(model)
+
+
+@pytest.mark.parametrize("path,dims", FIXTURES, ids=lambda x: os.path.basename(x) if isinstance(x, str) else "")
+def test_run_matches_onnx_runtime(path, dims):
+    feeds = random_feeds(path, dims)
+    ours = onnxtrim.run(path, feeds)
+    theirs = run_ort(path, feeds)
+    assert set(ours) == set(theirs)
+    for name, want in theirs.items():
+        assert ours[name].dtype == want.dtype and ours[name].shape == want.shape
+        np.testing.assert_allclose(ours[name], want, rtol=1e-4, atol=1e-5)
+    # The simplified model computes the same in ONNX Runtime.
+    simplified, _ = onnxtrim.simplify(path, dims=None)
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "onnxtrim_py_" + os.path.basename(path))
+    onnx.save(simplified, tmp)
+    try:
+        again = run_ort(tmp, feeds)
+    finally:
+        os.remove(tmp)
+    for name, want in theirs.items():
+        np.testing.assert_allclose(again[name], want, rtol=1e-4, atol=1e-5)
+
+
+def test_run_reads_inputs_in_place_and_checks_them():
+    path = DIRTY
+    feeds = random_feeds(path, {"batch": 3})
+    out = onnxtrim.run(path, feeds)
+    assert all(isinstance(a, np.ndarray) for a in out.values())
+    # A non-contiguous view is accepted (made contiguous), a wrong dtype is refused.
+    name = next(iter(feeds))
+    wide = np.repeat(feeds[name], 2, axis=-1)[..., ::2]
+    assert not wide.flags["C_CONTIGUOUS"]
+    out2 = onnxtrim.run(path, {**feeds, name: wide})
+    for k in out:
+        np.testing.assert_array_equal(out[k], out2[k])
+    with pytest.raises(onnxtrim.Error):
+        onnxtrim.run(path, {**feeds, name: feeds[name].astype(np.float64)})
+    with pytest.raises(onnxtrim.UsageError, match="no value given"):
+        onnxtrim.run(path, {})
+
+
+def test_verify_passes_on_equal_and_fails_on_perturbed_weights(tmp_path):
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    simplified, _ = onnxtrim.simplify(path)
+    r = onnxtrim.verify(path, simplified, samples=2, dims={"batch": 2})
+    assert r.ok and bool(r) and r.samples == 2 and r.dims == {"batch": 2}
+    m = onnx.load(path)
+    big = max(m.graph.initializer, key=lambda t: int(np.prod(t.dims)))
+    w = numpy_helper.to_array(big)
+    rng = np.random.default_rng(0)
+    big.CopyFrom(numpy_helper.from_array((w * (1 + 0.01 * rng.standard_normal(w.shape))).astype(w.dtype), big.name))
+    bad = onnxtrim.verify(path, m)
+    assert not bad.ok and not bad
+    assert any(not o["ok"] for o in bad.outputs)
+
+
+def test_infer_shapes_writes_symbolic_dims():
+    m = onnxtrim.infer_shapes(os.path.join(MODELS, "bert_tiny.onnx"))
+    params = {d.dim_param for vi in m.graph.value_info for d in vi.type.tensor_type.shape.dim if d.dim_param}
+    assert "batch" in params and "seq" in params
+    fixed = onnxtrim.infer_shapes(os.path.join(MODELS, "bert_tiny.onnx"), dims={"batch": 2, "seq": 7})
+    params = {d.dim_param for vi in fixed.graph.value_info for d in vi.type.tensor_type.shape.dim if d.dim_param}
+    assert "batch" not in params and "seq" not in params
+
+
+def test_inspect():
+    info = onnxtrim.inspect(DIRTY)
+    assert info["nodes"] == len(onnx.load(DIRTY).graph.node)
+    assert info["inputs"] and info["outputs"] and "ai.onnx" in info["opsets"]
+    assert sum(info["op_histogram"].values()) == info["nodes"]
+
+
+def test_options_are_the_cli_table():
+    names = {o["name"] for o in onnxtrim.option_table()}
+    assert {"dim", "skip", "no-verify", "overwrite-input-shape", "model-check-inputs"} <= names
+    with pytest.raises(onnxtrim.UsageError, match="unknown option '--no-such-option'"):
+        onnxtrim.simplify(DIRTY, no_such_option=True)
+    with pytest.raises(onnxtrim.UsageError, match="unknown pass 'nope'"):
+        onnxtrim.simplify(DIRTY, skip=["nope"])
+    m, rep = onnxtrim.simplify(DIRTY, passes=["infer_shapes", "eliminate_identity"], samples=2, seed=3)
+    assert [p["name"] for p in rep.passes] == ["infer_shapes", "eliminate_identity"]
+    assert rep.verification["samples"] == 2
+
+
+def cli_nodes(tmp_path, *flags, src=DIRTY):
+    out = str(tmp_path / "cli.onnx")
+    subprocess.run([CLI, src, out, "--quiet", *flags], check=True)
+    return onnx.load(out)
+
+
+def test_onnxsim_drop_in_matches_the_cli(tmp_path):
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    model, ok = onnxsim.simplify(path, check_n=2, skip_fuse_bn=True, overwrite_input_shapes={"image": [2, 3, 32, 32]})
+    assert ok is True
+    cli = cli_nodes(tmp_path, "--check-n", "2", "--skip-fuse-bn", "--overwrite-input-shape", "image:2,3,32,32",
+                    src=path)
+    assert model.graph == cli.graph
+    assert [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
+    plain, ok = onnxsim.simplify(onnx.load(path), perform_optimization=False)
+    assert ok and plain.graph == cli_nodes(tmp_path, "--skip-optimization", src=path).graph
+    with pytest.raises(TypeError, match="custom_lib"):
+        onnxsim.simplify(path, custom_lib="libx.so")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        onnxsim.simplify(path, bogus=1)
+
+
+def test_onnxslim_drop_in_matches_the_cli(tmp_path):
+    path = os.path.join(MODELS, "bert_tiny.onnx")
+    model = onnxslim.slim(path, model_check=True, skip_fusion_patterns=["FusionGemm"])
+    cli = cli_nodes(tmp_path, "--model-check", "--skip-fusion-patterns", "FusionGemm", src=path)
+    assert model.graph == cli.graph
+    out = str(tmp_path / "slim.onnx")
+    assert onnxslim.slim(path, out, no_shape_infer=True) is None
+    assert not onnx.load(out).graph.value_info
+    assert onnx.load(out).graph == cli_nodes(tmp_path, "--no-shape-infer", src=path).graph
+    info = onnxslim.slim(path, inspect=True)
+    assert info["nodes"] == len(onnx.load(path).graph.node)
+    with pytest.raises(TypeError, match="'dtype' is not supported"):
+        onnxslim.slim(path, dtype="fp16")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'speed'"):
+        onnxslim.slim(path, speed=3)
+
+
+def save(graph, path, opset=17):
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
+
+
+def test_each_error_class(tmp_path):
+    with pytest.raises(onnxtrim.FileError) as e:
+        onnxtrim.simplify(str(tmp_path / "missing.onnx"))
+    assert e.value.exit_code == 3 and "missing.onnx" in str(e.value)
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"\x0a\xff\xff\xff\xff garbage")
+    with pytest.raises(onnxtrim.ParseError):
+        onnxtrim.simplify(str(junk))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    undefined = tmp_path / "undefined.onnx"
+    save(helper.make_graph([helper.make_node("Relu", ["ghost"], ["y"], name="relu0")], "g", [x], [y]), str(undefined))
+    with pytest.raises(onnxtrim.InvalidModel, match="ghost"):
+        onnxtrim.simplify(str(undefined))
+    custom = tmp_path / "custom.onnx"
+    g = helper.make_graph([helper.make_node("Mystery", ["x"], ["y"], domain="com.example")], "g", [x], [y])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]),
+              str(custom))
+    with pytest.raises(onnxtrim.Unsupported):
+        onnxtrim.run(str(custom), {"x": np.zeros(2, np.float32)})
+    with pytest.raises(onnxtrim.Unsupported):
+        onnxtrim.simplify(str(custom), verify=True)
+    # The default check says why it skipped, and the run succeeds.
+    m, rep = onnxtrim.simplify(str(custom))
+    assert not rep.verification["ran"] and "Mystery" in rep.verification["skipped"]
+    with pytest.raises(onnxtrim.UsageError):
+        onnxtrim.simplify(DIRTY, size_threshold="lots")
+    assert issubclass(onnxtrim.VerificationFailed, onnxtrim.Error)
+
+
+def test_past_2gb_through_simplify_file(tmp_path):
+    # Two 1.1 GB weights as external data (sparse files: nothing is written to disk), read by
+    # Gather, so that the check stays cheap; the result keeps them external.
+    n = 1100 * 1024 * 1024 // 4
+    inits = []
+    for k in range(2):
+        name = f"w{k}"
+        path = tmp_path / f"{name}.bin"
+        with open(path, "wb") as f:
+            f.write(np.full(4, k + 1, np.float32).tobytes())  # distinct weights (not merged)
+            f.truncate(n * 4)
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[n])
+        t.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", f"{name}.bin"), ("offset", "0"), ("length", str(n * 4))):
+            e = t.external_data.add()
+            e.key, e.value = key, value
+        inits.append(t)
+    idx = helper.make_tensor_value_info("idx", TensorProto.INT64, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    nodes = [helper.make_node("Gather", ["w0", "idx"], ["a"]), helper.make_node("Gather", ["w1", "idx"], ["b"]),
+             helper.make_node("Identity", ["a"], ["a2"]), helper.make_node("Add", ["a2", "b"], ["y"])]
+    src = tmp_path / "big.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "big", [idx], [y], initializer=inits),
+                                opset_imports=[helper.make_opsetid("", 17)]), str(src))
+    dst = tmp_path / "out" / "big.onnx"
+    dst.parent.mkdir()
+    rep = onnxtrim.simplify_file(src, dst)
+    assert rep.after["nodes"] == 3 and rep.verification["ok"]
+    assert os.path.getsize(dst) < 1 << 20
+    out = onnx.load(str(dst), load_external_data=False)
+    assert all(t.data_location == TensorProto.EXTERNAL for t in out.graph.initializer)
+    with pytest.raises(onnxtrim.Error, match="2 GB|protobuf|simplify_file"):
+        onnxtrim.simplify(str(src), verify=False)
+
+
+def test_python_m_onnxtrim_is_the_cli(tmp_path):
+    out = tmp_path / "o.onnx"
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-m", "onnxtrim", DIRTY, str(out), "--json", "-", "--quiet"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert '"verification"' in r.stdout and out.exists()
+    r = subprocess.run([sys.executable, "-m", "onnxtrim", DIRTY], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and "expected IN.onnx OUT.onnx" in r.stderr
+
+
+def test_ctrl_c_interrupts_a_long_run(tmp_path):
+    # A Loop of 10^9 trips: Ctrl-C (SIGINT) must stop onnxtrim.run within a second or two.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "one"], ["acc_out"]), helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(np.ones(1, np.float32), "one")])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "cond", "x"], ["y"], body=body)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(np.array(10**9, np.int64), "trips"),
+                     numpy_helper.from_array(np.array(True), "cond")])
+    path = tmp_path / "loop.onnx"
+    save(g, str(path))
+    script = f"""
+import time, numpy as np, onnxtrim
+t = time.time()
+try:
+    onnxtrim.run({str(path)!r}, {{"x": np.zeros(1, np.float32)}})
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted after", round(time.time() - t, 1))
+"""
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    time.sleep(2.0)
+    t = time.time()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert "interrupted" in out, out
+    assert time.time() - t < 5
