@@ -179,6 +179,24 @@ g (float[2, 3] x) => (float[4, 3] y, int64 n) {
   EXPECT_EQ(s.model->graph->outputs()[0]->type.elem, ir::DataType::kFloat);
 }
 
+TEST(WrittenFacts, AReshapeBehindACustomOpGetsNoValueInfo) {
+  // Issue 12, F5: com.microsoft.Gelu -> Reshape wrote a value_info of shape [3, 4] and element
+  // type 0, which ONNX Runtime refuses to load.
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 13, "com.microsoft" : 1]>
+g (float[2, 6] x) => (float[3, 4] y) {
+  g1 = com.microsoft.Gelu(x)
+  sh = Constant<value = int64[2] {3, 4}>()
+  r = Reshape(g1, sh)
+  y = Neg(r)
+}
+)");
+  ASSERT_TRUE(s.model);
+  EXPECT_FALSE(value_named(*s.model->graph, "r")->has_value_info);
+  for (const ir::Value* v : s.model->graph->value_info_order())
+    if (v->type.is_tensor()) EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+}
+
 TEST(WrittenFacts, DeclaredElementTypeZeroIsDropped) {
   // A value_info with element type 0 in the input file is not written back.
   auto m = parse(R"(
