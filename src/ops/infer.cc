@@ -1,5 +1,6 @@
 #include "ops/infer.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ops/kernel_util.h"
@@ -21,6 +22,61 @@ void register_infer(std::string domain, std::string op_type, InferFn fn) {
 InferFn find_infer(std::string_view domain, std::string_view op_type) {
   auto it = infer_table().find({norm(domain), std::string(op_type)});
   return it == infer_table().end() ? nullptr : it->second;
+}
+
+namespace {
+std::map<std::pair<std::string, std::string>, TypeConstraints>& types_table() {
+  static std::map<std::pair<std::string, std::string>, TypeConstraints> t;
+  return t;
+}
+}  // namespace
+
+void register_types(std::string domain, std::string op_type, const std::string& signature,
+                    std::vector<std::pair<std::string, uint64_t>> sets) {
+  TypeConstraints c;
+  size_t pos = 0;
+  while (pos < signature.size()) {
+    size_t end = signature.find(' ', pos);
+    if (end == std::string::npos) end = signature.size();
+    std::string var = signature.substr(pos, end - pos);
+    if (var.size() > 3 && var.compare(var.size() - 3, 3, "...") == 0) {
+      var.resize(var.size() - 3);
+      c.variadic = true;
+    }
+    c.vars.push_back(var == "-" ? std::string() : var);
+    pos = end + 1;
+  }
+  for (auto& [k, v] : sets) c.sets[k] = v;
+  types_table()[{norm(domain), std::move(op_type)}] = std::move(c);
+}
+
+const TypeConstraints* find_types(std::string_view domain, std::string_view op_type) {
+  auto it = types_table().find({norm(domain), std::string(op_type)});
+  return it == types_table().end() ? nullptr : &it->second;
+}
+
+Status check_types(const InferContext& ctx) {
+  const ir::Node& n = ctx.node();
+  const TypeConstraints* c = find_types(n.domain, n.op_type);
+  if (!c || c->vars.empty()) return Status::ok();
+  std::map<std::string, std::pair<size_t, ir::DataType>> seen;  // variable -> first input, its type
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    if (i >= c->vars.size() && !c->variadic) break;
+    const std::string& var = c->vars[std::min(i, c->vars.size() - 1)];
+    if (var.empty()) continue;
+    const TypeInfo& t = ctx.input(i);
+    if (!t.is_tensor() || t.elem == ir::DataType::kUndefined) continue;
+    auto set = c->sets.find(var);
+    if (set != c->sets.end() && (set->second & type_bit(t.elem)) == 0)
+      return ctx.error("input " + std::to_string(i) + " ('" + n.input(i)->name() + "') is " +
+                       std::string(ir::dtype_name(t.elem)) + ", a type " + n.op_type + " does not take");
+    auto [it, fresh] = seen.emplace(var, std::make_pair(i, t.elem));
+    if (!fresh && it->second.second != t.elem)
+      return ctx.error("inputs " + std::to_string(it->second.first) + " and " + std::to_string(i) + " must have one element type, but are " +
+                       std::string(ir::dtype_name(it->second.second)) + " and " + std::string(ir::dtype_name(t.elem)));
+  }
+  return Status::ok();
 }
 
 std::optional<std::vector<int64_t>> TypeInfo::static_shape() const {

@@ -5,6 +5,9 @@
 // what it can of the outputs. Unknown is never an error; only a real spec violation is.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +88,51 @@ InferFn find_infer(std::string_view domain, std::string_view op_type);
   static const bool onnxtrim_infer_registered_##id = [] {               \
     ::onnxtrim::ops::register_infer(domain, op_type, fn);               \
     return true;                                                        \
+  }()
+
+// ---------------------------------------------------------------- type constraints
+// The element types an op's inputs may take (section 2 of an op file), as the union over the
+// op's versions in Changelog.md (older opsets allow fewer types; the union never rejects a
+// type some version allows). `signature` names each input's type variable by position: "-"
+// for an input left unchecked, "..." after the last name when it repeats for variadic inputs.
+// `sets` gives each variable's types. Inputs that share a variable must have one element type.
+// Checked by shape inference before the op's rule, wherever an input's element type is known.
+constexpr uint64_t type_bit(ir::DataType t) { return uint64_t{1} << static_cast<int>(t); }
+constexpr uint64_t type_bits(std::initializer_list<ir::DataType> ts) {
+  uint64_t m = 0;
+  for (ir::DataType t : ts) m |= type_bit(t);
+  return m;
+}
+inline constexpr uint64_t kFloatTypes = type_bits({ir::DataType::kFloat16, ir::DataType::kFloat, ir::DataType::kDouble,
+                                                   ir::DataType::kBFloat16});
+inline constexpr uint64_t kSignedTypes = type_bits({ir::DataType::kInt8, ir::DataType::kInt16, ir::DataType::kInt32,
+                                                    ir::DataType::kInt64});
+inline constexpr uint64_t kUnsignedTypes = type_bits({ir::DataType::kUint8, ir::DataType::kUint16,
+                                                      ir::DataType::kUint32, ir::DataType::kUint64});
+inline constexpr uint64_t kIntTypes = kSignedTypes | kUnsignedTypes;
+inline constexpr uint64_t kNumericTypes = kFloatTypes | kIntTypes;
+inline constexpr uint64_t kFloat8Types = type_bits({ir::DataType::kFloat8E4M3FN, ir::DataType::kFloat8E4M3FNUZ,
+                                                    ir::DataType::kFloat8E5M2, ir::DataType::kFloat8E5M2FNUZ});
+inline constexpr uint64_t kComplexTypes = type_bits({ir::DataType::kComplex64, ir::DataType::kComplex128});
+inline constexpr uint64_t kAnyType = ~uint64_t{0};
+
+struct TypeConstraints {
+  std::vector<std::string> vars;  // per input position; "" for unchecked
+  bool variadic = false;          // the last variable repeats
+  std::map<std::string, uint64_t> sets;
+};
+
+void register_types(std::string domain, std::string op_type, const std::string& signature,
+                    std::vector<std::pair<std::string, uint64_t>> sets);
+const TypeConstraints* find_types(std::string_view domain, std::string_view op_type);
+// The node's inputs against its op's constraints: an invalid-model error naming the input.
+Status check_types(const InferContext& ctx);
+
+// ONNXTRIM_REGISTER_TYPES(Add, "", "Add", "T T", {{"T", kNumericTypes}})
+#define ONNXTRIM_REGISTER_TYPES(id, domain, op_type, signature, ...)      \
+  static const bool onnxtrim_types_registered_##id = [] {                 \
+    ::onnxtrim::ops::register_types(domain, op_type, signature, __VA_ARGS__); \
+    return true;                                                          \
   }()
 
 // ---------------------------------------------------------------- helpers for rules

@@ -78,13 +78,19 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(check_pass_names(opts));
   if (!opts.target.empty() && opts.target != "coreml")
     return Status(ErrorCode::kUsage, "unknown target '" + opts.target + "' (known: coreml)");
-  if (!opts.input_shapes.empty() || !opts.dims.empty()) {
-    // Conflicting overrides are the user's error: report before touching anything.
-    InferOptions io;
-    io.input_shapes = opts.input_shapes;
-    io.dims = opts.dims;
-    ShapeInference si(model, io);
+  InferOptions infer_opts;
+  infer_opts.input_shapes = opts.input_shapes;
+  infer_opts.dims = opts.dims;
+  {
+    // Before anything changes: conflicting overrides are the user's error; a node whose input
+    // types, attributes or sizes the spec forbids (its op rule says so) stops the run; and the
+    // file's declarations about intermediate values give way to what is proved, so that no
+    // pass reasons from an exporter's hint (shape_inference.h).
+    ShapeInference si(model, infer_opts);
     OT_RETURN_IF_ERROR(si.run());
+    if (!si.errors().empty()) return si.errors().front();
+    ir::Rewriter rw(model);
+    si.write_back(rw, /*add_value_info=*/false);
   }
   SimplifyResult result;
   std::vector<const PassInfo*> pipeline;
@@ -154,6 +160,15 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     if (round_changes == 0) {
       result.converged = true;
       break;
+    }
+  }
+  {
+    // What is written is what is proved: whatever the passes left in value_info and body
+    // outputs is replaced by the facts of the final graph.
+    ShapeInference si(model, infer_opts);
+    if (si.run().is_ok()) {
+      ir::Rewriter rw(model);
+      si.write_back(rw, /*add_value_info=*/false);
     }
   }
   if (opts.strict)

@@ -1,5 +1,8 @@
 #include "passes/shape_inference.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "eval/interpreter.h"
 #include "ops/fold.h"
 #include "passes/pass_util.h"
@@ -19,38 +22,88 @@ std::optional<std::vector<Expr>> propagate_constant(const ir::Tensor& t) {
   return out;
 }
 
-TypeInfo ShapeInference::from_declared(const ir::Type& t) const {
+void ShapeInference::collect_interface() {
+  std::function<void(const ir::Type&)> add = [&](const ir::Type& t) {
+    for (const ir::Dim& d : t.dims)
+      if (!d.is_known() && !d.param.empty())
+        for (std::string& s : Expr::parse(d.param).symbols()) interface_.insert(std::move(s));
+    if (t.inner) add(*t.inner);
+  };
+  if (model_.graph)
+    for (const ir::Value* v : model_.graph->inputs()) add(v->type);
+}
+
+bool ShapeInference::is_interface(const Expr& e) const {
+  bool fresh = false;
+  for (const std::string& s : e.symbols(&fresh))
+    if (!interface_.count(s)) return false;
+  return !fresh;
+}
+
+TypeInfo ShapeInference::from_declared(const ir::Type& t, bool hint) const {
   TypeInfo i;
   i.kind = t.kind;
   i.elem = t.elem;
   if (t.has_shape) {
     ops::SymShape s;
     for (const ir::Dim& d : t.dims) {
-      if (d.is_known()) s.push_back(Expr::constant(*d.value));
-      else if (!d.param.empty() && opts_.dims.count(d.param)) s.push_back(Expr::constant(opts_.dims.at(d.param)));
-      else if (!d.param.empty()) s.push_back(Expr::parse(d.param));
-      else s.push_back(Expr::fresh());
+      if (d.is_known()) {
+        s.push_back(Expr::constant(*d.value));
+      } else if (!d.param.empty() && opts_.dims.count(d.param)) {
+        s.push_back(Expr::constant(opts_.dims.at(d.param)));
+      } else if (!d.param.empty()) {
+        Expr e = Expr::parse(d.param);
+        // A hint's name tells nothing unless it is built from the interface's names.
+        s.push_back(hint && !is_interface(e) ? Expr::fresh() : e);
+      } else {
+        s.push_back(Expr::fresh());
+      }
     }
     i.shape = std::move(s);
   }
-  if (t.inner) i.inner = std::make_shared<TypeInfo>(from_declared(*t.inner));
+  if (t.inner) i.inner = std::make_shared<TypeInfo>(from_declared(*t.inner, hint));
   return i;
 }
 
-ir::Type ShapeInference::to_type(const TypeInfo& t) {
+ir::Dim ShapeInference::written_dim(const Expr& e) const {
+  if (auto v = e.constant_value()) return ir::Dim::known(*v);
+  if (!is_interface(e)) return ir::Dim{};
+  std::string text = e.str();
+  if (text.size() > kMaxWrittenDimChars) return ir::Dim{};
+  return ir::Dim::symbol(std::move(text));
+}
+
+std::optional<ir::Type> ShapeInference::written_type(const TypeInfo& t) const {
   ir::Type ty;
   ty.kind = t.kind;
   ty.elem = t.elem;
-  if (t.shape) {
-    ty.has_shape = true;
-    for (const Expr& e : *t.shape) {
-      if (auto v = e.constant_value()) ty.dims.push_back(ir::Dim::known(*v));
-      else if (e.is_fresh()) ty.dims.push_back(ir::Dim{});
-      else ty.dims.push_back(ir::Dim::symbol(e.str()));
+  switch (t.kind) {
+    case ir::Type::Kind::kTensor:
+    case ir::Type::Kind::kSparseTensor:
+      if (t.elem == ir::DataType::kUndefined) return std::nullopt;
+      if (t.shape) {
+        ty.has_shape = true;
+        for (const Expr& e : *t.shape) ty.dims.push_back(written_dim(e));
+      }
+      return ty;
+    case ir::Type::Kind::kSequence:
+    case ir::Type::Kind::kOptional: {
+      if (!t.inner) return std::nullopt;
+      auto in = written_type(*t.inner);
+      if (!in) return std::nullopt;
+      ty.inner = std::make_shared<ir::Type>(std::move(*in));
+      return ty;
     }
+    case ir::Type::Kind::kMap: {
+      if (t.elem == ir::DataType::kUndefined || !t.inner) return std::nullopt;
+      auto in = written_type(*t.inner);
+      if (!in) return std::nullopt;
+      ty.inner = std::make_shared<ir::Type>(std::move(*in));
+      return ty;
+    }
+    default:
+      return std::nullopt;
   }
-  if (t.inner) ty.inner = std::make_shared<ir::Type>(to_type(*t.inner));
-  return ty;
 }
 
 const TypeInfo* ShapeInference::facts(const ir::Value* v) const {
@@ -201,10 +254,15 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
 void ShapeInference::infer_node(const ir::Node& n) {
   GraphInferContext ctx(*this, n, model_.opset(n.domain));
   ops::InferFn rule = ops::find_infer(n.domain, n.op_type);
+  if (Status st = ops::check_types(ctx); !st.is_ok()) {
+    warnings_.push_back(st.message());
+    errors_.push_back(st);
+  }
   if (rule) {
     Status st = rule(ctx);
     if (!st.is_ok()) {
       warnings_.push_back(st.message());
+      if (st.code() == ErrorCode::kInvalidModel) errors_.push_back(st);
       for (auto& o : ctx.outputs()) o = TypeInfo{};
     }
   }
@@ -244,7 +302,7 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
       t = TypeInfo::tensor(v->type.elem, ops::SymShape{});
       for (int64_t d : sh->second) t.shape->push_back(Expr::constant(d));
     } else {
-      t = from_declared(v->type);
+      t = from_declared(v->type, /*hint=*/g.parent() != nullptr);
       if (i < inputs.size()) {
         // What the owning node knows (e.g. Loop-carried types) refines the declaration.
         const TypeInfo& given = inputs[i];
@@ -303,31 +361,60 @@ Status ShapeInference::run() {
   return Status::ok();
 }
 
+namespace {
+
+// The declared type `decl` of a graph output with what `proved` adds where it is open. With
+// keep_names false (body outputs), declared dim names that are not proved are dropped first.
+ir::Type merge_declaration(ir::Type decl, const std::optional<ir::Type>& proved, bool keep_names) {
+  if (!decl.is_known()) return proved ? *proved : decl;
+  const ir::Type* p = proved && proved->kind == decl.kind ? &*proved : nullptr;
+  bool same_rank = p && p->has_shape && decl.has_shape && p->dims.size() == decl.dims.size();
+  if (!keep_names)
+    for (size_t k = 0; k < decl.dims.size(); ++k) {
+      ir::Dim& d = decl.dims[k];
+      if (d.is_known() || d.param.empty()) continue;
+      if (!same_rank || p->dims[k].param != d.param) d.param.clear();
+    }
+  if (!p) return decl;
+  if (decl.elem == ir::DataType::kUndefined) decl.elem = p->elem;
+  if (!decl.has_shape && p->has_shape) {
+    decl.has_shape = true;
+    decl.dims = p->dims;
+  } else if (same_rank) {
+    for (size_t k = 0; k < decl.dims.size(); ++k)
+      if (!decl.dims[k].is_known() && decl.dims[k].param.empty()) decl.dims[k] = p->dims[k];
+  }
+  if (decl.inner && p->inner) decl.inner = std::make_shared<ir::Type>(merge_declaration(*decl.inner, *p->inner, keep_names));
+  else if (!decl.inner && p->inner) decl.inner = p->inner;
+  return decl;
+}
+
+}  // namespace
+
 void ShapeInference::write_back(ir::Rewriter& rw, bool add_value_info) {
   for (const ir::Graph* cg : graphs_) {
     auto& g = const_cast<ir::Graph&>(*cg);
     auto apply = [&](ir::Value* v) {
-      if (!v) return;
+      if (!v || v->is_graph_input()) return;  // inputs never change
       const TypeInfo* f = facts(v);
-      if (!f || f->kind == ir::Type::Kind::kUnknown) return;
-      if (v->is_graph_input()) return;  // never changed
-      ir::Type t = to_type(*f);
-      if (v->is_graph_output() && v->type.is_known()) {
-        // Only fill in what the declaration leaves open.
-        ir::Type merged = v->type;
-        if (merged.elem == ir::DataType::kUndefined) merged.elem = t.elem;
-        if (!merged.has_shape && t.has_shape) {
-          merged.has_shape = true;
-          merged.dims = t.dims;
-        } else if (merged.has_shape && t.has_shape && merged.dims.size() == t.dims.size()) {
-          for (size_t k = 0; k < t.dims.size(); ++k)
-            if (!merged.dims[k].is_known() && merged.dims[k].param.empty()) merged.dims[k] = t.dims[k];
-        }
-        rw.set_type(v, merged);
+      std::optional<ir::Type> t = f ? written_type(*f) : std::nullopt;
+      if (v->is_graph_output()) {
+        // The main graph's outputs are the interface: kept as declared, open parts filled in.
+        // A body's outputs keep only what is proved of their declaration.
+        const auto& mo = model_.graph->outputs();
+        bool interface = std::find(mo.begin(), mo.end(), v) != mo.end();
+        rw.set_type(v, merge_declaration(v->type, t, /*keep_names=*/interface));
         return;
       }
-      rw.set_type(v, t);
-      if (add_value_info && !v->has_value_info && !v->is_graph_output() && !v->is_initializer()) {
+      if (v->is_initializer()) return;  // typed by its tensor
+      if (!t) {
+        // Nothing proved: the declaration was a hint, and no value_info is written.
+        if (v->type.is_known()) rw.set_type(v, ir::Type{});
+        rw.remove_value_info(v);
+        return;
+      }
+      rw.set_type(v, *t);
+      if (add_value_info && !v->has_value_info) {
         v->has_value_info = true;
         g.value_info_order().push_back(v);
         rw.note_change();

@@ -1,11 +1,28 @@
 // Symbolic shape and type inference over a whole model (main graph, and subgraphs through the
 // If/Loop/Scan rules), with value propagation of small integer tensors. Used by the
 // infer_shapes pass and by passes that need facts (fold_constants, shape chains).
+//
+// The rule this file enforces: onnxtrim writes only shapes it has proved.
+// - The facts start from the main graph's inputs (their element types and dims, whose dim names
+//   are the model's interface), the constants, and the op rules.
+// - What a file declares about any other value (value_info, If/Loop/Scan body inputs and
+//   outputs, graph outputs) is a hint: its element type and fixed sizes are taken for that value
+//   where the rules know less, but a dim name is taken only when it is built from the inputs'
+//   dim names. Exporters name dims of unrelated values alike (torch gives the outputs of
+//   different If nodes one name although their sizes differ), and a runtime that believes two
+//   equal names shares one buffer between them.
+// - What is written back (value_info, body outputs) is exactly the facts: an element type, fixed
+//   sizes, and dim names only for expressions over the inputs' dim names that print in at most
+//   kMaxWrittenDimChars characters; every other dim is written unnamed. A value whose element
+//   type is unknown (behind a custom-domain op, say) gets no value_info at all.
+// - The main graph's output declarations are the model's interface: they are kept as declared
+//   and only gain what they leave open.
 #pragma once
 
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -29,21 +46,32 @@ class GraphInferContext;
 
 class ShapeInference {
  public:
-  ShapeInference(const ir::Model& m, InferOptions opts = {}) : model_(m), opts_(std::move(opts)) {}
+  ShapeInference(const ir::Model& m, InferOptions opts = {}) : model_(m), opts_(std::move(opts)) { collect_interface(); }
   // Infers everything; fails only on conflicting overrides (a clear usage error).
   Status run();
   // What is known of v (nullptr when v was not reached).
   const ops::TypeInfo* facts(const ir::Value* v) const;
-  // Writes inferred types back into the IR (graph inputs keep theirs; graph outputs only gain
-  // detail they lacked); with add_value_info, values get value_info entries.
+  // Writes the proved facts back into the IR under the rule above: main-graph inputs keep
+  // their types, main-graph outputs only gain detail they lacked, every other value gets
+  // exactly what is proved (and loses a value_info entry when nothing is); with
+  // add_value_info, values that have facts get value_info entries.
   void write_back(ir::Rewriter& rw, bool add_value_info);
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Spec violations the op rules found (input types, attributes, sizes), each naming its node,
+  // in graph order.
+  const std::vector<Status>& errors() const { return errors_; }
   // The pinned contents of a main-graph input (InferOptions::input_tensors), or nullptr.
   const ir::Tensor* pinned(const ir::Value* v) const;
 
-  // Converts between the IR's declared types and inference facts.
-  ops::TypeInfo from_declared(const ir::Type& t) const;
-  static ir::Type to_type(const ops::TypeInfo& t);
+  // A declared type as facts. With `hint` (any declaration but a main-graph input's), a dim
+  // name not built from the inputs' dim names becomes an unknown of its own.
+  ops::TypeInfo from_declared(const ir::Type& t, bool hint = true) const;
+  // The type written for facts t; nullopt when nothing may be written (unknown kind or
+  // element type, at any level of a sequence or optional).
+  std::optional<ir::Type> written_type(const ops::TypeInfo& t) const;
+  // The dim written for expression e (a size, a readable name over the inputs' dim names, or
+  // unnamed).
+  ir::Dim written_dim(const symbolic::Expr& e) const;
 
  private:
   friend class GraphInferContext;
@@ -57,7 +85,15 @@ class ShapeInference {
   std::unordered_map<const ir::Value*, ops::TypeInfo> facts_;
   std::vector<const ir::Graph*> graphs_;  // every graph inferred, in order
   std::vector<std::string> warnings_;
+  std::vector<Status> errors_;
+  // Symbol names of the main graph inputs' dims: the only dim names facts may carry.
+  std::unordered_set<std::string> interface_;
+  void collect_interface();
+  bool is_interface(const symbolic::Expr& e) const;
 };
+
+// Longest dim expression written as a dim_param (in characters of its canonical text).
+constexpr size_t kMaxWrittenDimChars = 40;
 
 // The element values of a constant tensor as propagated facts (int tensors of rank <= 1).
 std::optional<std::vector<symbolic::Expr>> propagate_constant(const ir::Tensor& t);

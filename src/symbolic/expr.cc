@@ -166,6 +166,31 @@ bool Expr::is_fresh() const { return is_symbol() && p_->terms[0].atoms[0]->kind 
 
 size_t Expr::size() const { return p_->size; }
 
+namespace {
+void collect_symbols(const Expr& e, std::vector<std::string>* out, bool* fresh) {
+  for (const auto& t : e.impl().terms)
+    for (const auto& a : t.atoms) {
+      switch (a->kind) {
+        case AtomKind::kSymbol: out->push_back(a->name); break;
+        case AtomKind::kFresh: *fresh = true; break;
+        default:
+          collect_symbols(a->a, out, fresh);
+          collect_symbols(a->b, out, fresh);
+      }
+    }
+}
+}  // namespace
+
+std::vector<std::string> Expr::symbols(bool* has_fresh) const {
+  std::vector<std::string> out;
+  bool fresh = false;
+  collect_symbols(*this, &out, &fresh);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (has_fresh) *has_fresh = fresh;
+  return out;
+}
+
 bool Expr::operator==(const Expr& o) const { return p_ == o.p_ || p_->key == o.p_->key; }
 
 namespace {

@@ -35,6 +35,9 @@ class Expr {
   bool is_fresh() const;         // a symbol made by fresh()
   // Number of nodes of the expression (what the cap limits).
   size_t size() const;
+  // The names of the symbols the expression mentions (each once, sorted); *has_fresh is set
+  // when it also mentions a fresh symbol (an unknown that has no name outside this run).
+  std::vector<std::string> symbols(bool* has_fresh = nullptr) const;
   // Canonical text: "2*seq + 1", "batch*seq", "floor(seq/2)", "(seq % 2)", "min(a, b)".
   std::string str() const;
 

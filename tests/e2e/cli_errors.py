@@ -93,6 +93,30 @@ with tempfile.TemporaryDirectory() as d:
     os.remove(os.path.join(d, "ext.bin"))
     expect("missing external data", run(ext, out), 5, "ext.onnx", "ext.bin", out_path=out, tmpdir=d)
 
+    # Nodes the spec forbids (issue 16: defects of real exports) stop the run before anything is
+    # simplified, whether or not the check runs: exit 5, one line naming the file, the node and the problem.
+    def invalid_model(name, nodes, inputs, outputs, inits=(), opset=16):
+        m = helper.make_model(helper.make_graph(nodes, "g", inputs, outputs, list(inits)),
+                              opset_imports=[helper.make_opsetid("", opset)])
+        path = os.path.join(d, name)
+        onnx.save(m, path)
+        return path
+
+    vi = helper.make_tensor_value_info
+    sqrt = invalid_model("sqrt_int64.onnx", [helper.make_node("Sqrt", ["x"], ["y"], name="sqrt0")],
+                         [vi("x", TensorProto.INT64, [4])], [vi("y", TensorProto.INT64, [4])])
+    for extra in ([], ["--no-verify"], ["--verify"]):
+        expect("Sqrt of int64 " + " ".join(extra), run(sqrt, out, *extra), 5, "sqrt_int64.onnx", "sqrt0", "int64",
+               out_path=out, tmpdir=d)
+    unsq = invalid_model("unsqueeze_axis.onnx", [helper.make_node("Unsqueeze", ["x", "ax"], ["y"], name="unsq0")],
+                         [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.FLOAT, None)],
+                         [helper.make_tensor("ax", TensorProto.INT64, [1], [3])])
+    expect("Unsqueeze axis out of range", run(unsq, out), 5, "unsqueeze_axis.onnx", "unsq0", "[3]", out_path=out, tmpdir=d)
+    split = invalid_model("split_sizes.onnx", [helper.make_node("Split", ["x", "sp"], ["a", "b"], name="split0")],
+                          [vi("x", TensorProto.FLOAT, [5])], [vi("a", TensorProto.FLOAT, None), vi("b", TensorProto.FLOAT, None)],
+                          [helper.make_tensor("sp", TensorProto.INT64, [2], [2, 2])])
+    expect("Split sizes", run(split, out, "--no-verify"), 5, "split_sizes.onnx", "split0", "add up", out_path=out, tmpdir=d)
+
     # Unwritable output: a folder that does not exist, and a read-only folder.
     expect("unwritable", run(good, os.path.join(d, "nodir", "o.onnx")), 3, "o.onnx", tmpdir=d)
     ro = os.path.join(d, "ro")

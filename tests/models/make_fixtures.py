@@ -19,6 +19,17 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   followed by BatchNormalization, constant Add/Mul after Gemm, Slice of a Slice, and a Concat
   of Slices that cover their input. ONNX Runtime is the judge of the fused model.
 
+- keypoint_rcnn.onnx: torchvision's Keypoint R-CNN (the library's classes: transform, FPN,
+  RPN, RoI heads, keypoint heads) on torchvision's ResNet-18 structure with narrow channels
+  (8/16/32/64, FPN 16) and small heads, so that the file stays small; random weights, opset 11,
+  dynamic image height and width. torch writes its squeeze(1) of per-level RoIs as
+  If(dim == 1, Squeeze, Identity) whose branch outputs share one dim name although their sizes
+  differ: ONNX Runtime must still run the simplified model (issue 16).
+- squeeze_ifs.onnx: the smallest form of that: two NonZero lengths through
+  If(dim == 1, Squeeze, Identity), every branch output declaring dim `n`.
+- custom_gelu.onnx: com.microsoft.Gelu -> Concat -> Relu: element types behind a custom-domain
+  op are unknown, and no value_info with element type 0 may be written for them.
+
 Pass fixture names (e.g. swin_stage) to re-export only those.
 """
 import math
@@ -202,13 +213,111 @@ def fusions_tiny():
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def keypoint_rcnn():
+    from torchvision.models.detection import KeypointRCNN
+    from torchvision.models.detection.backbone_utils import BackboneWithFPN
+    from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+    from torchvision.models.detection.keypoint_rcnn import KeypointRCNNHeads, KeypointRCNNPredictor
+    from torchvision.models.resnet import BasicBlock, ResNet
+    from torchvision.ops.misc import FrozenBatchNorm2d
+
+    torch.manual_seed(0)
+    widths, fpn = (8, 16, 32, 64), 16
+    # ResNet-18's structure (BasicBlock, [2, 2, 2, 2]) with its stem and four stages narrowed.
+    body = ResNet(BasicBlock, [2, 2, 2, 2], norm_layer=FrozenBatchNorm2d)
+    body.inplanes = widths[0]
+    body.conv1 = nn.Conv2d(3, widths[0], 7, 2, 3, bias=False)
+    body.bn1 = FrozenBatchNorm2d(widths[0])
+    for i, w in enumerate(widths):
+        setattr(body, f"layer{i + 1}", body._make_layer(BasicBlock, w, 2, stride=1 if i == 0 else 2))
+    body.fc = nn.Identity()
+    with torch.no_grad():
+        for mod in body.modules():
+            if isinstance(mod, FrozenBatchNorm2d):
+                mod.weight.uniform_(0.5, 1.5)
+                mod.bias.uniform_(-0.2, 0.2)
+                mod.running_mean.uniform_(-0.2, 0.2)
+                mod.running_var.uniform_(0.5, 1.5)
+    backbone = BackboneWithFPN(body, {"layer1": "0", "layer2": "1", "layer3": "2", "layer4": "3"}, list(widths), fpn)
+    model = KeypointRCNN(backbone, min_size=64, max_size=96, rpn_pre_nms_top_n_test=60, rpn_post_nms_top_n_test=30,
+                         box_head=TwoMLPHead(fpn * 7 * 7, 32), box_predictor=FastRCNNPredictor(32, 2),
+                         box_score_thresh=0.0, box_detections_per_img=8,
+                         keypoint_head=KeypointRCNNHeads(fpn, (16,) * 4), keypoint_predictor=KeypointRCNNPredictor(16, 5))
+    model.eval()
+    path = os.path.join(HERE, "keypoint_rcnn.onnx")
+    with torch.no_grad():
+        torch.onnx.export(model, ([torch.rand(3, 64, 80)],), path, opset_version=11, input_names=["image"],
+                          output_names=["boxes", "labels", "scores", "keypoints", "keypoints_scores"],
+                          dynamic_axes={"image": {1: "height", 2: "width"}}, do_constant_folding=True)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
+def squeeze_ifs():
+    import onnx
+    from onnx import TensorProto, helper
+
+    N = helper.make_node
+
+    def branch(name, src, k, squeeze):
+        if squeeze:
+            nodes = [N("Constant", [], [f"ax{k}"], value=helper.make_tensor("v", TensorProto.INT64, [1], [1])),
+                     N("Squeeze", [src, f"ax{k}"], [f"o{k}"])]
+            out = helper.make_tensor_value_info(f"o{k}", TensorProto.INT64, ["n"])
+        else:
+            nodes = [N("Identity", [src], [f"e{k}"])]
+            out = helper.make_tensor_value_info(f"e{k}", TensorProto.INT64, ["n", 1])
+        return helper.make_graph(nodes, name, [], [out])
+
+    nodes = [N("Constant", [], ["one"], value=helper.make_tensor("v", TensorProto.INT64, [], [1]))]
+    for k in (1, 2):
+        nodes += [
+            N("NonZero", [f"x{k}"], [f"nz{k}"]),
+            N("Transpose", [f"nz{k}"], [f"t{k}"], perm=[1, 0]),
+            N("Shape", [f"t{k}"], [f"sh{k}"]),
+            N("Gather", [f"sh{k}", "one"], [f"d{k}"], axis=0),
+            N("Equal", [f"d{k}", "one"], [f"c{k}"]),
+            N("If", [f"c{k}"], [f"s{k}"], then_branch=branch(f"then{k}", f"t{k}", k, True),
+              else_branch=branch(f"else{k}", f"t{k}", k, False)),
+            N("Cast", [f"s{k}"], [f"f{k}"], to=TensorProto.FLOAT),
+            N("ReduceSum", [f"f{k}"], [f"r{k}"], keepdims=0),
+        ]
+    graph = helper.make_graph(
+        nodes, "squeeze_ifs",
+        [helper.make_tensor_value_info("x1", TensorProto.FLOAT, ["a"]),
+         helper.make_tensor_value_info("x2", TensorProto.FLOAT, ["b"])],
+        [helper.make_tensor_value_info("r1", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("r2", TensorProto.FLOAT, [])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8,
+                              producer_name="make_fixtures.py")
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(HERE, "squeeze_ifs.onnx")
+    onnx.save(model, path)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
+def custom_gelu():
+    import onnx
+    from onnx import TensorProto, helper
+
+    N = helper.make_node
+    nodes = [N("Gelu", ["x"], ["g"], domain="com.microsoft"),
+             N("Concat", ["g", "x"], ["c"], axis=0),
+             N("Relu", ["c"], ["y"])]
+    graph = helper.make_graph(nodes, "custom_gelu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)],
+                              ir_version=8, producer_name="make_fixtures.py")
+    path = os.path.join(HERE, "custom_gelu.onnx")
+    onnx.save(model, path)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
 def main():
     only = set(sys.argv[1:])
     if only:
-        if "swin_stage" in only:
-            swin_stage()
-        if "fusions_tiny" in only:
-            fusions_tiny()
+        for name in ("swin_stage", "fusions_tiny", "keypoint_rcnn", "squeeze_ifs", "custom_gelu"):
+            if name in only:
+                globals()[name]()
         return
     r = ResNetSmall()
     for m in r.modules():  # non-trivial BN statistics, so that fusing them is visible
@@ -231,6 +340,9 @@ def main():
 
     swin_stage()
     fusions_tiny()
+    keypoint_rcnn()
+    squeeze_ifs()
+    custom_gelu()
 
 
 if __name__ == "__main__":

@@ -67,5 +67,7 @@ Status infer_dynamic_quantize_linear(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", (std::vector<int>{11}), eval_dynamic_quantize_linear);
 ONNXTRIM_REGISTER_INFER(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", infer_dynamic_quantize_linear);
+ONNXTRIM_REGISTER_TYPES(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", "T1",
+                        {{"T1", type_bits({ir::DataType::kFloat})}});
 
 }  // namespace onnxtrim::ops

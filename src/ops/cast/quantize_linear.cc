@@ -70,5 +70,7 @@ Status infer_quantize_linear(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(QuantizeLinear, "", "QuantizeLinear", (std::vector<int>{10, 13, 19, 21, 23, 24, 25}),
                      eval_quantize_linear);
 ONNXTRIM_REGISTER_INFER(QuantizeLinear, "", "QuantizeLinear", infer_quantize_linear);
+ONNXTRIM_REGISTER_TYPES(QuantizeLinear, "", "QuantizeLinear", "T1 T2 T3",
+                        {{"T1", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt32})}, {"T2", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kFloat8E8M0, ir::DataType::kInt32})}, {"T3", kFloat8Types | type_bits({ir::DataType::kFloat4E2M1, ir::DataType::kInt16, ir::DataType::kInt2, ir::DataType::kInt4, ir::DataType::kInt8, ir::DataType::kUint16, ir::DataType::kUint2, ir::DataType::kUint4, ir::DataType::kUint8})}});
 
 }  // namespace onnxtrim::ops

@@ -60,5 +60,6 @@ Status infer_if(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(If, "", "If", (std::vector<int>{1, 11, 13, 16, 19, 21, 23, 24, 25}), eval_if);
 ONNXTRIM_REGISTER_INFER(If, "", "If", infer_if);
+ONNXTRIM_REGISTER_TYPES(If, "", "If", "B", {{"B", type_bits({ir::DataType::kBool})}});
 
 }  // namespace onnxtrim::ops

@@ -111,5 +111,7 @@ Status infer_loop(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Loop, "", "Loop", (std::vector<int>{1, 11, 13, 16, 19, 21, 23, 24, 25}), eval_loop);
 ONNXTRIM_REGISTER_INFER(Loop, "", "Loop", infer_loop);
+ONNXTRIM_REGISTER_TYPES(Loop, "", "Loop", "I B",
+                        {{"I", type_bits({ir::DataType::kInt64})}, {"B", type_bits({ir::DataType::kBool})}});
 
 }  // namespace onnxtrim::ops

@@ -75,5 +75,7 @@ Status infer_affine_grid(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(AffineGrid, "", "AffineGrid", (std::vector<int>{20}), eval_affine_grid);
 ONNXTRIM_REGISTER_INFER(AffineGrid, "", "AffineGrid", infer_affine_grid);
+ONNXTRIM_REGISTER_TYPES(AffineGrid, "", "AffineGrid", "T1 T2",
+                        {{"T1", kFloatTypes}, {"T2", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

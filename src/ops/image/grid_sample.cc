@@ -170,5 +170,7 @@ Status infer_grid_sample(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GridSample, "", "GridSample", (std::vector<int>{16, 20, 22}), eval_grid_sample);
 ONNXTRIM_REGISTER_INFER(GridSample, "", "GridSample", infer_grid_sample);
+ONNXTRIM_REGISTER_TYPES(GridSample, "", "GridSample", "T1 T2",
+                        {{"T1", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"T2", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

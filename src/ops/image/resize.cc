@@ -225,6 +225,8 @@ bool fold_resize_nop(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Resize, "", "Resize", (std::vector<int>{10, 11, 13, 18, 19}), eval_resize);
 ONNXTRIM_REGISTER_INFER(Resize, "", "Resize", infer_resize);
+ONNXTRIM_REGISTER_TYPES(Resize, "", "Resize", "T1 T2 scales sizes",
+                        {{"T1", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"T2", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"scales", type_bits({ir::DataType::kFloat})}, {"sizes", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(ResizeNop, "", "Resize", "eliminate_nop_ops", fold_resize_nop);
 
 }  // namespace onnxtrim::ops

@@ -25,5 +25,7 @@ Status infer_negative_log_likelihood_loss(InferContext& ctx) { return loss::infe
 ONNXTRIM_REGISTER_OP(NegativeLogLikelihoodLoss, "", "NegativeLogLikelihoodLoss", (std::vector<int>{12, 13, 22}),
                      eval_negative_log_likelihood_loss);
 ONNXTRIM_REGISTER_INFER(NegativeLogLikelihoodLoss, "", "NegativeLogLikelihoodLoss", infer_negative_log_likelihood_loss);
+ONNXTRIM_REGISTER_TYPES(NegativeLogLikelihoodLoss, "", "NegativeLogLikelihoodLoss", "T Tind T",
+                        {{"T", kFloatTypes}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -51,5 +51,7 @@ Status infer_softmax_cross_entropy_loss(InferContext& ctx) { return loss::infer_
 ONNXTRIM_REGISTER_OP(SoftmaxCrossEntropyLoss, "", "SoftmaxCrossEntropyLoss", (std::vector<int>{12, 13}),
                      eval_softmax_cross_entropy_loss);
 ONNXTRIM_REGISTER_INFER(SoftmaxCrossEntropyLoss, "", "SoftmaxCrossEntropyLoss", infer_softmax_cross_entropy_loss);
+ONNXTRIM_REGISTER_TYPES(SoftmaxCrossEntropyLoss, "", "SoftmaxCrossEntropyLoss", "T Tind T",
+                        {{"T", kFloatTypes}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -24,6 +24,7 @@ bool fold_abs_abs(ir::Node& n, FoldContext& fc) { return math::fold_idempotent(n
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Abs, "", "Abs", (std::vector<int>{1, 6, 13}), eval_abs);
 ONNXTRIM_REGISTER_INFER(Abs, "", "Abs", infer_same);
+ONNXTRIM_REGISTER_TYPES(Abs, "", "Abs", "T", {{"T", kNumericTypes}});
 
 ONNXTRIM_REGISTER_FOLD(AbsFold0, "", "Abs", "eliminate_idempotent_ops", fold_abs_abs);
 

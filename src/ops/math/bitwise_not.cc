@@ -19,5 +19,6 @@ Status eval_bitwise_not(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitwiseNot, "", "BitwiseNot", (std::vector<int>{18}), eval_bitwise_not);
 ONNXTRIM_REGISTER_INFER(BitwiseNot, "", "BitwiseNot", infer_same);
+ONNXTRIM_REGISTER_TYPES(BitwiseNot, "", "BitwiseNot", "T", {{"T", kIntTypes}});
 
 }  // namespace onnxtrim::ops

@@ -19,5 +19,6 @@ Status eval_bitwise_or(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitwiseOr, "", "BitwiseOr", (std::vector<int>{18}), eval_bitwise_or);
 ONNXTRIM_REGISTER_INFER(BitwiseOr, "", "BitwiseOr", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(BitwiseOr, "", "BitwiseOr", "T T", {{"T", kIntTypes}});
 
 }  // namespace onnxtrim::ops

@@ -16,5 +16,6 @@ Status eval_celu(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Celu, "", "Celu", (std::vector<int>{12, 28}), eval_celu);
 ONNXTRIM_REGISTER_INFER(Celu, "", "Celu", infer_same);
+ONNXTRIM_REGISTER_TYPES(Celu, "", "Celu", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

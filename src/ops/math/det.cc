@@ -66,5 +66,6 @@ Status infer_det(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Det, "", "Det", (std::vector<int>{11, 22}), eval_det);
 ONNXTRIM_REGISTER_INFER(Det, "", "Det", infer_det);
+ONNXTRIM_REGISTER_TYPES(Det, "", "Det", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

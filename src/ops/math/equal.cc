@@ -37,5 +37,7 @@ Status eval_equal(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Equal, "", "Equal", (std::vector<int>{1, 7, 11, 13, 19}), eval_equal);
 ONNXTRIM_REGISTER_INFER(Equal, "", "Equal", infer_broadcast_bool);
+ONNXTRIM_REGISTER_TYPES(Equal, "", "Equal", "T T",
+                        {{"T", kNumericTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -37,5 +37,6 @@ Status eval_greater(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Greater, "", "Greater", (std::vector<int>{1, 7, 9, 13}), eval_greater);
 ONNXTRIM_REGISTER_INFER(Greater, "", "Greater", infer_broadcast_bool);
+ONNXTRIM_REGISTER_TYPES(Greater, "", "Greater", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

@@ -37,5 +37,6 @@ Status eval_greater_or_equal(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GreaterOrEqual, "", "GreaterOrEqual", (std::vector<int>{12, 16}), eval_greater_or_equal);
 ONNXTRIM_REGISTER_INFER(GreaterOrEqual, "", "GreaterOrEqual", infer_broadcast_bool);
+ONNXTRIM_REGISTER_TYPES(GreaterOrEqual, "", "GreaterOrEqual", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

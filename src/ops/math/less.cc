@@ -37,5 +37,6 @@ Status eval_less(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Less, "", "Less", (std::vector<int>{1, 7, 9, 13}), eval_less);
 ONNXTRIM_REGISTER_INFER(Less, "", "Less", infer_broadcast_bool);
+ONNXTRIM_REGISTER_TYPES(Less, "", "Less", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

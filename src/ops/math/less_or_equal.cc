@@ -37,5 +37,6 @@ Status eval_less_or_equal(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LessOrEqual, "", "LessOrEqual", (std::vector<int>{12, 16}), eval_less_or_equal);
 ONNXTRIM_REGISTER_INFER(LessOrEqual, "", "LessOrEqual", infer_broadcast_bool);
+ONNXTRIM_REGISTER_TYPES(LessOrEqual, "", "LessOrEqual", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

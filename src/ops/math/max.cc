@@ -52,5 +52,6 @@ Status eval_max(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Max, "", "Max", (std::vector<int>{1, 6, 8, 12, 13}), eval_max);
 ONNXTRIM_REGISTER_INFER(Max, "", "Max", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(Max, "", "Max", "T...", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

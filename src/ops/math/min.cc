@@ -52,5 +52,6 @@ Status eval_min(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Min, "", "Min", (std::vector<int>{1, 6, 8, 12, 13}), eval_min);
 ONNXTRIM_REGISTER_INFER(Min, "", "Min", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(Min, "", "Min", "T...", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

@@ -31,5 +31,6 @@ Status eval_mod(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mod, "", "Mod", (std::vector<int>{10, 13}), eval_mod);
 ONNXTRIM_REGISTER_INFER(Mod, "", "Mod", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(Mod, "", "Mod", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

@@ -46,6 +46,7 @@ bool fold_mul_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_ele
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mul, "", "Mul", (std::vector<int>{1, 6, 7, 13, 14}), eval_mul);
 ONNXTRIM_REGISTER_INFER(Mul, "", "Mul", infer_mul);
+ONNXTRIM_REGISTER_TYPES(Mul, "", "Mul", "T T", {{"T", kNumericTypes}});
 
 ONNXTRIM_REGISTER_FOLD(MulFold0, "", "Mul", "eliminate_identity_elements", fold_mul_one);
 

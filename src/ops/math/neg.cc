@@ -23,6 +23,7 @@ bool fold_neg_neg(ir::Node& n, FoldContext& fc) { return math::fold_involution(n
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Neg, "", "Neg", (std::vector<int>{1, 6, 13}), eval_neg);
 ONNXTRIM_REGISTER_INFER(Neg, "", "Neg", infer_same);
+ONNXTRIM_REGISTER_TYPES(Neg, "", "Neg", "T", {{"T", kFloatTypes | kSignedTypes}});
 
 ONNXTRIM_REGISTER_FOLD(NegFold0, "", "Neg", "eliminate_idempotent_ops", fold_neg_neg);
 

@@ -19,6 +19,7 @@ bool fold_not_not(ir::Node& n, FoldContext& fc) { return math::fold_involution(n
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Not, "", "Not", (std::vector<int>{1}), eval_not);
 ONNXTRIM_REGISTER_INFER(Not, "", "Not", infer_same);
+ONNXTRIM_REGISTER_TYPES(Not, "", "Not", "T", {{"T", type_bits({ir::DataType::kBool})}});
 
 ONNXTRIM_REGISTER_FOLD(NotFold0, "", "Not", "eliminate_idempotent_ops", fold_not_not);
 

@@ -19,6 +19,7 @@ bool fold_or_false(ir::Node& n, FoldContext& fc) { return math::fold_identity_el
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Or, "", "Or", (std::vector<int>{1, 7}), eval_or);
 ONNXTRIM_REGISTER_INFER(Or, "", "Or", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(Or, "", "Or", "T T", {{"T", type_bits({ir::DataType::kBool})}});
 
 ONNXTRIM_REGISTER_FOLD(OrFold0, "", "Or", "eliminate_identity_elements", fold_or_false);
 

@@ -17,5 +17,7 @@ Status eval_shrink_float(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Shrink, "", "Shrink", (std::vector<int>{9}), eval_shrink_float);
 ONNXTRIM_REGISTER_INFER(Shrink, "", "Shrink", infer_same);
+ONNXTRIM_REGISTER_TYPES(Shrink, "", "Shrink", "T",
+                        {{"T", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 
 }  // namespace onnxtrim::ops

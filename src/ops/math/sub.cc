@@ -46,6 +46,7 @@ bool fold_sub_zero(ir::Node& n, FoldContext& fc) { return math::fold_identity_el
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sub, "", "Sub", (std::vector<int>{1, 6, 7, 13, 14}), eval_sub);
 ONNXTRIM_REGISTER_INFER(Sub, "", "Sub", infer_sub);
+ONNXTRIM_REGISTER_TYPES(Sub, "", "Sub", "T T", {{"T", kNumericTypes}});
 
 ONNXTRIM_REGISTER_FOLD(SubFold0, "", "Sub", "eliminate_identity_elements", fold_sub_zero);
 

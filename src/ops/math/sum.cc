@@ -48,5 +48,6 @@ Status eval_sum(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sum, "", "Sum", (std::vector<int>{1, 6, 8, 13}), eval_sum);
 ONNXTRIM_REGISTER_INFER(Sum, "", "Sum", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(Sum, "", "Sum", "T...", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

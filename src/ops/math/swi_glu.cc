@@ -24,5 +24,6 @@ Status eval_swi_glu(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(SwiGLU, "", "SwiGLU", (std::vector<int>{28}), eval_swi_glu);
 ONNXTRIM_REGISTER_INFER(SwiGLU, "", "SwiGLU", infer_same);
+ONNXTRIM_REGISTER_TYPES(SwiGLU, "", "SwiGLU", "T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

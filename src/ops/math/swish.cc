@@ -16,5 +16,6 @@ Status eval_swish(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Swish, "", "Swish", (std::vector<int>{24}), eval_swish);
 ONNXTRIM_REGISTER_INFER(Swish, "", "Swish", infer_same);
+ONNXTRIM_REGISTER_TYPES(Swish, "", "Swish", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

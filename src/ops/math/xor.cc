@@ -15,5 +15,6 @@ Status eval_xor(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Xor, "", "Xor", (std::vector<int>{1, 7}), eval_xor);
 ONNXTRIM_REGISTER_INFER(Xor, "", "Xor", infer_broadcast_same);
+ONNXTRIM_REGISTER_TYPES(Xor, "", "Xor", "T T", {{"T", type_bits({ir::DataType::kBool})}});
 
 }  // namespace onnxtrim::ops

@@ -247,5 +247,7 @@ Status infer_attention(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Attention, "", "Attention", (std::vector<int>{23, 24}), eval_attention);
 ONNXTRIM_REGISTER_INFER(Attention, "", "Attention", infer_attention);
+ONNXTRIM_REGISTER_TYPES(Attention, "", "Attention", "T1 T1 T2 U T1 T2 nonpad_kv_seqlen",
+                        {{"T1", kFloatTypes}, {"T2", kFloatTypes}, {"U", kNumericTypes | type_bits({ir::DataType::kBool})}, {"nonpad_kv_seqlen", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

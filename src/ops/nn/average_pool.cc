@@ -68,5 +68,6 @@ Status infer_average_pool(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(AveragePool, "", "AveragePool", (std::vector<int>{1, 7, 10, 11, 19, 22}), eval_average_pool);
 ONNXTRIM_REGISTER_INFER(AveragePool, "", "AveragePool", infer_average_pool);
+ONNXTRIM_REGISTER_TYPES(AveragePool, "", "AveragePool", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -78,5 +78,7 @@ Status infer_causal_conv_with_state(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(CausalConvWithState, "", "CausalConvWithState", (std::vector<int>{27}), eval_causal_conv_with_state);
 ONNXTRIM_REGISTER_INFER(CausalConvWithState, "", "CausalConvWithState", infer_causal_conv_with_state);
+ONNXTRIM_REGISTER_TYPES(CausalConvWithState, "", "CausalConvWithState", "T T T T",
+                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 
 }  // namespace onnxtrim::ops

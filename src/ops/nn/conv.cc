@@ -137,5 +137,6 @@ Status infer_conv(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Conv, "", "Conv", (std::vector<int>{1, 11, 22}), eval_conv);
 ONNXTRIM_REGISTER_INFER(Conv, "", "Conv", infer_conv);
+ONNXTRIM_REGISTER_TYPES(Conv, "", "Conv", "T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -221,6 +221,7 @@ Status infer_conv_transpose(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_INFER(ConvTranspose, "", "ConvTranspose", infer_conv_transpose);
+ONNXTRIM_REGISTER_TYPES(ConvTranspose, "", "ConvTranspose", "T T T", {{"T", kFloatTypes}});
 ONNXTRIM_REGISTER_OP(ConvTranspose, "", "ConvTranspose", (std::vector<int>{1, 11, 22}), eval_conv_transpose);
 
 }  // namespace onnxtrim::ops

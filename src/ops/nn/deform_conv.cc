@@ -143,5 +143,6 @@ Status infer_deform_conv(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(DeformConv, "", "DeformConv", (std::vector<int>{19, 22}), eval_deform_conv);
 ONNXTRIM_REGISTER_INFER(DeformConv, "", "DeformConv", infer_deform_conv);
+ONNXTRIM_REGISTER_TYPES(DeformConv, "", "DeformConv", "T T T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -101,6 +101,8 @@ bool fold_dropout(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Dropout, "", "Dropout", (std::vector<int>{1, 6, 7, 10, 12, 13, 22}), eval_dropout);
 ONNXTRIM_REGISTER_INFER(Dropout, "", "Dropout", infer_dropout);
+ONNXTRIM_REGISTER_TYPES(Dropout, "", "Dropout", "T T1 T2",
+                        {{"T", kFloatTypes | kFloat8Types}, {"T1", kFloatTypes | kFloat8Types}, {"T2", type_bits({ir::DataType::kBool})}});
 ONNXTRIM_REGISTER_FOLD(DropoutNop, "", "Dropout", "eliminate_nop_ops", fold_dropout);
 
 }  // namespace onnxtrim::ops

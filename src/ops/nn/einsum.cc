@@ -286,5 +286,7 @@ Status infer_einsum(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Einsum, "", "Einsum", (std::vector<int>{12}), eval_einsum);
 ONNXTRIM_REGISTER_INFER(Einsum, "", "Einsum", infer_einsum);
+ONNXTRIM_REGISTER_TYPES(Einsum, "", "Einsum", "T...",
+                        {{"T", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 
 }  // namespace onnxtrim::ops

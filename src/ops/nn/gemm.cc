@@ -111,5 +111,7 @@ Status infer_gemm(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Gemm, "", "Gemm", (std::vector<int>{1, 6, 7, 9, 11, 13}), eval_gemm);
 ONNXTRIM_REGISTER_INFER(Gemm, "", "Gemm", infer_gemm);
+ONNXTRIM_REGISTER_TYPES(Gemm, "", "Gemm", "T T T",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}});
 
 }  // namespace onnxtrim::ops

@@ -52,5 +52,6 @@ Status infer_global_average_pool(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GlobalAveragePool, "", "GlobalAveragePool", (std::vector<int>{1, 22}), eval_global_average_pool);
 ONNXTRIM_REGISTER_INFER(GlobalAveragePool, "", "GlobalAveragePool", infer_global_average_pool);
+ONNXTRIM_REGISTER_TYPES(GlobalAveragePool, "", "GlobalAveragePool", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

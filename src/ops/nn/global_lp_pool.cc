@@ -59,5 +59,6 @@ Status infer_global_lp_pool(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GlobalLpPool, "", "GlobalLpPool", (std::vector<int>{1, 2, 22}), eval_global_lp_pool);
 ONNXTRIM_REGISTER_INFER(GlobalLpPool, "", "GlobalLpPool", infer_global_lp_pool);
+ONNXTRIM_REGISTER_TYPES(GlobalLpPool, "", "GlobalLpPool", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -58,5 +58,6 @@ Status infer_global_max_pool(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GlobalMaxPool, "", "GlobalMaxPool", (std::vector<int>{1, 22}), eval_global_max_pool);
 ONNXTRIM_REGISTER_INFER(GlobalMaxPool, "", "GlobalMaxPool", infer_global_max_pool);
+ONNXTRIM_REGISTER_TYPES(GlobalMaxPool, "", "GlobalMaxPool", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -50,5 +50,6 @@ Status infer_hardmax(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Hardmax, "", "Hardmax", (std::vector<int>{1, 11, 13}), eval_hardmax);
 ONNXTRIM_REGISTER_INFER(Hardmax, "", "Hardmax", infer_hardmax);
+ONNXTRIM_REGISTER_TYPES(Hardmax, "", "Hardmax", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

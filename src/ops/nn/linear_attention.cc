@@ -131,5 +131,7 @@ Status infer_linear_attention(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LinearAttention, "", "LinearAttention", (std::vector<int>{27}), eval_linear_attention);
 ONNXTRIM_REGISTER_INFER(LinearAttention, "", "LinearAttention", infer_linear_attention);
+ONNXTRIM_REGISTER_TYPES(LinearAttention, "", "LinearAttention", "T T T S T T",
+                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"S", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 
 }  // namespace onnxtrim::ops

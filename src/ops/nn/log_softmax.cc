@@ -52,5 +52,6 @@ Status infer_log_softmax(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LogSoftmax, "", "LogSoftmax", (std::vector<int>{1, 11, 13}), eval_log_softmax);
 ONNXTRIM_REGISTER_INFER(LogSoftmax, "", "LogSoftmax", infer_log_softmax);
+ONNXTRIM_REGISTER_TYPES(LogSoftmax, "", "LogSoftmax", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

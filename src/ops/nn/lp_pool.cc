@@ -65,5 +65,6 @@ Status infer_lp_pool(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LpPool, "", "LpPool", (std::vector<int>{1, 2, 11, 18, 22}), eval_lp_pool);
 ONNXTRIM_REGISTER_INFER(LpPool, "", "LpPool", infer_lp_pool);
+ONNXTRIM_REGISTER_TYPES(LpPool, "", "LpPool", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

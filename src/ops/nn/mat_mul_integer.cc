@@ -46,5 +46,7 @@ Status infer_mat_mul_integer(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MatMulInteger, "", "MatMulInteger", (std::vector<int>{10}), eval_mat_mul_integer);
 ONNXTRIM_REGISTER_INFER(MatMulInteger, "", "MatMulInteger", infer_mat_mul_integer);
+ONNXTRIM_REGISTER_TYPES(MatMulInteger, "", "MatMulInteger", "T1 T2 T1 T2",
+                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
 
 }  // namespace onnxtrim::ops

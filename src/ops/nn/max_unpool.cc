@@ -106,6 +106,8 @@ Status infer_max_unpool(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_INFER(MaxUnpool, "", "MaxUnpool", infer_max_unpool);
+ONNXTRIM_REGISTER_TYPES(MaxUnpool, "", "MaxUnpool", "T1 T2 T2",
+                        {{"T1", kFloatTypes}, {"T2", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_OP(MaxUnpool, "", "MaxUnpool", (std::vector<int>{9, 11, 22}), eval_max_unpool);
 
 }  // namespace onnxtrim::ops

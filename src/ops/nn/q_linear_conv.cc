@@ -92,5 +92,7 @@ Status infer_q_linear_conv(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(QLinearConv, "", "QLinearConv", (std::vector<int>{10}), eval_q_linear_conv);
 ONNXTRIM_REGISTER_INFER(QLinearConv, "", "QLinearConv", infer_q_linear_conv);
+ONNXTRIM_REGISTER_TYPES(QLinearConv, "", "QLinearConv", "T1 x_scale T1 T2 w_scale T2 y_scale T3 T4",
+                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"x_scale", type_bits({ir::DataType::kFloat})}, {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"w_scale", type_bits({ir::DataType::kFloat})}, {"y_scale", type_bits({ir::DataType::kFloat})}, {"T3", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"T4", type_bits({ir::DataType::kInt32})}});
 
 }  // namespace onnxtrim::ops

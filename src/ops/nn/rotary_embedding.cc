@@ -93,5 +93,7 @@ Status infer_rotary_embedding(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RotaryEmbedding, "", "RotaryEmbedding", (std::vector<int>{23}), eval_rotary_embedding);
 ONNXTRIM_REGISTER_INFER(RotaryEmbedding, "", "RotaryEmbedding", infer_rotary_embedding);
+ONNXTRIM_REGISTER_TYPES(RotaryEmbedding, "", "RotaryEmbedding", "T T T M",
+                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"M", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -54,5 +54,6 @@ Status infer_softmax(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Softmax, "", "Softmax", (std::vector<int>{1, 11, 13}), eval_softmax);
 ONNXTRIM_REGISTER_INFER(Softmax, "", "Softmax", infer_softmax);
+ONNXTRIM_REGISTER_TYPES(Softmax, "", "Softmax", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -110,5 +110,7 @@ Status infer_batch_normalization(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(BatchNormalization, "", "BatchNormalization", (std::vector<int>{1, 6, 7, 9, 14, 15}),
                      eval_batch_normalization);
 ONNXTRIM_REGISTER_INFER(BatchNormalization, "", "BatchNormalization", infer_batch_normalization);
+ONNXTRIM_REGISTER_TYPES(BatchNormalization, "", "BatchNormalization", "T T1 T1 T2 T2",
+                        {{"T", kFloatTypes}, {"T1", kFloatTypes}, {"T2", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

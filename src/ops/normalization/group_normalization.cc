@@ -72,5 +72,6 @@ Status infer_group_normalization(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GroupNormalization, "", "GroupNormalization", (std::vector<int>{18, 21}), eval_group_normalization);
 ONNXTRIM_REGISTER_INFER(GroupNormalization, "", "GroupNormalization", infer_group_normalization);
+ONNXTRIM_REGISTER_TYPES(GroupNormalization, "", "GroupNormalization", "T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

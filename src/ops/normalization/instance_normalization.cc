@@ -51,5 +51,6 @@ Status infer_instance_normalization(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(InstanceNormalization, "", "InstanceNormalization", (std::vector<int>{1, 6, 22}),
                      eval_instance_normalization);
 ONNXTRIM_REGISTER_INFER(InstanceNormalization, "", "InstanceNormalization", infer_instance_normalization);
+ONNXTRIM_REGISTER_TYPES(InstanceNormalization, "", "InstanceNormalization", "T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

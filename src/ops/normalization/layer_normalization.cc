@@ -92,5 +92,6 @@ Status infer_layer_normalization(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LayerNormalization, "", "LayerNormalization", (std::vector<int>{17}), eval_layer_normalization);
 ONNXTRIM_REGISTER_INFER(LayerNormalization, "", "LayerNormalization", infer_layer_normalization);
+ONNXTRIM_REGISTER_TYPES(LayerNormalization, "", "LayerNormalization", "T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -45,5 +45,6 @@ Status infer_lp_normalization(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LpNormalization, "", "LpNormalization", (std::vector<int>{1, 22}), eval_lp_normalization);
 ONNXTRIM_REGISTER_INFER(LpNormalization, "", "LpNormalization", infer_lp_normalization);
+ONNXTRIM_REGISTER_TYPES(LpNormalization, "", "LpNormalization", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -52,5 +52,6 @@ Status infer_lrn(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LRN, "", "LRN", (std::vector<int>{1, 13}), eval_lrn);
 ONNXTRIM_REGISTER_INFER(LRN, "", "LRN", infer_lrn);
+ONNXTRIM_REGISTER_TYPES(LRN, "", "LRN", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

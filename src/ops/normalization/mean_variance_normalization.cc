@@ -60,5 +60,6 @@ Status infer_mean_variance_normalization(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(MeanVarianceNormalization, "", "MeanVarianceNormalization", (std::vector<int>{9, 13}),
                      eval_mean_variance_normalization);
 ONNXTRIM_REGISTER_INFER(MeanVarianceNormalization, "", "MeanVarianceNormalization", infer_mean_variance_normalization);
+ONNXTRIM_REGISTER_TYPES(MeanVarianceNormalization, "", "MeanVarianceNormalization", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -56,5 +56,6 @@ Status infer_rms_normalization(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RMSNormalization, "", "RMSNormalization", (std::vector<int>{23}), eval_rms_normalization);
 ONNXTRIM_REGISTER_INFER(RMSNormalization, "", "RMSNormalization", infer_rms_normalization);
+ONNXTRIM_REGISTER_TYPES(RMSNormalization, "", "RMSNormalization", "T V", {{"T", kFloatTypes}, {"V", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -118,5 +118,7 @@ Status infer_roi_align(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RoiAlign, "", "RoiAlign", (std::vector<int>{10, 16, 22}), eval_roi_align);
 ONNXTRIM_REGISTER_INFER(RoiAlign, "", "RoiAlign", infer_roi_align);
+ONNXTRIM_REGISTER_TYPES(RoiAlign, "", "RoiAlign", "T1 T1 T2",
+                        {{"T1", kFloatTypes}, {"T2", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -35,5 +35,6 @@ Status infer_bernoulli(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_RANDOM_OP(Bernoulli, "", "Bernoulli", (std::vector<int>{15, 22}), eval_bernoulli);
 ONNXTRIM_REGISTER_INFER(Bernoulli, "", "Bernoulli", infer_bernoulli);
+ONNXTRIM_REGISTER_TYPES(Bernoulli, "", "Bernoulli", "T1", {{"T1", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

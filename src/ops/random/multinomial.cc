@@ -46,5 +46,6 @@ Status infer_multinomial(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_RANDOM_OP(Multinomial, "", "Multinomial", (std::vector<int>{7, 22}), eval_multinomial);
 ONNXTRIM_REGISTER_INFER(Multinomial, "", "Multinomial", infer_multinomial);
+ONNXTRIM_REGISTER_TYPES(Multinomial, "", "Multinomial", "T1", {{"T1", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

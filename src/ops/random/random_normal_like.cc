@@ -33,5 +33,7 @@ Status infer_random_normal_like(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_RANDOM_OP(RandomNormalLike, "", "RandomNormalLike", (std::vector<int>{1, 22}), eval_random_normal_like);
 ONNXTRIM_REGISTER_INFER(RandomNormalLike, "", "RandomNormalLike", infer_random_normal_like);
+ONNXTRIM_REGISTER_TYPES(RandomNormalLike, "", "RandomNormalLike", "T1",
+                        {{"T1", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -33,5 +33,7 @@ Status infer_random_uniform_like(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_RANDOM_OP(RandomUniformLike, "", "RandomUniformLike", (std::vector<int>{1, 22}), eval_random_uniform_like);
 ONNXTRIM_REGISTER_INFER(RandomUniformLike, "", "RandomUniformLike", infer_random_uniform_like);
+ONNXTRIM_REGISTER_TYPES(RandomUniformLike, "", "RandomUniformLike", "T1",
+                        {{"T1", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -45,5 +45,6 @@ Status infer_arg_max(InferContext& ctx) { return reduce::infer(ctx, DataType::kI
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ArgMax, "", "ArgMax", (std::vector<int>{1, 11, 12, 13}), eval_arg_max);
 ONNXTRIM_REGISTER_INFER(ArgMax, "", "ArgMax", infer_arg_max);
+ONNXTRIM_REGISTER_TYPES(ArgMax, "", "ArgMax", "T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

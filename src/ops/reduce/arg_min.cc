@@ -45,5 +45,6 @@ Status infer_arg_min(InferContext& ctx) { return reduce::infer(ctx, DataType::kI
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ArgMin, "", "ArgMin", (std::vector<int>{1, 11, 12, 13}), eval_arg_min);
 ONNXTRIM_REGISTER_INFER(ArgMin, "", "ArgMin", infer_arg_min);
+ONNXTRIM_REGISTER_TYPES(ArgMin, "", "ArgMin", "T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

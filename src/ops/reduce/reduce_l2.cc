@@ -48,5 +48,7 @@ Status infer_reduce_l2(InferContext& ctx) { return reduce::infer(ctx, DataType::
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceL2, "", "ReduceL2", (std::vector<int>{1, 11, 13, 18}), eval_reduce_l2);
 ONNXTRIM_REGISTER_INFER(ReduceL2, "", "ReduceL2", infer_reduce_l2);
+ONNXTRIM_REGISTER_TYPES(ReduceL2, "", "ReduceL2", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -48,5 +48,7 @@ Status infer_reduce_log_sum(InferContext& ctx) { return reduce::infer(ctx, DataT
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceLogSum, "", "ReduceLogSum", (std::vector<int>{1, 11, 13, 18}), eval_reduce_log_sum);
 ONNXTRIM_REGISTER_INFER(ReduceLogSum, "", "ReduceLogSum", infer_reduce_log_sum);
+ONNXTRIM_REGISTER_TYPES(ReduceLogSum, "", "ReduceLogSum", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -48,5 +48,7 @@ Status infer_reduce_log_sum_exp(InferContext& ctx) { return reduce::infer(ctx, D
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceLogSumExp, "", "ReduceLogSumExp", (std::vector<int>{1, 11, 13, 18}), eval_reduce_log_sum_exp);
 ONNXTRIM_REGISTER_INFER(ReduceLogSumExp, "", "ReduceLogSumExp", infer_reduce_log_sum_exp);
+ONNXTRIM_REGISTER_TYPES(ReduceLogSumExp, "", "ReduceLogSumExp", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -52,5 +52,7 @@ Status infer_reduce_max(InferContext& ctx) { return reduce::infer(ctx, DataType:
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceMax, "", "ReduceMax", (std::vector<int>{1, 11, 12, 13, 18, 20}), eval_reduce_max);
 ONNXTRIM_REGISTER_INFER(ReduceMax, "", "ReduceMax", infer_reduce_max);
+ONNXTRIM_REGISTER_TYPES(ReduceMax, "", "ReduceMax", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kBool, ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kInt8, ir::DataType::kUint32, ir::DataType::kUint64, ir::DataType::kUint8})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -48,5 +48,7 @@ Status infer_reduce_mean(InferContext& ctx) { return reduce::infer(ctx, DataType
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceMean, "", "ReduceMean", (std::vector<int>{1, 11, 13, 18}), eval_reduce_mean);
 ONNXTRIM_REGISTER_INFER(ReduceMean, "", "ReduceMean", infer_reduce_mean);
+ONNXTRIM_REGISTER_TYPES(ReduceMean, "", "ReduceMean", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -52,5 +52,7 @@ Status infer_reduce_min(InferContext& ctx) { return reduce::infer(ctx, DataType:
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceMin, "", "ReduceMin", (std::vector<int>{1, 11, 12, 13, 18, 20}), eval_reduce_min);
 ONNXTRIM_REGISTER_INFER(ReduceMin, "", "ReduceMin", infer_reduce_min);
+ONNXTRIM_REGISTER_TYPES(ReduceMin, "", "ReduceMin", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kBool, ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kInt8, ir::DataType::kUint32, ir::DataType::kUint64, ir::DataType::kUint8})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

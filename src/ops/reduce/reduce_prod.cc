@@ -48,5 +48,7 @@ Status infer_reduce_prod(InferContext& ctx) { return reduce::infer(ctx, DataType
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceProd, "", "ReduceProd", (std::vector<int>{1, 11, 13, 18}), eval_reduce_prod);
 ONNXTRIM_REGISTER_INFER(ReduceProd, "", "ReduceProd", infer_reduce_prod);
+ONNXTRIM_REGISTER_TYPES(ReduceProd, "", "ReduceProd", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

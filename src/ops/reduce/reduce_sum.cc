@@ -48,5 +48,7 @@ Status infer_reduce_sum(InferContext& ctx) { return reduce::infer(ctx, DataType:
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceSum, "", "ReduceSum", (std::vector<int>{1, 11, 13}), eval_reduce_sum);
 ONNXTRIM_REGISTER_INFER(ReduceSum, "", "ReduceSum", infer_reduce_sum);
+ONNXTRIM_REGISTER_TYPES(ReduceSum, "", "ReduceSum", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

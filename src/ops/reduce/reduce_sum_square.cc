@@ -48,5 +48,7 @@ Status infer_reduce_sum_square(InferContext& ctx) { return reduce::infer(ctx, Da
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReduceSumSquare, "", "ReduceSumSquare", (std::vector<int>{1, 11, 13, 18}), eval_reduce_sum_square);
 ONNXTRIM_REGISTER_INFER(ReduceSumSquare, "", "ReduceSumSquare", infer_reduce_sum_square);
+ONNXTRIM_REGISTER_TYPES(ReduceSumSquare, "", "ReduceSumSquare", "T axes",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"axes", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

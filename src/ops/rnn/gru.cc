@@ -56,5 +56,7 @@ Status infer_gru(InferContext& ctx) { return rnn::infer(ctx, false); }
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GRU, "", "GRU", (std::vector<int>{1, 3, 7, 14, 22}), eval_gru);
 ONNXTRIM_REGISTER_INFER(GRU, "", "GRU", infer_gru);
+ONNXTRIM_REGISTER_TYPES(GRU, "", "GRU", "T T T T T1 T",
+                        {{"T", kFloatTypes}, {"T1", type_bits({ir::DataType::kInt32})}});
 
 }  // namespace onnxtrim::ops

@@ -49,5 +49,7 @@ Status infer_lstm(InferContext& ctx) { return rnn::infer(ctx, true); }
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LSTM, "", "LSTM", (std::vector<int>{1, 7, 14, 22}), eval_lstm);
 ONNXTRIM_REGISTER_INFER(LSTM, "", "LSTM", infer_lstm);
+ONNXTRIM_REGISTER_TYPES(LSTM, "", "LSTM", "T T T T T1 T T T",
+                        {{"T", kFloatTypes}, {"T1", type_bits({ir::DataType::kInt32})}});
 
 }  // namespace onnxtrim::ops

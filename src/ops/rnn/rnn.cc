@@ -29,5 +29,7 @@ Status infer_rnn(InferContext& ctx) { return rnn::infer(ctx, false); }
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RNN, "", "RNN", (std::vector<int>{1, 7, 14, 22}), eval_rnn);
 ONNXTRIM_REGISTER_INFER(RNN, "", "RNN", infer_rnn);
+ONNXTRIM_REGISTER_TYPES(RNN, "", "RNN", "T T T T T1 T",
+                        {{"T", kFloatTypes}, {"T1", type_bits({ir::DataType::kInt32})}});
 
 }  // namespace onnxtrim::ops

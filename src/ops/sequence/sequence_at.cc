@@ -29,5 +29,7 @@ Status infer_sequence_at(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(SequenceAt, "", "SequenceAt", (std::vector<int>{11}), eval_sequence_at);
 ONNXTRIM_REGISTER_INFER(SequenceAt, "", "SequenceAt", infer_sequence_at);
+ONNXTRIM_REGISTER_TYPES(SequenceAt, "", "SequenceAt", "- I",
+                        {{"I", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -36,5 +36,7 @@ Status infer_sequence_erase(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(SequenceErase, "", "SequenceErase", (std::vector<int>{11}), eval_sequence_erase);
 ONNXTRIM_REGISTER_INFER(SequenceErase, "", "SequenceErase", infer_sequence_erase);
+ONNXTRIM_REGISTER_TYPES(SequenceErase, "", "SequenceErase", "- I",
+                        {{"I", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -13,5 +13,7 @@ Status eval_blackman_window(KernelContext& ctx) { return signal::eval_cosine_win
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BlackmanWindow, "", "BlackmanWindow", (std::vector<int>{17}), eval_blackman_window);
 ONNXTRIM_REGISTER_INFER(BlackmanWindow, "", "BlackmanWindow", signal::infer_window);
+ONNXTRIM_REGISTER_TYPES(BlackmanWindow, "", "BlackmanWindow", "T1",
+                        {{"T1", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -120,5 +120,7 @@ Status infer_dft(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(DFT, "", "DFT", (std::vector<int>{17, 20}), eval_dft);
 ONNXTRIM_REGISTER_INFER(DFT, "", "DFT", infer_dft);
+ONNXTRIM_REGISTER_TYPES(DFT, "", "DFT", "T1 T2 axis",
+                        {{"T1", kFloatTypes}, {"T2", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"axis", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -13,5 +13,7 @@ Status eval_hamming_window(KernelContext& ctx) { return signal::eval_cosine_wind
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(HammingWindow, "", "HammingWindow", (std::vector<int>{17}), eval_hamming_window);
 ONNXTRIM_REGISTER_INFER(HammingWindow, "", "HammingWindow", signal::infer_window);
+ONNXTRIM_REGISTER_TYPES(HammingWindow, "", "HammingWindow", "T1",
+                        {{"T1", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -13,5 +13,7 @@ Status eval_hann_window(KernelContext& ctx) { return signal::eval_cosine_window(
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(HannWindow, "", "HannWindow", (std::vector<int>{17}), eval_hann_window);
 ONNXTRIM_REGISTER_INFER(HannWindow, "", "HannWindow", signal::infer_window);
+ONNXTRIM_REGISTER_TYPES(HannWindow, "", "HannWindow", "T1",
+                        {{"T1", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

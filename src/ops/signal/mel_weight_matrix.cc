@@ -75,5 +75,7 @@ Status infer_mel_weight_matrix(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MelWeightMatrix, "", "MelWeightMatrix", (std::vector<int>{17}), eval_mel_weight_matrix);
 ONNXTRIM_REGISTER_INFER(MelWeightMatrix, "", "MelWeightMatrix", infer_mel_weight_matrix);
+ONNXTRIM_REGISTER_TYPES(MelWeightMatrix, "", "MelWeightMatrix", "T1 T1 T1 T2 T2",
+                        {{"T1", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"T2", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -72,5 +72,7 @@ Status infer_stft(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(STFT, "", "STFT", (std::vector<int>{17}), eval_stft);
 ONNXTRIM_REGISTER_INFER(STFT, "", "STFT", infer_stft);
+ONNXTRIM_REGISTER_TYPES(STFT, "", "STFT", "T1 T2 T1 T2",
+                        {{"T1", kFloatTypes}, {"T2", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

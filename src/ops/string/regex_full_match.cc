@@ -35,5 +35,6 @@ Status infer_regex_full_match(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RegexFullMatch, "", "RegexFullMatch", (std::vector<int>{20}), eval_regex_full_match);
 ONNXTRIM_REGISTER_INFER(RegexFullMatch, "", "RegexFullMatch", infer_regex_full_match);
+ONNXTRIM_REGISTER_TYPES(RegexFullMatch, "", "RegexFullMatch", "T1", {{"T1", type_bits({ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -26,5 +26,6 @@ Status eval_string_concat(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(StringConcat, "", "StringConcat", (std::vector<int>{20}), eval_string_concat);
 ONNXTRIM_REGISTER_INFER(StringConcat, "", "StringConcat", [](InferContext& ctx) { return infer_broadcast(ctx, DataType::kString); });
+ONNXTRIM_REGISTER_TYPES(StringConcat, "", "StringConcat", "T T", {{"T", type_bits({ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -64,5 +64,6 @@ Status infer_string_normalizer(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(StringNormalizer, "", "StringNormalizer", (std::vector<int>{10}), eval_string_normalizer);
 ONNXTRIM_REGISTER_INFER(StringNormalizer, "", "StringNormalizer", infer_string_normalizer);
+ONNXTRIM_REGISTER_TYPES(StringNormalizer, "", "StringNormalizer", "X", {{"X", type_bits({ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

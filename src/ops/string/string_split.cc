@@ -91,5 +91,6 @@ Status infer_string_split(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(StringSplit, "", "StringSplit", (std::vector<int>{20}), eval_string_split);
 ONNXTRIM_REGISTER_INFER(StringSplit, "", "StringSplit", infer_string_split);
+ONNXTRIM_REGISTER_TYPES(StringSplit, "", "StringSplit", "T1", {{"T1", type_bits({ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -94,5 +94,7 @@ Status infer_tfidf_vectorizer(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(TfIdfVectorizer, "", "TfIdfVectorizer", (std::vector<int>{9}), eval_tfidf_vectorizer);
 ONNXTRIM_REGISTER_INFER(TfIdfVectorizer, "", "TfIdfVectorizer", infer_tfidf_vectorizer);
+ONNXTRIM_REGISTER_TYPES(TfIdfVectorizer, "", "TfIdfVectorizer", "T",
+                        {{"T", type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

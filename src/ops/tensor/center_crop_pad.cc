@@ -84,5 +84,7 @@ Status infer_center_crop_pad(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(CenterCropPad, "", "CenterCropPad", (std::vector<int>{18}), eval_center_crop_pad);
 ONNXTRIM_REGISTER_INFER(CenterCropPad, "", "CenterCropPad", infer_center_crop_pad);
+ONNXTRIM_REGISTER_TYPES(CenterCropPad, "", "CenterCropPad", "T Tind",
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

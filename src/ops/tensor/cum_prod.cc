@@ -54,5 +54,7 @@ Status infer_cum_prod(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(CumProd, "", "CumProd", (std::vector<int>{26}), eval_cum_prod);
 ONNXTRIM_REGISTER_INFER(CumProd, "", "CumProd", infer_cum_prod);
+ONNXTRIM_REGISTER_TYPES(CumProd, "", "CumProd", "T T2",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"T2", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -53,5 +53,7 @@ Status infer_cum_sum(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(CumSum, "", "CumSum", (std::vector<int>{11, 14}), eval_cum_sum);
 ONNXTRIM_REGISTER_INFER(CumSum, "", "CumSum", infer_cum_sum);
+ONNXTRIM_REGISTER_TYPES(CumSum, "", "CumSum", "T T2",
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}, {"T2", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

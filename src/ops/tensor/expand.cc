@@ -48,6 +48,8 @@ bool fold_nop(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Expand, "", "Expand", (std::vector<int>{8, 13}), eval_expand);
 ONNXTRIM_REGISTER_INFER(Expand, "", "Expand", infer_expand);
+ONNXTRIM_REGISTER_TYPES(Expand, "", "Expand", "T shape",
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"shape", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Expand0, "", "Expand", "eliminate_nop_ops", fold_nop);
 
 }  // namespace onnxtrim::ops

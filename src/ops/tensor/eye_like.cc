@@ -44,5 +44,6 @@ Status infer_eye_like(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(EyeLike, "", "EyeLike", (std::vector<int>{9, 22}), eval_eye_like);
 ONNXTRIM_REGISTER_INFER(EyeLike, "", "EyeLike", infer_eye_like);
+ONNXTRIM_REGISTER_TYPES(EyeLike, "", "EyeLike", "T1", {{"T1", kNumericTypes | type_bits({ir::DataType::kBool})}});
 
 }  // namespace onnxtrim::ops

@@ -63,5 +63,7 @@ Status infer_gather_nd(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GatherND, "", "GatherND", (std::vector<int>{11, 12, 13}), eval_gather_nd);
 ONNXTRIM_REGISTER_INFER(GatherND, "", "GatherND", infer_gather_nd);
+ONNXTRIM_REGISTER_TYPES(GatherND, "", "GatherND", "T indices",
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

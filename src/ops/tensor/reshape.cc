@@ -124,6 +124,7 @@ bool fold_reshape_pair(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Reshape, "", "Reshape", (std::vector<int>{1, 5, 13, 14, 19, 21, 23, 24, 25}), eval_reshape);
 ONNXTRIM_REGISTER_INFER(Reshape, "", "Reshape", infer_reshape);
+ONNXTRIM_REGISTER_TYPES(Reshape, "", "Reshape", "- shape", {{"shape", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(ReshapeFold0, "", "Reshape", "eliminate_nop_ops", fold_nop);
 ONNXTRIM_REGISTER_FOLD(ReshapeFold1, "", "Reshape", "fuse_consecutive_ops", fold_reshape_pair);
 

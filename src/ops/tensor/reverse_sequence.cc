@@ -45,5 +45,7 @@ Status infer_reverse_sequence(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReverseSequence, "", "ReverseSequence", (std::vector<int>{10}), eval_reverse_sequence);
 ONNXTRIM_REGISTER_INFER(ReverseSequence, "", "ReverseSequence", infer_reverse_sequence);
+ONNXTRIM_REGISTER_TYPES(ReverseSequence, "", "ReverseSequence", "T sequence_lens",
+                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}, {"sequence_lens", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -158,6 +158,8 @@ bool fold_full_slice(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Slice, "", "Slice", (std::vector<int>{1, 10, 11, 13}), eval_slice);
 ONNXTRIM_REGISTER_INFER(Slice, "", "Slice", infer_slice);
+ONNXTRIM_REGISTER_TYPES(Slice, "", "Slice", "T Tind Tind Tind Tind",
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Slice0, "", "Slice", "eliminate_nop_ops", fold_full_slice);
 
 }  // namespace onnxtrim::ops

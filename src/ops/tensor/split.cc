@@ -69,6 +69,22 @@ Status infer_split(InferContext& ctx) {
   if (!axis) return ctx.error("Split axis out of range");
   const Expr& d = (*x.shape)[static_cast<size_t>(*axis)];
   std::optional<std::vector<int64_t>> si = ctx.has_input(1) ? ctx.input_ints(1) : std::nullopt;
+  // Sizes given explicitly: one per output, none negative, and (when the dim is known) adding
+  // up to it.
+  std::optional<std::vector<int64_t>> given = si;
+  if (ctx.opset() < 13 && !ctx.node().attr_ints("split").empty()) given = ctx.node().attr_ints("split");
+  if (given) {
+    if (given->size() != ctx.num_outputs())
+      return ctx.error("Split has " + std::to_string(given->size()) + " sizes for " + std::to_string(ctx.num_outputs()) +
+                       " outputs");
+    int64_t total = 0;
+    for (int64_t s : *given) {
+      if (s < 0) return ctx.error("Split size " + std::to_string(s) + " is negative");
+      total += s;
+    }
+    if (auto dc = d.constant_value(); dc && total != *dc)
+      return ctx.error("Split sizes add up to " + std::to_string(total) + " but the split dim is " + std::to_string(*dc));
+  }
   std::vector<Expr> parts;
   if (auto dc = d.constant_value()) {
     auto sizes = sizes_of(ctx.node(), ctx.opset(), *dc, ctx.num_outputs(), si);
@@ -97,6 +113,8 @@ bool fold_single_split(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Split, "", "Split", (std::vector<int>{1, 2, 11, 13, 18}), eval_split);
 ONNXTRIM_REGISTER_INFER(Split, "", "Split", infer_split);
+ONNXTRIM_REGISTER_TYPES(Split, "", "Split", "T split",
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"split", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Split0, "", "Split", "eliminate_nop_ops", fold_single_split);
 
 }  // namespace onnxtrim::ops

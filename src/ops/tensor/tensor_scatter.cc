@@ -56,5 +56,7 @@ Status infer_tensor_scatter(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(TensorScatter, "", "TensorScatter", (std::vector<int>{24}), eval_tensor_scatter);
 ONNXTRIM_REGISTER_INFER(TensorScatter, "", "TensorScatter", infer_tensor_scatter);
+ONNXTRIM_REGISTER_TYPES(TensorScatter, "", "TensorScatter", "T T write_indices",
+                        {{"T", kNumericTypes | kFloat8Types | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1, ir::DataType::kFloat8E8M0, ir::DataType::kInt4, ir::DataType::kString, ir::DataType::kUint4})}, {"write_indices", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -66,5 +66,6 @@ Status infer_top_k(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(TopK, "", "TopK", (std::vector<int>{1, 10, 11, 24}), eval_top_k);
 ONNXTRIM_REGISTER_INFER(TopK, "", "TopK", infer_top_k);
+ONNXTRIM_REGISTER_TYPES(TopK, "", "TopK", "T K", {{"T", kNumericTypes}, {"K", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

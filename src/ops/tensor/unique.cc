@@ -115,5 +115,7 @@ Status infer_unique(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Unique, "", "Unique", (std::vector<int>{11}), eval_unique);
 ONNXTRIM_REGISTER_INFER(Unique, "", "Unique", infer_unique);
+ONNXTRIM_REGISTER_TYPES(Unique, "", "Unique", "T",
+                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -23,7 +23,12 @@ Status eval_unsqueeze(KernelContext& ctx) {
   auto axes = ints_from_input_or_attr(ctx, 1, "axes");
   if (!axes) return ctx.error("Unsqueeze needs axes");
   std::vector<bool> is_new;
-  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) return ctx.error("Unsqueeze axes are invalid");
+  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) {
+    std::string list;
+    for (int64_t a : *axes) list += (list.empty() ? "" : ",") + std::to_string(a);
+    return ctx.error("Unsqueeze axes [" + list + "] are out of range or repeated for a rank-" + std::to_string(x.rank()) +
+                     " input (output rank " + std::to_string(x.rank() + static_cast<int64_t>(axes->size())) + ")");
+  }
   Dims out;
   size_t k = 0;
   for (bool b : is_new) out.push_back(b ? 1 : x.dims()[k++]);
@@ -40,7 +45,12 @@ Status infer_unsqueeze(InferContext& ctx) {
     return Status::ok();
   }
   std::vector<bool> is_new;
-  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) return ctx.error("Unsqueeze axes are invalid");
+  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) {
+    std::string list;
+    for (int64_t a : *axes) list += (list.empty() ? "" : ",") + std::to_string(a);
+    return ctx.error("Unsqueeze axes [" + list + "] are out of range or repeated for a rank-" + std::to_string(x.rank()) +
+                     " input (output rank " + std::to_string(x.rank() + static_cast<int64_t>(axes->size())) + ")");
+  }
   SymShape out;
   size_t k = 0;
   for (bool b : is_new) out.push_back(b ? Expr::constant(1) : (*x.shape)[k++]);
@@ -60,6 +70,7 @@ bool fold_nop(ir::Node& n, FoldContext& fc) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Unsqueeze, "", "Unsqueeze", (std::vector<int>{1, 11, 13, 21, 23, 24, 25}), eval_unsqueeze);
 ONNXTRIM_REGISTER_INFER(Unsqueeze, "", "Unsqueeze", infer_unsqueeze);
+ONNXTRIM_REGISTER_TYPES(Unsqueeze, "", "Unsqueeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", fold_nop);
 
 }  // namespace onnxtrim::ops

@@ -1,0 +1,326 @@
+// "onnxtrim writes only shapes it has proved" (passes/shape_inference.h): what the written file
+// says about a value is what inference proved, never an exporter's hint copied to another
+// value; a value of unknown type gets no value_info; long dim expressions are written unnamed.
+// And the input is checked first: a node the spec forbids stops the run (issue 16, item 7).
+#include <set>
+
+#include "passes/shape_inference.h"
+#include "rewrite_test_util.h"
+
+namespace onnxtrim::test {
+namespace {
+
+// The written dims of v, as printed ("?" for unnamed).
+std::vector<std::string> dims_of(const ir::Value* v) {
+  std::vector<std::string> out;
+  for (const ir::Dim& d : v->type.dims) out.push_back(d.str());
+  return out;
+}
+
+const ir::Value* value_named(const ir::Graph& g, const std::string& name) {
+  const ir::Value* v = g.find_value(name);
+  EXPECT_NE(v, nullptr) << name;
+  return v;
+}
+
+// The value produced by the only node of type `op` in g.
+const ir::Value* output_of(const ir::Graph& g, const std::string& op, size_t k = 0) {
+  const ir::Value* out = nullptr;
+  size_t found = 0;
+  g.for_each_node([&](const ir::Node* n) {
+    if (n->op_type == op && found++ == k) out = n->output(0);
+  });
+  EXPECT_NE(out, nullptr) << op;
+  return out;
+}
+
+// Every dim_param written in value_info of g (and its subgraphs), with the values naming it.
+void collect_params(const ir::Graph& g, std::map<std::string, std::set<std::string>>* by_param) {
+  for (const ir::Value* v : g.value_info_order())
+    for (const ir::Dim& d : v->type.dims)
+      if (!d.is_known() && !d.param.empty()) (*by_param)[d.param].insert(v->name());
+  g.for_each_node([&](const ir::Node* n) {
+    for (const ir::Graph* sg : n->subgraphs()) collect_params(*sg, by_param);
+  });
+}
+
+// Item 1 of issue 16, smallest form: two values whose lengths come from two NonZero nodes,
+// each through If(dim == 1, Squeeze, Identity) (torch's squeeze(1) of a dim not known to be 1),
+// and every branch output declares the one dim `n`. The conditions are decided and the
+// branches inlined; `n` must not reach the two values, whose sizes differ.
+constexpr const char* kTwoSqueezes = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[a] x1, float[b] x2) => (float r1, float r2) {
+  one = Constant<value = int64 {1}>()
+  ax = Constant<value = int64[1] {1}>()
+  nz1 = NonZero(x1)
+  t1 = Transpose<perm = [1, 0]>(nz1)
+  sh1 = Shape(t1)
+  d1 = Gather<axis = 0>(sh1, one)
+  c1 = Equal(d1, one)
+  s1 = If(c1) <
+    then_branch = th1 () => (int64[n] o1) { o1 = Squeeze(t1, ax) },
+    else_branch = el1 () => (int64[n, 1] e1) { e1 = Identity(t1) }
+  >
+  f1 = Cast<to = 1>(s1)
+  r1 = ReduceSum<keepdims = 0>(f1)
+  nz2 = NonZero(x2)
+  t2 = Transpose<perm = [1, 0]>(nz2)
+  sh2 = Shape(t2)
+  d2 = Gather<axis = 0>(sh2, one)
+  c2 = Equal(d2, one)
+  s2 = If(c2) <
+    then_branch = th2 () => (int64[n] o2) { o2 = Squeeze(t2, ax) },
+    else_branch = el2 () => (int64[n, 1] e2) { e2 = Identity(t2) }
+  >
+  f2 = Cast<to = 1>(s2)
+  r2 = ReduceSum<keepdims = 0>(f2)
+}
+)";
+
+TEST(WrittenFacts, BranchDimNamesDoNotReachInlinedValues) {
+  auto s = simplify_text(kTwoSqueezes);
+  ASSERT_TRUE(s.model);
+  EXPECT_EQ(count_ops(*s.model->graph, "If"), 0u) << s.printed;  // both conditions decided
+  const ir::Value* sq1 = output_of(*s.model->graph, "Squeeze", 0);
+  const ir::Value* sq2 = output_of(*s.model->graph, "Squeeze", 1);
+  ASSERT_TRUE(sq1 && sq2);
+  // Each has one unnamed dim: its length is NonZero's count, unknown and unrelated.
+  EXPECT_EQ(dims_of(sq1), std::vector<std::string>{"?"});
+  EXPECT_EQ(dims_of(sq2), std::vector<std::string>{"?"});
+  EXPECT_EQ(sq1->type.elem, ir::DataType::kInt64);
+  std::map<std::string, std::set<std::string>> params;
+  collect_params(*s.model->graph, &params);
+  EXPECT_EQ(params.count("n"), 0u);
+  expect_same_outputs(s, 4, {{"a", 7}, {"b", 5}});
+}
+
+TEST(WrittenFacts, BranchDimNamesStayOffAnIfThatStays) {
+  // Conditions that are graph inputs: the Ifs stay, and their outputs (merged from branches
+  // that both say `n`) get no name; the branch outputs lose the unproved `n` too.
+  std::string text = kTwoSqueezes;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("float[b] x2)", "float[b] x2, bool k1, bool k2)");
+  replace("s1 = If(c1)", "s1 = If(k1)");
+  replace("s2 = If(c2)", "s2 = If(k2)");
+  auto s = simplify_text(text);
+  ASSERT_TRUE(s.model);
+  EXPECT_EQ(count_ops(*s.model->graph, "If"), 2u);
+  std::map<std::string, std::set<std::string>> params;
+  collect_params(*s.model->graph, &params);
+  EXPECT_EQ(params.count("n"), 0u);
+  s.model->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type != "If") return;
+    for (const ir::Graph* b : n->subgraphs())
+      for (const ir::Value* o : b->outputs())
+        for (const ir::Dim& d : o->type.dims) EXPECT_NE(d.param, "n") << o->name();
+  });
+}
+
+TEST(WrittenFacts, InterfaceNamesAreKeptAndProvedOnesWritten) {
+  // Names built from the inputs' dim names are proved: a Concat of [seq] and [seq] is 2*seq.
+  // A graph output keeps what it declares (the model's interface).
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[seq] x) => (float[total] y) {
+  c = Concat<axis = 0>(x, x)
+  e = Exp(c)
+  y = Neg(e)
+}
+)");
+  ASSERT_TRUE(s.model);
+  EXPECT_EQ(dims_of(value_named(*s.model->graph, "c")), std::vector<std::string>{"2*seq"});
+  EXPECT_TRUE(value_named(*s.model->graph, "c")->has_value_info);
+  EXPECT_EQ(dims_of(s.model->graph->outputs()[0]), std::vector<std::string>{"total"});
+}
+
+TEST(WrittenFacts, HintsNamedLikeNothingKnownAreDropped) {
+  // value_info from the file naming an intermediate dim `k` (not an input's dim name): the name
+  // is dropped, since nothing proves it; its fixed size is kept for that value.
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[a, 3] x) => (float[a, 3] y) <float[k, 3] e> {
+  e = Exp(x)
+  y = Neg(e)
+}
+)");
+  ASSERT_TRUE(s.model);
+  EXPECT_EQ(dims_of(value_named(*s.model->graph, "e")), (std::vector<std::string>{"a", "3"}));
+  std::map<std::string, std::set<std::string>> params;
+  collect_params(*s.model->graph, &params);
+  EXPECT_EQ(params.count("k"), 0u);
+}
+
+// Item 2: an element type that cannot be inferred (behind a custom-domain op) gives no value_info,
+// for tensors and for sequences alike.
+TEST(WrittenFacts, UnknownElementTypesGetNoValueInfo) {
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 13, "com.microsoft" : 1]>
+g (float[2, 3] x) => (float[4, 3] y, int64 n) {
+  g1 = com.microsoft.Gelu(x)
+  c = Concat<axis = 0>(g1, x)
+  r = Relu(c)
+  y = Neg(r)
+  sq = SequenceConstruct(g1, g1)
+  n = SequenceLength(sq)
+}
+)");
+  ASSERT_TRUE(s.model);
+  for (const ir::Value* v : s.model->graph->value_info_order()) {
+    EXPECT_NE(v->name(), "c");
+    EXPECT_NE(v->name(), "r");
+    EXPECT_NE(v->name(), "sq");
+    if (v->type.is_tensor()) EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+  }
+  EXPECT_EQ(s.model->graph->outputs()[0]->type.elem, ir::DataType::kFloat);
+}
+
+TEST(WrittenFacts, AReshapeBehindACustomOpGetsNoValueInfo) {
+  // Issue 12, F5: com.microsoft.Gelu -> Reshape wrote a value_info of shape [3, 4] and element
+  // type 0, which ONNX Runtime refuses to load.
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 13, "com.microsoft" : 1]>
+g (float[2, 6] x) => (float[3, 4] y) {
+  g1 = com.microsoft.Gelu(x)
+  sh = Constant<value = int64[2] {3, 4}>()
+  r = Reshape(g1, sh)
+  y = Neg(r)
+}
+)");
+  ASSERT_TRUE(s.model);
+  EXPECT_FALSE(value_named(*s.model->graph, "r")->has_value_info);
+  for (const ir::Value* v : s.model->graph->value_info_order())
+    if (v->type.is_tensor()) EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+}
+
+TEST(WrittenFacts, DeclaredElementTypeZeroIsDropped) {
+  // A value_info with element type 0 in the input file is not written back.
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 13, "custom" : 1]>
+g (float[2] x) => (float[2] y) {
+  u = custom.Op(x)
+  y = Neg(u)
+}
+)");
+  ASSERT_TRUE(m);
+  ir::Value* u = m->graph->find_value("u");
+  u->type = ir::Type::tensor(ir::DataType::kUndefined, {ir::Dim::known(2)});
+  u->has_value_info = true;
+  m->graph->value_info_order().push_back(u);
+  passes::SimplifyOptions o;
+  ASSERT_TRUE(passes::simplify(*m, o).is_ok());
+  EXPECT_FALSE(m->graph->find_value("u")->has_value_info);
+  for (const ir::Value* v : m->graph->value_info_order()) EXPECT_NE(v->name(), "u");
+}
+
+// Item 3: long dim expressions are written unnamed; short ones by name.
+TEST(WrittenFacts, LongDimExpressionsAreWrittenUnnamed) {
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[alpha] a, float[beta] b, float[gamma] c, float[delta] d, float[epsilon] e, float[zeta] f) => (float[t] y) {
+  ab = Concat<axis = 0>(a, b)
+  all = Concat<axis = 0>(a, b, c, d, e, f)
+  s = Exp(all)
+  z = Exp(ab)
+  y = Concat<axis = 0>(s, z)
+}
+)");
+  ASSERT_TRUE(s.model);
+  EXPECT_EQ(dims_of(value_named(*s.model->graph, "ab")), std::vector<std::string>{"alpha + beta"});
+  // alpha + beta + delta + epsilon + gamma + zeta: 45 characters, more than the bound.
+  EXPECT_EQ(dims_of(value_named(*s.model->graph, "all")), std::vector<std::string>{"?"});
+  EXPECT_TRUE(value_named(*s.model->graph, "all")->has_value_info);
+  EXPECT_EQ(value_named(*s.model->graph, "all")->type.rank(), 1);
+}
+
+// ---------------------------------------------------------------- item 7: the input is checked
+
+Status simplify_status(const std::string& text) {
+  auto m = parse(text);
+  if (!m) return Status(ErrorCode::kInternal, "parse");
+  passes::SimplifyOptions o;
+  auto r = passes::simplify(*m, o);
+  return r.is_ok() ? Status::ok() : r.status();
+}
+
+TEST(InputCheck, AnInputTypeTheOpDoesNotTakeStopsTheRun) {
+  Status st = simplify_status(R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (int64[4] x) => (int64[4] y) {
+  y = Sqrt(x)
+}
+)");
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidModel);
+  EXPECT_NE(st.message().find("Sqrt"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("int64"), std::string::npos) << st.message();
+}
+
+TEST(InputCheck, InputsThatMustShareATypeDoNot) {
+  Status st = simplify_status(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x, int64[4] k) => (float[4] y) {
+  y = Add(x, k)
+}
+)");
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidModel);
+  EXPECT_NE(st.message().find("one element type"), std::string::npos) << st.message();
+}
+
+TEST(InputCheck, AnUnsqueezeAxisOutOfRangeStopsTheRun) {
+  Status st = simplify_status(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4, 1] y) {
+  ax = Constant<value = int64[1] {5}>()
+  y = Unsqueeze(x, ax)
+}
+)");
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidModel);
+  EXPECT_NE(st.message().find("Unsqueeze axes [5]"), std::string::npos) << st.message();
+}
+
+TEST(InputCheck, SplitSizesThatDoNotAddUpStopTheRun) {
+  Status st = simplify_status(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[5, 2] x) => (float[2, 2] y1, float[2, 2] y2) {
+  sp = Constant<value = int64[2] {2, 2}>()
+  y1, y2 = Split<axis = 0>(x, sp)
+}
+)");
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidModel);
+  EXPECT_NE(st.message().find("add up to 4 but the split dim is 5"), std::string::npos) << st.message();
+}
+
+TEST(InputCheck, AnInvalidNodeInsideABranchStopsTheRun) {
+  Status st = simplify_status(R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (bool c, int64[4] x) => (int64[4] y) {
+  y = If(c) <
+    then_branch = t1 () => (int64[4] o1) { o1 = Sqrt(x) },
+    else_branch = t2 () => (int64[4] o2) { o2 = Neg(x) }
+  >
+}
+)");
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidModel);
+  EXPECT_NE(st.message().find("Sqrt"), std::string::npos) << st.message();
+}
+
+TEST(InputCheck, ValidNodesOfTheSameKindsPass) {
+  EXPECT_TRUE(simplify_status(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x, int64[4] k, float[5, 2] z) => (float[4] y, float[4, 1] u, float[2, 2] y1, float[3, 2] y2, int64[4] kk) {
+  y = Sqrt(x)
+  ax = Constant<value = int64[1] {-1}>()
+  u = Unsqueeze(x, ax)
+  sp = Constant<value = int64[2] {2, 3}>()
+  y1, y2 = Split<axis = 0>(z, sp)
+  kk = Add(k, k)
+}
+)").is_ok());
+}
+
+}  // namespace
+}  // namespace onnxtrim::test
