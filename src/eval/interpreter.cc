@@ -1,5 +1,7 @@
 #include "eval/interpreter.h"
 
+#include <new>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "ir/clone.h"
@@ -128,6 +130,13 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
     return Status(ErrorCode::kUnsupported, std::string("cannot evaluate: ") + e.what()).with_node(n.describe());
   } catch (const std::bad_alloc&) {
     return Status(ErrorCode::kUnsupported, "cannot evaluate: out of memory").with_node(n.describe());
+  } catch (const ops::MissingInput& e) {
+    const RuntimeValue* v = e.index < inputs.size() ? inputs[e.index] : nullptr;
+    return Status(ErrorCode::kInvalidModel, "input " + std::to_string(e.index) +
+                                                (v ? " is a sequence or an optional where a tensor is needed" : " is missing"))
+        .with_node(n.describe());
+  } catch (const std::length_error&) {
+    return Status(ErrorCode::kUnsupported, "cannot evaluate: a buffer larger than memory can hold").with_node(n.describe());
   }
   if (!st.is_ok()) return st.with_node(n.describe());
   auto& outs = ctx.outputs();

@@ -217,6 +217,32 @@ g (float[1] x, int64[2] n) => (float[?, ?] y, float[?, ?] z) {
   EXPECT_EQ(st.code(), ErrorCode::kUnsupported);
 }
 
+TEST(HugeTensors, AShapeOfATrillionDimsIsNotBelieved) {
+  // The Range's length is known (10^12): as the shape of a ConstantOfShape or Reshape it would
+  // be a rank of 10^12. Inference leaves such ranks unknown instead of making the dims.
+  const char* text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1] x) => (float[?] y, float[?] z) {
+  start = Constant <value = int64 {0}> ()
+  limit = Constant <value = int64 {1000000000000}> ()
+  delta = Constant <value = int64 {1}> ()
+  r = Range(start, limit, delta)
+  big = ConstantOfShape(r)
+  y = Add(big, x)
+  z = Reshape(x, r)
+})";
+  auto m = parse(text);
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions so;
+  so.verify_ir = true;
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = passes::simplify(*m, so);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_LT(seconds_since(t0), 5.0);
+  EXPECT_EQ(m->graph->num_nodes(), 4u) << ir::print_graph(*m->graph);  // Range, ConstantOfShape, Add, Reshape
+  Status st = run(*m);
+  EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << st.message();
+}
+
 TEST(HugeTensors, LoopOfATrillionTripsEndsAtTheStepLimit) {
   auto m = parse(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[1] x) => (float[1] y) {
