@@ -25,7 +25,7 @@ mkdir -p build-fuzz
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DONNXTRIM_FUZZ=ON \
       -DONNXTRIM_SANITIZE=ON -DONNXTRIM_BUILD_TESTS=OFF -DONNXTRIM_BUILD_BENCH=OFF >/dev/null
   fi
-  cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGET}_fuzzer" >/dev/null
+  cmake --build build-fuzz -j"${JOBS:-2}" --target load_fuzzer pipeline_fuzzer >/dev/null
 ) 9>build-fuzz/.build-lock
 
 corpus=build-fuzz/corpus
