@@ -117,8 +117,7 @@ int subgraph_depth(const Model& m) {
   for (const Function& f : m.functions)
     if (f.body) todo.emplace_back(f.body.get(), 0);
   while (!todo.empty()) {
-    const Graph* g = todo.back().first;
-    int depth = todo.back().second;  // not a structured binding: clang 14 cannot capture those
+    auto [g, depth] = todo.back();
     todo.pop_back();
     deepest = std::max(deepest, depth);
     if (depth > kMaxSubgraphDepth) break;
