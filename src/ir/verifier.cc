@@ -105,33 +105,6 @@ Status verify_graph(const Graph& g) {
   return check(g, defined);
 }
 
-Status verify_model(const Model& m) {
-  OT_RETURN_IF_ERROR(check_subgraph_depth(m));
-  return verify_graph(*m.graph);
-}
-
-int subgraph_depth(const Model& m) {
-  int deepest = 0;
-  std::vector<std::pair<const Graph*, int>> todo;
-  todo.emplace_back(m.graph.get(), 0);
-  for (const Function& f : m.functions)
-    if (f.body) todo.emplace_back(f.body.get(), 0);
-  while (!todo.empty()) {
-    auto [g, depth] = todo.back();
-    todo.pop_back();
-    deepest = std::max(deepest, depth);
-    if (depth > kMaxSubgraphDepth) break;
-    g->for_each_node([&](Node* n) {
-      for (Graph* sg : n->subgraphs()) todo.emplace_back(sg, depth + 1);
-    });
-  }
-  return deepest;
-}
-
-Status check_subgraph_depth(const Model& m) {
-  if (subgraph_depth(m) <= kMaxSubgraphDepth) return Status::ok();
-  return make_error(ErrorCode::kUnsupported, "subgraphs (If/Loop/Scan bodies) nest more than " +
-                                                 std::to_string(kMaxSubgraphDepth) + " levels deep, the most onnxtrim handles");
-}
+Status verify_model(const Model& m) { return verify_graph(*m.graph); }
 
 }  // namespace onnxtrim::ir
