@@ -2,10 +2,13 @@
 
 #include "support/cancel.h"
 
+#include <new>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "ir/clone.h"
 #include "ops/registry.h"
+#include "support/limits.h"
 
 #include <functional>
 
@@ -120,7 +123,23 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
                            return run_graph(sg, std::move(in), outer);
                          });
   ctx.set_fast_float(fast_float_);
-  Status st = schema->eval(ctx);
+  Status st;
+  try {
+    charge_step();
+    st = schema->eval(ctx);
+  } catch (const LimitExceeded& e) {
+    // A tensor past the evaluator's limits (support/limits.h): refused before allocating.
+    return Status(ErrorCode::kUnsupported, std::string("cannot evaluate: ") + e.what()).with_node(n.describe());
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::kUnsupported, "cannot evaluate: out of memory").with_node(n.describe());
+  } catch (const ops::MissingInput& e) {
+    const RuntimeValue* v = e.index < inputs.size() ? inputs[e.index] : nullptr;
+    return Status(ErrorCode::kInvalidModel, "input " + std::to_string(e.index) +
+                                                (v ? " is a sequence or an optional where a tensor is needed" : " is missing"))
+        .with_node(n.describe());
+  } catch (const std::length_error&) {
+    return Status(ErrorCode::kUnsupported, "cannot evaluate: a buffer larger than memory can hold").with_node(n.describe());
+  }
   if (!st.is_ok()) return st.with_node(n.describe());
   auto& outs = ctx.outputs();
   for (size_t i = 0; i < outs.size(); ++i)
@@ -132,6 +151,13 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
 
 Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
                                                          const Scope* outer) const {
+  try {
+    charge_step();  // a Loop of 10^12 trips over an empty body still ends under a step limit
+  } catch (const LimitExceeded& e) {
+    Status st(ErrorCode::kUnsupported, std::string("cannot evaluate: ") + e.what());
+    if (g.owner()) st.with_node(g.owner()->describe());
+    return st;
+  }
   const Plan& plan = plan_for(g);
   Scope scope;
   scope.parent = outer;

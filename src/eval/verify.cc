@@ -3,6 +3,7 @@
 #include <random>
 
 #include "ops/kernel_util.h"
+#include "support/limits.h"
 
 namespace onnxtrim::eval {
 
@@ -64,7 +65,12 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
     }
     std::mt19937_64 rng(mix(seed, v->name()));
     ir::DataType dt = v->type.elem;
-    ir::Tensor t(dt, dims);
+    ir::Tensor t;
+    try {
+      t = ir::Tensor(dt, dims);
+    } catch (const LimitExceeded& e) {
+      return Status(ErrorCode::kUnsupported, "input '" + v->name() + "': cannot make random values: " + e.what());
+    }
     int64_t n = t.numel();
     if (dt == ir::DataType::kString) {
       for (auto& s : t.strings()) s = std::string(1 + rng() % 5, static_cast<char>('a' + rng() % 26));
@@ -284,7 +290,12 @@ Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec) {
       for (const ir::Dim& d : input->type.dims)
         dims.push_back(d.is_known() ? *d.value : (spec.dims.count(d.param) ? spec.dims.at(d.param) : spec.default_dim));
     }
-    ir::Tensor t(input->type.elem, dims);
+    ir::Tensor t;
+    try {
+      t = ir::Tensor(input->type.elem, dims);
+    } catch (const LimitExceeded& e) {
+      return Status(ErrorCode::kUnsupported, "--input " + name + ": " + e.what());
+    }
     bool ok = ops::dispatch(input->type.elem, ops::kAll, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* p = t.mutable_data<T>();

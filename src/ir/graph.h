@@ -116,6 +116,9 @@ class Graph {
   Graph(Model* model, Graph* parent, Node* owner) : model_(model), parent_(parent), owner_(owner) {}
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
+  // Nested graphs are released one at a time, never by recursion through their owners'
+  // attributes: tearing down any nest depth takes constant stack.
+  ~Graph();
 
   std::string name;
   std::string doc_string;

@@ -4,6 +4,8 @@
 
 #include <new>
 
+#include "support/limits.h"
+
 namespace onnxtrim::ir {
 
 MmapBuffer::~MmapBuffer() {
@@ -18,14 +20,23 @@ std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
 }
 
 namespace {
-int64_t product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+// The element count of dims; a count past int64 (or a negative dim) is refused here, before
+// anything is allocated.
+int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
+  int64_t n = checked_numel(dims);
+  if (n < 0) charge_tensor(-1, 0, dtype_name(dtype), dims);
   return n;
+}
+
+uint64_t alloc_bytes(DataType dtype, int64_t numel) {
+  if (dtype == DataType::kString) return static_cast<uint64_t>(numel) * sizeof(std::string);
+  return dtype_storage_bytes(dtype, numel);
 }
 }  // namespace
 
-Tensor::Tensor(DataType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)), numel_(product(dims_)) {
+Tensor::Tensor(DataType dtype, std::vector<int64_t> dims)
+    : dtype_(dtype), dims_(std::move(dims)), numel_(product(dtype_, dims_)) {
+  charge_tensor(numel_, alloc_bytes(dtype_, numel_), dtype_name(dtype_), dims_);
   if (dtype_ == DataType::kString) {
     strings_.resize(static_cast<size_t>(numel()));
   } else {
@@ -38,7 +49,7 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
   Tensor t;
   t.dtype_ = dtype;
   t.dims_ = std::move(dims);
-  t.numel_ = product(t.dims_);
+  t.numel_ = product(dtype, t.dims_);
   t.nbytes_ = dtype == DataType::kString ? 0 : dtype_storage_bytes(dtype, t.numel());
   return t;
 }
@@ -50,6 +61,7 @@ uint8_t* Tensor::mutable_bytes() {
     if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
       return const_cast<VectorBuffer*>(vb)->mutable_data();
   }
+  charge_tensor(numel_, nbytes_, dtype_name(dtype_), dims_);
   auto fresh = std::make_shared<VectorBuffer>(nbytes_);
   if (nbytes_ != 0 && buf_) std::memcpy(fresh->mutable_data(), bytes(), nbytes_);
   uint8_t* p = fresh->mutable_data();

@@ -13,11 +13,14 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include "onnx/onnx_pb.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
+#include "ir/verifier.h"
 
 namespace onnxtrim::onnx_io {
 
@@ -32,6 +35,7 @@ struct LoadCtx {
   const LoadOptions* opts;
   ir::Model* model;
   std::map<std::string, std::shared_ptr<ir::MmapBuffer>> mapped;  // external files
+  int depth = 0;  // subgraph nesting of the graph being converted
 };
 
 Status err(ErrorCode c, std::string detail) { return make_error(c, std::move(detail)); }
@@ -112,10 +116,21 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
   } else if (external) {
     ir::ExternalRef ref;
     for (const auto& kv : tp.external_data()) {
-      if (kv.key() == "location") ref.location = kv.value();
-      else if (kv.key() == "offset") ref.offset = std::strtoll(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "length") ref.length = std::strtoll(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "checksum") ref.checksum = kv.value();
+      if (kv.key() == "location") {
+        ref.location = kv.value();
+      } else if (kv.key() == "offset" || kv.key() == "length") {
+        // A byte count: decimal digits that fit int64, nothing else.
+        const std::string& v = kv.value();
+        errno = 0;
+        char* end = nullptr;
+        long long n = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno == ERANGE || n < 0)
+          return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data " + kv.key() + " '" + v +
+                                                   "' is not a byte count");
+        (kv.key() == "offset" ? ref.offset : ref.length) = n;
+      } else if (kv.key() == "checksum") {
+        ref.checksum = kv.value();
+      }
     }
     if (ref.location.empty())
       return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' uses external data without a location");
@@ -307,6 +322,78 @@ void apply_value_info(onnx::ValueInfoProto& vi, ir::Value* v) {
 
 Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx);
 
+Status too_deep() {
+  return err(ErrorCode::kUnsupported, "subgraphs (If/Loop/Scan bodies) nest more than " +
+                                          std::to_string(ir::kMaxSubgraphDepth) + " levels deep, the most onnxtrim handles");
+}
+
+// How deeply the graph attributes of a serialized ModelProto nest, read from the wire format
+// without recursion and without building anything (stops counting past the limit). The
+// protobuf parser refuses deep nesting (its recursion limit) without saying so; this tells a
+// model nested too deeply from a corrupt file.
+int wire_subgraph_depth(const uint8_t* p, const uint8_t* end) {
+  enum Kind { kModel, kGraph, kNode, kAttr, kFunction };
+  struct Frame {
+    const uint8_t* end;
+    Kind kind;
+    int depth;
+  };
+  auto varint = [&](uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+      uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  };
+  std::vector<Frame> stack{{end, kModel, 0}};
+  int deepest = 0;
+  while (!stack.empty() && deepest <= ir::kMaxSubgraphDepth) {
+    Frame& f = stack.back();
+    if (p >= f.end) {
+      if (p > f.end) break;  // malformed
+      stack.pop_back();
+      continue;
+    }
+    uint64_t tag = 0, len = 0;
+    if (!varint(tag)) break;
+    uint64_t field = tag >> 3;
+    switch (tag & 7) {
+      case 0:
+        if (!varint(len)) return deepest;
+        continue;
+      case 1:
+      case 5: {
+        size_t w = (tag & 7) == 1 ? 8 : 4;
+        if (static_cast<size_t>(f.end - p) < w) return deepest;
+        p += w;
+        continue;
+      }
+      case 2: break;
+      default: return deepest;  // groups: not in ONNX
+    }
+    if (!varint(len) || len > static_cast<uint64_t>(f.end - p)) break;
+    const uint8_t* sub_end = p + len;
+    Kind child = kModel;
+    bool follow = true;
+    int depth = f.depth;
+    if (f.kind == kModel && field == 7) child = kGraph;
+    else if (f.kind == kModel && field == 25) child = kFunction;
+    else if ((f.kind == kGraph && field == 1) || (f.kind == kFunction && field == 7)) child = kNode;
+    else if (f.kind == kNode && field == 5) child = kAttr;
+    else if (f.kind == kAttr && (field == 6 || field == 11)) child = kGraph, depth += 1;
+    else follow = false;
+    if (!follow) {
+      p = sub_end;
+      continue;
+    }
+    deepest = std::max(deepest, depth);
+    stack.push_back(Frame{sub_end, child, depth});
+  }
+  return deepest;
+}
+
 Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& g, ir::Node* owner, LoadCtx& ctx) {
   a.name = ap.name();
   if (ap.has_name()) a.presence |= kAttrName;
@@ -331,10 +418,13 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
     a.t = std::make_shared<ir::Tensor>();
     OT_RETURN_IF_ERROR(convert_tensor(*ap.mutable_t(), *a.t, ctx));
   }
+  if ((ap.has_g() || ap.graphs_size() > 0) && ctx.depth >= ir::kMaxSubgraphDepth) return too_deep();
   if (ap.has_g()) {
     a.presence |= kAttrG;
     a.g = std::make_shared<ir::Graph>(ctx.model, &g, owner);
+    ++ctx.depth;
     OT_RETURN_IF_ERROR(convert_graph(*ap.mutable_g(), *a.g, ctx));
+    --ctx.depth;
   }
   a.floats.assign(ap.floats().begin(), ap.floats().end());
   a.ints.assign(ap.ints().begin(), ap.ints().end());
@@ -345,7 +435,9 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
   }
   for (auto& sgp : *ap.mutable_graphs()) {
     auto sg = std::make_shared<ir::Graph>(ctx.model, &g, owner);
+    ++ctx.depth;
     OT_RETURN_IF_ERROR(convert_graph(sgp, *sg, ctx));
+    --ctx.depth;
     a.graphs.push_back(std::move(sg));
   }
   ap.clear_name();
@@ -538,6 +630,10 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
       return err(ErrorCode::kInvalidModel, "function '" + f.name + "' output '" + out + "' is not produced");
     g.add_output(v);
   }
+  // Function bodies, like graphs, may list their nodes out of order: sorted (stably).
+  std::string cycle;
+  if (!g.topological_sort(&cycle))
+    return Status(ErrorCode::kInvalidModel, "function '" + f.name + "' has a cycle").with_node(cycle);
   fp.clear_name();
   fp.clear_domain();
   fp.clear_doc_string();
@@ -611,9 +707,10 @@ Status tensor_from_proto_bytes(const std::string& bytes, ir::Tensor& out) {
 namespace {
 
 // Parses from any zero-copy stream; convert_model then consumes the message.
+// `rescan` measures the nesting of the bytes when the parser refuses them.
 Result<std::unique_ptr<ir::Model>> parse_stream(google::protobuf::io::ZeroCopyInputStream& in, uint64_t size,
                                                 const std::string& display_name, const std::string& base_dir,
-                                                const LoadOptions& opts) {
+                                                const LoadOptions& opts, const std::function<int()>& rescan) {
   LoadCtx ctx;
   ctx.display = display_name;
   ctx.base_dir = base_dir;
@@ -626,9 +723,11 @@ Result<std::unique_ptr<ir::Model>> parse_stream(google::protobuf::io::ZeroCopyIn
     google::protobuf::io::CodedInputStream cis(&in);
     cis.SetTotalBytesLimit(INT_MAX);
     cis.SetRecursionLimit(256);
-    if (!mp.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
+    if (!mp.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage()) {
+      if (rescan && rescan() > ir::kMaxSubgraphDepth) return too_deep().with_file(display_name);
       return Status(ErrorCode::kParse, "not a valid ONNX model (protobuf parsing failed: truncated or corrupt file?)")
           .with_file(display_name);
+    }
   }
   auto r = convert_model(mp, ctx);
   if (!r) return std::move(r).take_status().with_file(display_name);
@@ -662,7 +761,11 @@ class ProgressFileStream final : public google::protobuf::io::ZeroCopyInputStrea
 Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
                                                const std::string& base_dir, const LoadOptions& opts) {
   google::protobuf::io::ArrayInputStream ais(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
-  return parse_stream(ais, bytes.size(), display_name, base_dir, opts);
+  auto rescan = [&] {
+    auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    return wire_subgraph_depth(p, p + bytes.size());
+  };
+  return parse_stream(ais, bytes.size(), display_name, base_dir, opts, rescan);
 }
 
 Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts) {
@@ -679,7 +782,13 @@ Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const Loa
   Result<std::unique_ptr<ir::Model>> r = Status(ErrorCode::kInternal, "");
   {
     ProgressFileStream in(fd, size, opts.progress);
-    r = parse_stream(in, size, path, base, opts);
+    auto rescan = [&] {
+      auto m = map_file(path);
+      if (!m) return 0;
+      const uint8_t* p = m.value()->data();
+      return wire_subgraph_depth(p, p + m.value()->size());
+    };
+    r = parse_stream(in, size, path, base, opts, rescan);
     if (!r && in.error() != 0)
       r = Status(ErrorCode::kIo, std::string("read failed: ") + std::strerror(in.error())).with_file(path);
   }

@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "onnx/onnx_pb.h"
+#include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
 
@@ -524,6 +525,10 @@ Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std:
 }  // namespace
 
 Status save_model(const ir::Model& model, const std::string& path, const SaveOptions& opts) {
+  {
+    Status st = ir::check_subgraph_depth(model);
+    if (!st.is_ok()) return st.with_file(path);
+  }
   Plan plan;
   {
     Status st = build_plan(model, opts, true, plan);
@@ -552,6 +557,7 @@ Result<std::string> serialize_tensor_proto(const ir::Tensor& t) {
 }
 
 Result<std::string> serialize_model(const ir::Model& model) {
+  OT_RETURN_IF_ERROR(ir::check_subgraph_depth(model));
   Plan plan;
   OT_RETURN_IF_ERROR(build_plan(model, SaveOptions{}, false, plan));
   std::string out;

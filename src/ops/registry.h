@@ -17,6 +17,12 @@ namespace onnxtrim::ops {
 
 using ir::RuntimeValue;
 
+// Thrown by KernelContext::input for an input that is absent or not a tensor.
+struct MissingInput {
+  size_t index;
+  explicit MissingInput(size_t i) : index(i) {}
+};
+
 // What a kernel sees: the node (attributes), the opset version the model imports for the
 // node's domain, its inputs (nullptr where absent) and room for its outputs.
 class KernelContext {
@@ -33,8 +39,14 @@ class KernelContext {
   size_t num_outputs() const { return outputs_.size(); }
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   const RuntimeValue* input_value(size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
-  // The tensor of input i (the caller checks has_input and that it is a tensor).
-  const ir::Tensor& input(size_t i) const { return inputs_[i]->tensor; }
+  // The tensor of input i. An input the node lacks, or one that holds a sequence or an
+  // optional, throws MissingInput, which the interpreter reports as an invalid node: a kernel
+  // that reads a required input need not check it first.
+  const ir::Tensor& input(size_t i) const {
+    if (!has_input(i) || (inputs_[i]->kind != RuntimeValue::Kind::kTensor && inputs_[i]->kind != RuntimeValue::Kind::kMap))
+      throw MissingInput(i);
+    return inputs_[i]->tensor;
+  }
   // True when output i is wanted (present in the node).
   bool wants_output(size_t i) const { return i < node_.num_outputs() && node_.output(i) != nullptr; }
   void set_output(size_t i, ir::Tensor t) {

@@ -5,6 +5,7 @@
 // elements shape inference knows exactly (Shape of a static shape, Shape->Gather/Slice of the
 // known part of a symbolic shape) become constants too. The policy (what never folds, the size
 // guard) is in folding_policy.h.
+#include <algorithm>
 #include <set>
 
 #include "eval/interpreter.h"
@@ -15,6 +16,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pass_util.h"
 #include "passes/shape_inference.h"
+#include "support/limits.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -25,8 +27,7 @@ std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
   auto vals = f.static_values();
   auto dims = f.static_shape();
   if (!vals || !dims) return std::nullopt;
-  int64_t n = 1;
-  for (int64_t d : *dims) n *= d;
+  int64_t n = checked_numel(*dims);
   if (n != static_cast<int64_t>(vals->size())) return std::nullopt;
   ir::Tensor t(f.elem, *dims);
   bool ok = ops::dispatch(f.elem, ops::kSigned | ops::kUnsigned, [&](auto tag) {
@@ -106,9 +107,9 @@ class FoldConstants final : public Pass {
           known = false;
           break;
         }
-        int64_t numel = 1;
-        for (int64_t d : *dims) numel *= d;
-        predicted += ir::dtype_storage_bytes(f->elem, numel);
+        int64_t numel = checked_numel(*dims);
+        if (numel < 0) return false;  // more elements than int64 counts: never folds
+        predicted = std::min<uint64_t>(predicted + ir::dtype_storage_bytes(f->elem, numel), UINT64_MAX / 2);
       }
       if (known && !may_fold(predicted, freed, tiny_inputs, ctx.options.size_threshold)) return false;
     }
@@ -121,7 +122,16 @@ class FoldConstants final : public Pass {
                     n.describe() + ")");
       return false;
     }
+    // What one fold may compute is bounded: a generator whose size nothing predicted
+    // (ConstantOfShape of 10^12 elements) is refused at its allocation, not computed.
+    uint64_t in_bytes = 0;
+    for (const ir::RuntimeValue& h : held) in_bytes += tensor_bytes(h.tensor);
+    EvalLimits limits;
+    limits.max_tensor_bytes = std::max<uint64_t>({kFoldTensorBytes, 4 * in_bytes, freed + ctx.options.size_threshold});
+    limits.max_total_bytes = 8 * limits.max_tensor_bytes;
+    ScopedLimits scope(limits);
     auto r = interp.run_node(n, inputs, nullptr);
+    if (!r && scope.exceeded()) return false;  // the size guard's business, not worth a note
     if (!r) {
       note(ctx, "fold_constants: could not evaluate " + n.describe() + ": " + r.status().detail());
       return false;

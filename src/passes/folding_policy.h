@@ -8,7 +8,8 @@
 //    ConstantOfShape, Expand and Tile of a scalar make, which stay generator nodes). So
 //    Tile/Expand/ConstantOfShape/Range and broadcasting arithmetic cannot blow up the file;
 //  - tiny outputs (<= kTinyBytes: shapes, scalars, indices) always fold;
-//  - outputs whose size shape inference predicts past the guard are not even computed.
+//  - outputs whose size shape inference predicts past the guard are not even computed, and
+//    what a fold may allocate is bounded (kFoldTensorBytes) when it cannot predict them.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,10 @@ namespace onnxtrim::passes {
 constexpr uint64_t kDefaultSizeThreshold = 4096;
 constexpr uint64_t kTinyBytes = 64;
 constexpr uint64_t kSplatBytes = 64;
+// One fold may allocate tensors of at most max(kFoldTensorBytes, 4x its inputs, its freed
+// bytes + the size threshold), and 8x that in all: outputs past the guard are refused at
+// their allocation even when shape inference could not predict their size.
+constexpr uint64_t kFoldTensorBytes = 16ull << 20;
 
 struct FoldDecision {
   bool fold = false;

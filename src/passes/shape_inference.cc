@@ -131,11 +131,18 @@ class GraphInferContext final : public ops::InferContext {
     if (const ir::Tensor* p = si_.pinned(n_.input(i))) return p;
     return ops::FoldContext::constant(n_.input(i));
   }
-  TypeInfo& output(size_t i) override { return outputs_.at(i); }
+  TypeInfo& output(size_t i) override {
+    // A rule may fill outputs the node does not list (an invalid node with too few outputs):
+    // those land in a scratch slot nobody reads.
+    if (i < outputs_.size()) return outputs_[i];
+    scratch_ = TypeInfo{};
+    return scratch_;
+  }
   Result<std::vector<TypeInfo>> infer_subgraph(const ir::Graph& g, std::vector<TypeInfo> inputs) override {
     return si_.infer_graph(g, std::move(inputs));
   }
   std::vector<TypeInfo>& outputs() { return outputs_; }
+  TypeInfo scratch_;
 
  private:
   ShapeInference& si_;

@@ -18,6 +18,10 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   (after Relu) and AveragePool (count_include_pad=0), Transpose into Gemm, Gemm and MatMul
   followed by BatchNormalization, constant Add/Mul after Gemm, Slice of a Slice, and a Concat
   of Slices that cover their input. ONNX Runtime is the judge of the fused model.
+- unsorted_tiny.onnx: written with onnx.helper (random weights, dynamic batch) with its nodes
+  in reverse topological order, as some exports ship them (ONNX Runtime runs them): shape
+  plumbing into a Reshape, a MatMul, Constant nodes listed after their consumers, and an If on
+  a data-dependent condition whose branches read outer values produced later in the list.
 
 - keypoint_rcnn.onnx: torchvision's Keypoint R-CNN (the library's classes: transform, FPN,
   RPN, RoI heads, keypoint heads) on torchvision's ResNet-18 structure with narrow channels
@@ -312,10 +316,49 @@ def custom_gelu():
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def unsorted_tiny():
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.RandomState(1)
+    N = helper.make_node
+    w = numpy_helper.from_array(rng.uniform(-1, 1, (6, 5)).astype(np.float32), "w")
+
+    def branch(name, op):
+        out = helper.make_tensor_value_info(name + "_o", TensorProto.FLOAT, None)
+        return helper.make_graph([N(op, ["proj", "half"], [name + "_o"])], name, [], [out])
+
+    in_order = [
+        N("Shape", ["x"], ["shp"]),
+        N("Constant", [], ["i0"], value=numpy_helper.from_array(np.array([0], dtype=np.int64))),
+        N("Gather", ["shp", "i0"], ["b"], axis=0),
+        N("Constant", [], ["rest"], value=numpy_helper.from_array(np.array([4, 6], dtype=np.int64))),
+        N("Concat", ["b", "rest"], ["newshape"], axis=0),
+        N("Relu", ["x"], ["r"]),
+        N("Reshape", ["r", "newshape"], ["rr"]),
+        N("MatMul", ["rr", "w"], ["proj"]),
+        N("Constant", [], ["half"], value=numpy_helper.from_array(np.array(0.5, dtype=np.float32))),
+        N("ReduceSum", ["x"], ["total"], keepdims=0),
+        N("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0.0, dtype=np.float32))),
+        N("Greater", ["total", "zero"], ["flag"]),
+        N("If", ["flag"], ["t"], then_branch=branch("then", "Mul"), else_branch=branch("else", "Sub")),
+        N("Add", ["t", "proj"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        list(reversed(in_order)), "unsorted_tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, 5])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7,
+                              producer_name="make_fixtures.py")
+    path = os.path.join(HERE, "unsorted_tiny.onnx")
+    onnx.save(model, path)  # not checked: onnx.checker refuses the order on purpose
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
 def main():
     only = set(sys.argv[1:])
     if only:
-        for name in ("swin_stage", "fusions_tiny", "keypoint_rcnn", "squeeze_ifs", "custom_gelu"):
+        for name in ("swin_stage", "fusions_tiny", "keypoint_rcnn", "squeeze_ifs", "custom_gelu", "unsorted_tiny"):
             if name in only:
                 globals()[name]()
         return
@@ -343,6 +386,7 @@ def main():
     keypoint_rcnn()
     squeeze_ifs()
     custom_gelu()
+    unsorted_tiny()
 
 
 if __name__ == "__main__":
