@@ -9,8 +9,8 @@
 //                        [-dict=FILE] [-artifact_prefix=P] FILE_OR_DIR...
 //
 // A directory contributes its *.onnx files (recursively). The input that crashed, aborted,
-// hung or asked for more than 2 GB at once is written to P + "crash-N" before the process dies;
-// run the same binary on that file to reproduce it.
+// hung or asked for more than 2 GB at once is written to P + "crash-seedN" before the process
+// dies; `pipeline_fuzz_mutate -max_total_time=0 FILE` runs that file alone to reproduce it.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -178,6 +178,9 @@ bool flag(const char* arg, const char* name, std::string& value) {
 
 }  // namespace
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // new and delete below are malloc and free
 void* operator new(size_t n) {
   if (n > kMallocLimit) too_big(n);
   if (void* p = std::malloc(n ? n : 1)) return p;
@@ -188,6 +191,7 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
 void operator delete[](void* p, size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 int main(int argc, char** argv) {
   double seconds = 10;
@@ -241,15 +245,15 @@ int main(int argc, char** argv) {
     ::alarm(0);
   };
   std::mt19937_64 rng(seed);
-  // Every seed once (a file named on the command line is a reproduction: only it runs), then
-  // mutants of random seeds, 1 to 4 mutations each, until the time or the run count is used.
+  // Every seed once (with -max_total_time=0 only that: a reproduction), then mutants of random
+  // seeds, 1 to 4 mutations each, until the time or the run count is used.
+  bool replay_only = seconds <= 0;
   uint64_t n_seeds = 0, n_mutants = 0;
   for (const Bytes& s : seeds) {
-    if (n_seeds >= runs || (n_seeds > 0 && elapsed() > seconds / 2)) break;
+    if (n_seeds >= runs || (!replay_only && n_seeds > 0 && elapsed() > seconds / 2)) break;
     run_one(s);
     ++n_seeds;
   }
-  bool replay_only = std::all_of(paths.begin(), paths.end(), [](const std::string& p) { return fs::is_regular_file(p); });
   while (!replay_only && n_seeds + n_mutants < runs && elapsed() < seconds) {
     Bytes b = seeds[static_cast<size_t>(rng() % seeds.size())];
     for (int k = 1 + static_cast<int>(rng() % 4); k > 0; --k) mutate(b, seeds, dict, rng, max_len);

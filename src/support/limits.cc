@@ -57,7 +57,7 @@ int64_t checked_numel(const std::vector<int64_t>& dims) {
 ScopedLimits::ScopedLimits(const EvalLimits& limits) : limits_(limits), outer_(current) { current = this; }
 ScopedLimits::~ScopedLimits() { current = outer_; }
 
-void charge_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const std::vector<int64_t>& dims) {
+void check_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const std::vector<int64_t>& dims) {
   uint64_t cap = physical_memory_bytes();
   bool bounded_scope = false;
   for (ScopedLimits* s = current; s; s = s->outer_)
@@ -74,11 +74,18 @@ void charge_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const 
   if (bytes > cap)
     fail(what + " would take " + human_bytes(static_cast<double>(bytes)) + ", more than the " +
          human_bytes(static_cast<double>(cap)) + (bounded_scope ? " one tensor may take here" : " of memory this machine has"));
+}
+
+void charge_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const std::vector<int64_t>& dims) {
+  check_tensor(numel, bytes, dtype, dims);
   for (ScopedLimits* s = current; s; s = s->outer_) {
     s->total_bytes_ += bytes;
-    if (s->limits_.max_total_bytes != 0 && s->total_bytes_ > s->limits_.max_total_bytes)
-      fail(what + " would bring the tensors computed to more than " +
-           human_bytes(static_cast<double>(s->limits_.max_total_bytes)));
+    if (s->limits_.max_total_bytes != 0 && s->total_bytes_ > s->limits_.max_total_bytes) {
+      for (ScopedLimits* t = current; t; t = t->outer_) t->exceeded_ = true;
+      throw LimitExceeded("a " + std::string(dtype) + " tensor of shape " + dims_text(dims) +
+                          " would bring the tensors computed to more than " +
+                          human_bytes(static_cast<double>(s->limits_.max_total_bytes)));
+    }
   }
 }
 

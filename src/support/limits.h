@@ -46,6 +46,7 @@ class ScopedLimits {
 
  private:
   friend void charge_tensor(int64_t, uint64_t, std::string_view, const std::vector<int64_t>&);
+  friend void check_tensor(int64_t, uint64_t, std::string_view, const std::vector<int64_t>&);
   friend void charge_step();
   EvalLimits limits_;
   uint64_t total_bytes_ = 0;
@@ -57,6 +58,10 @@ class ScopedLimits {
 // A tensor of `numel` elements (-1: the count overflows int64) taking `bytes` bytes is about
 // to be allocated; dtype and dims only word the message. Throws LimitExceeded.
 void charge_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const std::vector<int64_t>& dims);
+// Throws LimitExceeded when one tensor of `bytes` would pass the limit for one tensor, without
+// counting it: a kernel checks its output's size this way before it builds scratch data for it
+// (a gather index of one int64 per output element).
+void check_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const std::vector<int64_t>& dims);
 // One node (or one run of a subgraph) is about to execute. Throws LimitExceeded.
 void charge_step();
 // The product of dims, or -1 when it overflows int64 (or a dim is negative).
