@@ -22,6 +22,7 @@
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
 #include "support/cancel.h"
+#include "support/limits.h"
 
 #ifndef ONNXTRIM_VERSION
 #define ONNXTRIM_VERSION "dev"
@@ -53,6 +54,18 @@ int exit_code_for(ErrorCode c) {
 
 void throw_if_error(const Status& st) {
   if (!st.is_ok()) throw Error(exit_code_for(st.code()), st.message());
+}
+
+// Runs f; a tensor past the evaluator's limits (support/limits.h) that no inner layer turned
+// into a Status (the interpreter and the pass manager do) becomes the same "unsupported" error
+// for every front end (CLI, C API, Python), never an internal error.
+template <typename F>
+auto within_limits(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const LimitExceeded& e) {
+    throw Error(kExitUnsupported, std::string("cannot evaluate: ") + e.what());
+  }
 }
 
 ir::Model& ir_model(Model& m) { return *m.impl().model; }
@@ -477,7 +490,7 @@ Report simplify(Model& model, const Options& opts) {
   Report rep;
   ir::Model& m = api::ir_model(model);
   rep.before = compute_stats(m);
-  api::simplify_in_place(m, opts, rep);
+  api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
   rep.after = compute_stats(m);
   if (!rep.verification.ok) throw VerificationFailed(std::move(rep));
   return rep;
@@ -498,7 +511,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   rep.before = compute_stats(m);
   rep.before.file_bytes = api::file_size(in_path);
   try {
-    api::simplify_in_place(m, opts, rep);
+    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
   } catch (const Error& e) {
     std::string msg = e.what();
     // Errors of the model name the input file.
@@ -520,8 +533,10 @@ Verification verify(const Model& reference, const Model& candidate, const Option
   o.verify = Options::Verify::kOn;
   if (o.samples <= 0) o.samples = 3;
   std::string skipped;
-  auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
-  return api::run_check(*checker, api::ir_model(candidate), o);
+  return api::within_limits([&] {
+    auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
+    return api::run_check(*checker, api::ir_model(candidate), o);
+  });
 }
 
 namespace {
@@ -591,12 +606,12 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
     bool known = false;
     for (const ir::Value* v : m.graph->inputs()) known |= v->name() == name;
     if (!known) throw Error(kExitUsage, "the model has no input named '" + name + "'");
-    in[name] = ir::RuntimeValue::of(to_ir(name, t));
+    in[name] = ir::RuntimeValue::of(api::within_limits([&] { return to_ir(name, t); }));
   }
   for (const ir::Value* v : m.graph->inputs())
     if (!v->is_initializer() && !in.count(v->name()))
       throw Error(kExitUsage, "no value given for input '" + v->name() + "'");
-  auto out = interp.run(in);
+  auto out = api::within_limits([&] { return interp.run(in); });
   api::throw_if_error(out.is_ok() ? Status::ok() : out.status());
   std::map<std::string, Tensor> res;
   for (size_t i = 0; i < out.value().size(); ++i) {
@@ -617,7 +632,7 @@ void infer_shapes(Model& model, const Options& opts) {
   s.write_value_info = true;
   ir::Model& m = api::ir_model(model);
   s.input_shapes = api::resolve_shapes(m, s.input_shapes);
-  auto r = passes::simplify(m, s);
+  auto r = api::within_limits([&] { return passes::simplify(m, s); });
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
 }
 
