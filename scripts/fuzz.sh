@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh 3600 pipeline   a longer campaign
 # Both build their fuzzer with clang (libFuzzer + AddressSanitizer + UBSan, which also reports
 # leaks) in build-fuzz/, each only the fuzzer it runs: the loader's is the IR and the loader,
-# the pipeline's is the whole library (several minutes on two cores the first time).
+# the pipeline's is the whole library, compiled in batches.
 #   scripts/fuzz.sh 10 pipeline BUILD/pipeline_fuzz_mutate
 # runs the pipeline target through the mutation driver of an ordinary build instead
 # (fuzz/mutate_main.cc: no clang build, no coverage feedback, no sanitizers); the test suite's
