@@ -602,7 +602,9 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
   interp.set_fast_float(fast);
   api::throw_if_error(interp.check_supported());
   std::map<std::string, ir::RuntimeValue> in;
-  for (const auto& [name, t] : feeds) {
+  for (const auto& feed : feeds) {
+    const std::string& name = feed.first;  // not a structured binding: clang 14 cannot capture those
+    const Tensor& t = feed.second;
     bool known = false;
     for (const ir::Value* v : m.graph->inputs()) known |= v->name() == name;
     if (!known) throw Error(kExitUsage, "the model has no input named '" + name + "'");
