@@ -407,6 +407,19 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
   }
   if (ap.has_type()) a.presence |= kAttrType;
   a.type = static_cast<ir::AttrType>(ap.type());
+  // A graph payload must be what the type says: the IR walks subgraphs by the type (If, Loop,
+  // Scan bodies), so a graph under another type would read outer values unseen by every pass.
+  // A file without the type field (it came in IR version 2) gets it from the payload.
+  {
+    const bool has_g = ap.has_g(), has_graphs = ap.graphs_size() > 0;
+    if (a.type == ir::AttrType::kUndefined && has_g != has_graphs)
+      a.type = has_g ? ir::AttrType::kGraph : ir::AttrType::kGraphs;
+    if ((has_g && a.type != ir::AttrType::kGraph) || (has_graphs && a.type != ir::AttrType::kGraphs))
+      return err(ErrorCode::kInvalidModel, "attribute '" + ap.name() + "' holds " +
+                                               (has_g && has_graphs ? std::string("a graph and a list of graphs")
+                                                                    : std::string(has_g ? "a graph" : "a list of graphs")) +
+                                               " but its type is " + onnx::AttributeProto_AttributeType_Name(ap.type()));
+  }
   if (ap.has_f()) a.presence |= kAttrF;
   if (ap.has_i()) a.presence |= kAttrI;
   if (ap.has_s()) a.presence |= kAttrS;

@@ -304,6 +304,41 @@ with tempfile.TemporaryDirectory() as d:
         expect(f"duplicate names: {what}", run(path, out), 5, "dup.onnx", "n2" if "branch" not in what else "n4",
                "defined more than once", out_path=out, tmpdir=d)
 
+    # A branch whose attribute type is not GRAPH (found by fuzz.pipeline_short: a mutant of
+    # squeeze_ifs.onnx whose else_branch lost its type field). Without the type field the type
+    # comes from the payload (the output is valid and computes the same); a payload that
+    # contradicts the type is an invalid model, never a graph that passes walk past unseen.
+    def branchy(attr_type):
+        then_g = helper.make_graph([N("Neg", ["x"], ["o1"], name="neg1")], "t1", [], [helper.make_tensor_value_info("o1", TensorProto.FLOAT, [2])])
+        else_g = helper.make_graph([N("Abs", ["x"], ["o2"], name="abs1")], "t2", [], [helper.make_tensor_value_info("o2", TensorProto.FLOAT, [2])])
+        nd = N("If", ["c"], ["y"], name="if0", then_branch=then_g, else_branch=else_g)
+        for a in nd.attribute:
+            if a.name == "else_branch":
+                if attr_type is None:
+                    a.ClearField("type")
+                else:
+                    a.type = attr_type
+        return simple_graph_model([nd], [xin, helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [yout])
+    typeless = os.path.join(d, "typeless.onnx")
+    with open(typeless, "wb") as f:
+        f.write(branchy(None).SerializeToString())
+    for extra in ((), ("--input", "c=1"), ("--input", "c=0")):
+        r = run(typeless, out, "--quiet", *extra)
+        expect("branch without a type field " + " ".join(extra), r, 0, tmpdir=d)
+        if r.returncode == 0:
+            checks += 1
+            try:
+                onnx.checker.check_model(onnx.load(out), full_check=True)
+            except Exception as e:
+                failures.append(f"branch without a type field: output fails onnx.checker: {e}")
+            for c in ("0", "1"):
+                expect(f"branch without a type field: same outputs (c={c})", run("verify", typeless, out, "--input", f"c={c}"), 0)
+            os.remove(out)
+    mistyped = os.path.join(d, "mistyped.onnx")
+    with open(mistyped, "wb") as f:
+        f.write(branchy(onnx.AttributeProto.FLOAT).SerializeToString())
+    expect("branch typed FLOAT", run(mistyped, out), 5, "mistyped.onnx", "if0", "else_branch", "FLOAT", out_path=out, tmpdir=d)
+
     # Nodes out of topological order (ONNX Runtime runs such models; exports ship them):
     # sorted on load, the result is valid for onnx.checker and computes what the input does.
     nodes = [N("Add", ["t", "b2"], ["y"], name="last"),
