@@ -41,6 +41,16 @@ using Bytes = std::vector<uint8_t>;
 const uint8_t* g_current = nullptr;
 size_t g_current_size = 0;
 char g_artifact[4096] = "crash-input";
+unsigned long long g_runs = 0;  // inputs started, the current one included
+
+// Appends the decimal digits of n to p (no allocation: called from signal handlers).
+char* put_number(char* p, unsigned long long n) {
+  char digits[24];
+  int k = 0;
+  do digits[k++] = static_cast<char>('0' + n % 10); while ((n /= 10) != 0);
+  while (k) *p++ = digits[--k];
+  return p;
+}
 
 void save_current_and_die(int sig) {
   int fd = ::open(g_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -55,6 +65,12 @@ void save_current_and_die(int sig) {
   }
   const char* what = sig == SIGALRM ? "pipeline_fuzz_mutate: an input ran past the timeout (a hang), saved to "
                                     : "pipeline_fuzz_mutate: an input crashed or aborted, saved to ";
+  char head[96] = "pipeline_fuzz_mutate: signal ";
+  char* p = put_number(head + std::strlen(head), static_cast<unsigned long long>(sig));
+  std::memcpy(p, " in input #", 11);
+  p = put_number(p + 11, g_runs);
+  *p++ = '\n';
+  (void)!::write(2, head, static_cast<size_t>(p - head));
   (void)!::write(2, what, std::strlen(what));
   (void)!::write(2, g_artifact, std::strlen(g_artifact));
   (void)!::write(2, "\n", 1);
@@ -240,6 +256,7 @@ int main(int argc, char** argv) {
   auto run_one = [&](const Bytes& b) {
     g_current = b.data();
     g_current_size = b.size();
+    ++g_runs;
     ::alarm(timeout);
     LLVMFuzzerTestOneInput(b.data(), b.size());
     ::alarm(0);

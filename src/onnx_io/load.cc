@@ -338,9 +338,11 @@ int wire_subgraph_depth(const uint8_t* p, const uint8_t* end) {
     Kind kind;
     int depth;
   };
-  auto varint = [&](uint64_t& v) {
+  // Reads a varint that must end before `limit` (the end of the enclosing message: reading on
+  // past it would let a length computed from a negative remainder send p anywhere).
+  auto varint = [&](uint64_t& v, const uint8_t* limit) {
     v = 0;
-    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    for (int shift = 0; shift < 64 && p < limit; shift += 7) {
       uint8_t b = *p++;
       v |= static_cast<uint64_t>(b & 0x7F) << shift;
       if (!(b & 0x80)) return true;
@@ -357,11 +359,11 @@ int wire_subgraph_depth(const uint8_t* p, const uint8_t* end) {
       continue;
     }
     uint64_t tag = 0, len = 0;
-    if (!varint(tag)) break;
+    if (!varint(tag, f.end)) break;
     uint64_t field = tag >> 3;
     switch (tag & 7) {
       case 0:
-        if (!varint(len)) return deepest;
+        if (!varint(len, f.end)) return deepest;
         continue;
       case 1:
       case 5: {
@@ -373,7 +375,7 @@ int wire_subgraph_depth(const uint8_t* p, const uint8_t* end) {
       case 2: break;
       default: return deepest;  // groups: not in ONNX
     }
-    if (!varint(len) || len > static_cast<uint64_t>(f.end - p)) break;
+    if (!varint(len, f.end) || len > static_cast<uint64_t>(f.end - p)) break;
     const uint8_t* sub_end = p + len;
     Kind child = kModel;
     bool follow = true;

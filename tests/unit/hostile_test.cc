@@ -408,6 +408,20 @@ TEST(Nesting, ConstantConditionsFlattenSixtyFourLevels) {
   EXPECT_EQ(ir::subgraph_depth(*m), 0) << ir::print_graph(*m->graph);
 }
 
+TEST(Nesting, DepthRescanOfACorruptFileStaysInsideEachMessage) {
+  // Found by fuzz.pipeline_short: when protobuf refuses the bytes, the loader measures their
+  // nesting from the wire format. A varint that runs past the end of its message (here a
+  // GraphProto of 2 bytes whose node length keeps going into the bytes after it) once gave a
+  // length from a negative remainder and sent the reader anywhere in memory.
+  std::string bytes = {0x3a, 0x02, 0x0a, static_cast<char>(0x80)};
+  for (int i = 0; i < 8; ++i) bytes += static_cast<char>(0x80);
+  bytes += static_cast<char>(0x01);
+  bytes += std::string(64, static_cast<char>(0xff));
+  auto r = onnx_io::parse_model(bytes, "<mem>", ".");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kParse) << r.status().message();
+}
+
 // ---------------------------------------------------------------- names and order
 
 TEST(Names, EveryValueIsDefinedOnceWithAClearError) {
