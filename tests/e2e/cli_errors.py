@@ -304,6 +304,23 @@ with tempfile.TemporaryDirectory() as d:
         expect(f"duplicate names: {what}", run(path, out), 5, "dup.onnx", "n2" if "branch" not in what else "n4",
                "defined more than once", out_path=out, tmpdir=d)
 
+    # An export-like model listed in reverse order (tests/models/unsorted_tiny.onnx: shape
+    # plumbing, Constant nodes after their consumers, an If reading values listed after it) is
+    # sorted and simplified like its sorted twin: fewer nodes, valid for onnx.checker, checked.
+    tiny = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "unsorted_tiny.onnx")
+    r = run(tiny, out, "--quiet", "--verify")
+    expect("unsorted_tiny: simplify", r, 0, tmpdir=d)
+    if r.returncode == 0:
+        checks += 1
+        before, after = len(onnx.load(tiny).graph.node), len(onnx.load(out).graph.node)
+        if after >= before:
+            failures.append(f"unsorted_tiny: not simplified ({before} -> {after} nodes)")
+        try:
+            onnx.checker.check_model(onnx.load(out), full_check=True)
+        except Exception as e:
+            failures.append(f"unsorted_tiny: output fails onnx.checker: {e}")
+        os.remove(out)
+
     # A branch whose attribute type is not GRAPH (found by fuzz.pipeline_short: a mutant of
     # squeeze_ifs.onnx whose else_branch lost its type field). Without the type field the type
     # comes from the payload (the output is valid and computes the same); a payload that
