@@ -47,8 +47,9 @@ class Interpreter {
   Status check_supported() const;
 
   // Runs a single node on the given inputs (fold_constants uses this).
+  // `takeable` (optional): inputs this node reads last, which the kernel may move from.
   Result<std::vector<RuntimeValue>> run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
-                                             const Scope* outer) const;
+                                             const Scope* outer, std::vector<bool> takeable = {}) const;
 
  private:
   struct Plan;
