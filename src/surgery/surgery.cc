@@ -90,7 +90,7 @@ void reach(const ir::Graph& main, const std::vector<ir::Value*>& from, std::unor
 Status cut(ir::Model& m, const Request& r, Plan& plan) {
   ir::Graph& g = *m.graph;
   passes::ShapeInference si(m);
-  si.run();  // unknown facts are no error here; a value whose type stays unknown is (below)
+  (void)si.run();  // unknown facts are no error here; a value whose type stays unknown is (below)
 
   std::vector<ir::Value*> new_inputs, new_outputs;
   for (const auto& name : r.inputs) {
@@ -213,7 +213,7 @@ Status cut(ir::Model& m, const Request& r, Plan& plan) {
 Status add_outputs(ir::Model& m, const Request& r, Plan& plan) {
   ir::Graph& g = *m.graph;
   passes::ShapeInference si(m);
-  si.run();
+  (void)si.run();
   std::vector<ir::Value*> add;
   int64_t untyped = 0;
   if (r.add_all_outputs) {
@@ -276,7 +276,7 @@ std::string facts_str(const ops::TypeInfo* f) {
 // element types stay.
 void forget_shapes(ir::Graph& g, bool main) {
   auto strip = [](ir::Value* v) {
-    if (v && v->type.is_tensor()) {
+    if (v && v->type.is_tensor() && v->type.rank() >= 1) {  // a scalar cannot hold the batch
       v->type.has_shape = false;
       v->type.dims.clear();
     }
@@ -405,6 +405,8 @@ Status batch(ir::Model& m, const Request& r, Plan& plan) {
     fixed_from = v->name();
   }
   if (!any) return usage("--" + option + ": the model has no graph input of known rank >= 1");
+  if (!fixed && r.batch_dynamic)
+    plan.notes.push_back("batch: no graph input has a fixed leading dim; nothing to free");
   if (fixed) {
     std::string sym = "batch";
     for (int i = 1; params.count(sym); ++i) sym = "batch_" + std::to_string(i);
