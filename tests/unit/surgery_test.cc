@@ -37,7 +37,7 @@ Twice (x) => (y) {
 }
 )";
 
-onnxtrim::Report simplify(onnxtrim::Model& m, const std::vector<std::pair<std::string, std::string>>& opts) {
+onnxtrim::Report simplify_with(onnxtrim::Model& m, const std::vector<std::pair<std::string, std::string>>& opts) {
   onnxtrim::Options o;
   for (const auto& [k, v] : opts) o.set(k, v);
   return onnxtrim::simplify(m, o);
@@ -47,7 +47,7 @@ int usage_error(const std::vector<std::pair<std::string, std::string>>& opts, st
                 const char* text = kModel) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(text);
   try {
-    simplify(m, opts);
+    simplify_with(m, opts);
   } catch (const onnxtrim::Error& e) {
     *msg = e.what();
     return e.exit_code();
@@ -78,7 +78,7 @@ bool has_op(const onnxtrim::Model& m, const std::string& op) {
 
 TEST(Surgery, OutputsCutAfterTheFunctionCall) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kModel);
-  onnxtrim::Report r = simplify(m, {{"outputs", "b"}});
+  onnxtrim::Report r = simplify_with(m, {{"outputs", "b"}});
   EXPECT_EQ(m.output_names(), std::vector<std::string>{"b"});
   EXPECT_EQ(m.input_names(), std::vector<std::string>{"x"});  // y no longer reaches an output
   EXPECT_FALSE(has_op(m, "If"));
@@ -94,7 +94,7 @@ TEST(Surgery, OutputsCutAfterTheFunctionCall) {
 
 TEST(Surgery, InputsCutBelowTheFunctionAcrossTheIf) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kModel);
-  onnxtrim::Report r = simplify(m, {{"inputs", "b,y"}, {"outputs", "out"}});
+  onnxtrim::Report r = simplify_with(m, {{"inputs", "b,y"}, {"outputs", "out"}});
   EXPECT_EQ(m.input_names(), (std::vector<std::string>{"b", "y"}));
   EXPECT_EQ(m.output_names(), std::vector<std::string>{"out"});
   EXPECT_FALSE(has_op(m, "Relu"));
@@ -113,7 +113,7 @@ TEST(Surgery, InputsCutBelowTheFunctionAcrossTheIf) {
 
 TEST(Surgery, InputsOnlyKeepTheOutputs) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kModel);
-  onnxtrim::Report r = simplify(m, {{"inputs", "a y"}});  // OnnxSlim's spelling: words
+  onnxtrim::Report r = simplify_with(m, {{"inputs", "a y"}});  // OnnxSlim's spelling: words
   EXPECT_EQ(m.input_names(), (std::vector<std::string>{"a", "y"}));
   EXPECT_EQ(m.output_names(), (std::vector<std::string>{"out", "aux"}));
   EXPECT_FALSE(has_op(m, "Relu"));
@@ -141,7 +141,7 @@ TEST(Surgery, Errors) {
 
 TEST(Surgery, RenameReachesSubgraphUses) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kModel);
-  onnxtrim::Report r = simplify(m, {{"rename", "y=why,out=result"}});
+  onnxtrim::Report r = simplify_with(m, {{"rename", "y=why,out=result"}});
   EXPECT_EQ(m.input_names(), (std::vector<std::string>{"x", "why"}));
   EXPECT_EQ(m.output_names(), (std::vector<std::string>{"result", "aux"}));
   std::string text = m.to_text();
@@ -149,7 +149,7 @@ TEST(Surgery, RenameReachesSubgraphUses) {
   EXPECT_TRUE(r.verification.ran && r.verification.ok) << r.verification.why;
   // A swap works.
   onnxtrim::Model s = onnxtrim::Model::parse_text(kModel);
-  simplify(s, {{"rename", "x=y,y=x"}});
+  simplify_with(s, {{"rename", "x=y,y=x"}});
   EXPECT_EQ(s.input_names(), (std::vector<std::string>{"y", "x"}));
 }
 
@@ -168,17 +168,17 @@ g (float[1,1,3,3] x) => (float[1,1,3,3] y) {
 }
 )";
   onnxtrim::Model plain = onnxtrim::Model::parse_text(text);
-  simplify(plain, {});
+  simplify_with(plain, {});
   EXPECT_FALSE(has_op(plain, "BatchNormalization"));
   onnxtrim::Model m = onnxtrim::Model::parse_text(text);
-  onnxtrim::Report r = simplify(m, {{"add-outputs", "c"}});
+  onnxtrim::Report r = simplify_with(m, {{"add-outputs", "c"}});
   EXPECT_EQ(m.output_names(), (std::vector<std::string>{"y", "c"}));
   EXPECT_TRUE(r.verification.ok);
   auto out = onnxtrim::run(m, {{"x", floats({1, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1})}});
   EXPECT_EQ(values(out.at("c"))[0], 2.0f);
 
   onnxtrim::Model all = onnxtrim::Model::parse_text(kModel);
-  r = simplify(all, {{"add-outputs", "all"}});
+  r = simplify_with(all, {{"add-outputs", "all"}});
   auto names = all.output_names();
   for (const char* n : {"out", "aux", "a", "b", "m", "s", "c", "z"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
@@ -187,7 +187,7 @@ g (float[1,1,3,3] x) => (float[1,1,3,3] y) {
 
 TEST(Surgery, BatchFixesTheLeadingDim) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kModel);
-  onnxtrim::Report r = simplify(m, {{"batch", "4"}});
+  onnxtrim::Report r = simplify_with(m, {{"batch", "4"}});
   std::string text = m.to_text();
   EXPECT_NE(text.find("float[4,4] x"), std::string::npos) << text;
   EXPECT_NE(text.find("float[4,4] y"), std::string::npos) << text;
@@ -208,7 +208,7 @@ g (float[1,2,6] x) => (float[1,12] y, float[1,3,4] z) {
 
 TEST(Surgery, BatchDynamicRewritesReshapesThatCopyTheBatch) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kStaticReshape);
-  onnxtrim::Report r = simplify(m, {{"batch", "dynamic"}});
+  onnxtrim::Report r = simplify_with(m, {{"batch", "dynamic"}});
   std::string text = m.to_text();
   EXPECT_NE(text.find("float[batch,2,6] x"), std::string::npos) << text;
   EXPECT_NE(text.find("float[batch,12] y"), std::string::npos) << text;
@@ -225,7 +225,7 @@ TEST(Surgery, BatchDynamicRewritesReshapesThatCopyTheBatch) {
 
   // --batch 4 on the same static model: freed, then fixed; checked on 4 stacked samples.
   onnxtrim::Model f = onnxtrim::Model::parse_text(kStaticReshape);
-  r = simplify(f, {{"batch", "4"}});
+  r = simplify_with(f, {{"batch", "4"}});
   EXPECT_NE(f.to_text().find("float[4,2,6] x"), std::string::npos) << f.to_text();
   EXPECT_TRUE(r.verification.ran && r.verification.ok) << r.verification.why;
   EXPECT_NE(r.verification.compared.find("4 samples"), std::string::npos) << r.verification.compared;
