@@ -450,15 +450,21 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
       for (ir::Value* v : outs)
         if (!v) throw Error(kExitInternal, "surgery: a value of the plan is missing from the original");
       reference->graph->set_outputs(outs);
+      // "a, b (as c), ... and 12 more"
+      auto names = [&plan](const std::vector<std::string>& list) {
+        std::string out;
+        for (size_t i = 0; i < list.size() && i < 6; ++i) {
+          auto rn = plan.renamed.find(list[i]);
+          out += (i ? ", " : "") + list[i] + (rn == plan.renamed.end() ? "" : " (as " + rn->second + ")");
+        }
+        if (list.size() > 6) out += " and " + std::to_string(list.size() - 6) + " more";
+        return out;
+      };
       compared = "the original model's values";
-      if (!plan.carried.empty()) {
-        std::string c;
-        for (const auto& n : plan.carried) c += (c.empty() ? "" : ", ") + n;
-        compared += " (its inputs run on random data; the result fed its values at the cut points " + c + ")";
-      }
-      std::string outs_s;
-      for (const auto& n : plan.outputs) outs_s += (outs_s.empty() ? "" : ", ") + n;
-      compared += " at " + outs_s;
+      if (!plan.carried.empty())
+        compared += " (the original run on random inputs; the result fed the original's values at the cut points " +
+                    names(plan.carried) + ")";
+      compared += " at " + names(plan.outputs);
       if (plan.old_batch > 0) {
         if (!plan.new_batch) stack = 2;
         else if (*plan.new_batch % plan.old_batch == 0) stack = static_cast<int>(*plan.new_batch / plan.old_batch);

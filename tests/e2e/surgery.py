@@ -190,7 +190,7 @@ def torchvision_static(name):
     path = os.path.join(tmp, name + "_static.onnx")
     with torch.no_grad():
         torch.onnx.export(net, (torch.randn(1, 3, 64, 64),), path, input_names=["image"], output_names=["logits"],
-                          opset_version=17, do_constant_folding=True, dynamo=False)
+                          opset_version=17, do_constant_folding=True)
     return path
 
 
