@@ -11,7 +11,8 @@
   - --batch dynamic on a static torchvision ResNet-18 (batch 1, random weights) and a static
     ShuffleNetV2 (its channel shuffle's Reshapes bake the batch in and are rewritten), run in ONNX
     Runtime at batch 3 and compared with the evaluator on the original, sample by sample;
-  - --batch dynamic refused on a node that bakes the batch in, naming it.
+  - --batch dynamic refused on a node that bakes the batch in, naming it; and a node that mixes
+    the samples (Softmax over axis 0) caught by the check's stacked samples.
 
 usage: surgery.py ONNXTRIM
 """
@@ -242,6 +243,25 @@ def batch_dynamic_refused():
     out = os.path.join(tmp, "bakes_out.onnx")
     r = cli(src, out, "--batch", "dynamic", expect=2)
     assert "node 'bake (Reshape)'" in r.stderr, r.stderr
+    assert not os.path.exists(out)
+    passed += 1
+
+
+@case
+def batch_dynamic_check_catches_mixed_samples():
+    # Softmax over axis 0 passes the shape test (its output follows the batch) but mixes the
+    # samples: the stacked check (two samples of the original against one batch of two) fails.
+    global passed
+    g = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=0, name="mix")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    src = os.path.join(tmp, "mix.onnx")
+    onnx.save(m, src)
+    out = os.path.join(tmp, "mix_out.onnx")
+    r = cli(src, out, "--batch", "dynamic", expect=1)
+    assert "output 'y'" in r.stderr + r.stdout, r.stderr
     assert not os.path.exists(out)
     passed += 1
 
