@@ -80,6 +80,12 @@ struct Options {
   // The result is simplified for these sizes, and its inputs declare them.
   std::map<std::string, int64_t> dims;                        // --dim NAME=V
   std::map<std::string, std::vector<int64_t>> input_shapes;   // --input-shape NAME:D,D
+  // surgery, before the passes (names are the original model's; --rename acts last)
+  std::vector<std::string> cut_inputs;    // --inputs x,y: these values become the graph inputs
+  std::vector<std::string> cut_outputs;   // --outputs a,b: these values become the graph outputs
+  std::vector<std::string> add_outputs;   // --add-outputs a,b ("all": every node output of the main graph)
+  std::vector<std::pair<std::string, std::string>> rename;  // --rename old=new
+  std::string batch;                      // --batch N | dynamic ("" unchanged)
   // the check (original vs result on random inputs)
   enum class Verify { kAuto, kOn, kOff };
   Verify verify = Verify::kAuto;          // auto: on unless it cannot run or costs too much; --verify / --no-verify
@@ -144,6 +150,9 @@ struct Verification {
   std::map<std::string, int64_t> dims;  // values given to symbolic dims
   std::vector<OutputCheck> outputs;
   std::string why;       // first failing output
+  // What the result was compared against when surgery changed the interface ("" otherwise):
+  // the original's values at the cut points, stacked samples for a changed batch.
+  std::string compared;
 };
 
 struct Report {
@@ -154,6 +163,7 @@ struct Report {
   int rounds = 0;
   bool converged = true;
   std::vector<std::string> warnings;
+  std::vector<std::string> surgery;  // what --inputs/--outputs/--add-outputs/--batch/--rename did
   Verification verification;
 
   std::string to_text() const;

@@ -146,8 +146,21 @@ def _shape_arg(name: str, shape: Sequence[int]) -> str:
 
 def _settings(*, input_shapes=None, dims=None, passes=None, skip=None, constant_folding=True,
               size_threshold=None, target=None, verify=None, max_rounds=None, samples=None, seed=None,
-              rtol=None, atol=None, **extra) -> List[Tuple[str, str]]:
+              rtol=None, atol=None, inputs=None, outputs=None, add_outputs=None, rename=None, batch=None,
+              **extra) -> List[Tuple[str, str]]:
     s: List[Tuple[str, str]] = []
+    # surgery: names are the original model's; rename acts last
+    for opt, names in (("inputs", inputs), ("outputs", outputs), ("add-outputs", add_outputs)):
+        if names is None:
+            continue
+        if isinstance(names, str):
+            names = [names]
+        if names:
+            s.append((opt, ",".join(str(n) for n in names)))
+    for old, new in (rename or {}).items():
+        s.append(("rename", f"{old}={new}"))
+    if batch is not None:
+        s.append(("batch", str(batch)))
     for k, v in (input_shapes or {}).items():
         s.append(("input-shape", _shape_arg(k, v)))
     for k, v in (dims or {}).items():
@@ -212,8 +225,15 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
              dims: Optional[Mapping[str, int]] = None, passes: Optional[Sequence[str]] = None,
              skip: Optional[Sequence[str]] = None, constant_folding: bool = True,
              size_threshold: Optional[int] = None, target: Optional[str] = None, verify: Optional[bool] = None,
-             max_rounds: Optional[int] = None, **options):
+             max_rounds: Optional[int] = None, inputs: Optional[Sequence[str]] = None,
+             outputs: Optional[Sequence[str]] = None, add_outputs=None, rename: Optional[Mapping[str, str]] = None,
+             batch=None, **options):
     """Simplify ``model`` (an onnx.ModelProto, bytes or a path) and check the result against it.
+
+    Surgery, before the passes (names are the original's): ``outputs=["a"]`` / ``inputs=["x"]`` cut
+    the graph there; ``add_outputs="all"`` or ``["v"]`` marks values as extra outputs;
+    ``rename={"old": "new"}`` renames graph inputs/outputs; ``batch=4`` fixes the leading dim of
+    the inputs, ``batch="dynamic"`` frees a batch the export fixed.
 
     Returns ``(onnx.ModelProto, Report)``. ``verify``: None checks unless the check cannot run or
     costs too much (the report says why), True always checks, False never. Other keywords are
@@ -223,7 +243,8 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
     """
     s = _settings(input_shapes=input_shapes, dims=dims, passes=passes, skip=skip,
                   constant_folding=constant_folding, size_threshold=size_threshold, target=target,
-                  verify=verify, max_rounds=max_rounds, **options)
+                  verify=verify, max_rounds=max_rounds, inputs=inputs, outputs=outputs, add_outputs=add_outputs,
+                  rename=rename, batch=batch, **options)
     src, base = _source(model)
     data, rep_json, text = _call(_onnxtrim.simplify, src, base, s)
     return _to_proto(data), Report(rep_json, text)

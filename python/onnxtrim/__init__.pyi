@@ -50,8 +50,14 @@ def simplify(model: ModelLike, *, input_shapes: Optional[Mapping[str, Sequence[i
              dims: Optional[Mapping[str, int]] = ..., passes: Optional[Sequence[str]] = ...,
              skip: Optional[Sequence[str]] = ..., constant_folding: bool = ..., size_threshold: Optional[int] = ...,
              target: Optional[str] = ..., verify: Optional[bool] = ..., max_rounds: Optional[int] = ...,
+             inputs: Optional[Sequence[str]] = ..., outputs: Optional[Sequence[str]] = ...,
+             add_outputs: Union[str, Sequence[str], None] = ..., rename: Optional[Mapping[str, str]] = ...,
+             batch: Union[int, str, None] = ...,
              **options: Any) -> Tuple[onnx.ModelProto, Report]: ...
-def simplify_file(src: Union[str, PathLike], dst: Union[str, PathLike], **kwargs: Any) -> Report: ...
+def simplify_file(src: Union[str, PathLike], dst: Union[str, PathLike], *,
+                  inputs: Optional[Sequence[str]] = ..., outputs: Optional[Sequence[str]] = ...,
+                  add_outputs: Union[str, Sequence[str], None] = ..., rename: Optional[Mapping[str, str]] = ...,
+                  batch: Union[int, str, None] = ..., **kwargs: Any) -> Report: ...
 def run(model: ModelLike, feeds: Mapping[str, numpy.ndarray], *, fast: bool = ...) -> Dict[str, numpy.ndarray]: ...
 def verify(a: ModelLike, b: ModelLike, *, samples: int = ..., seed: int = ..., rtol: Optional[float] = ...,
            atol: Optional[float] = ..., dims: Optional[Mapping[str, int]] = ...,

@@ -22,6 +22,7 @@
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
 #include "support/cancel.h"
+#include "surgery/surgery.h"
 
 #ifndef ONNXTRIM_VERSION
 #define ONNXTRIM_VERSION "dev"
@@ -214,15 +215,17 @@ double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
 // (batch) dim; other dims `other` (integer inputs such as token ids get a sequence of that
 // length, float inputs an image or signal of that size).
 eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, int64_t other,
-                           std::string* error) {
+                           std::string* error, const std::map<std::string, std::string>& renamed = {}) {
   eval::InputSpec spec;
   spec.dims = o.dims;
   // A dim the candidate declares fixed (simplified for one size) where the original has a
   // symbol: that size.
   for (const ir::Value* v : m.graph->inputs()) {
     if (v->is_initializer() || !v->type.has_shape) continue;
+    auto rn = renamed.find(v->name());
+    const std::string& cname = rn == renamed.end() ? v->name() : rn->second;
     for (const ir::Value* c : candidate.graph->inputs()) {
-      if (c->name() != v->name() || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
+      if (c->name() != cname || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
       for (size_t i = 0; i < v->type.dims.size(); ++i) {
         const ir::Dim& d = v->type.dims[i];
         if (!d.is_known() && !d.param.empty() && c->type.dims[i].is_known() && !spec.dims.count(d.param))
@@ -284,7 +287,8 @@ std::string gmac_str(double macs) {
 // the check from running is a reason to skip it (returned in *skipped); with --verify it is an
 // error.
 std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir::Model& simplified, const Options& o,
-                                             std::string* skipped, double* macs_out) {
+                                             std::string* skipped, double* macs_out,
+                                             const surgery::Plan* plan = nullptr, int stack = 0) {
   bool forced = o.verify == Options::Verify::kOn;
   auto give_up = [&](const Status& st, const std::string& advice) -> std::unique_ptr<eval::Verifier> {
     if (forced) throw_if_error(st);
@@ -303,10 +307,11 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
   bool symbolic = has_symbolic_inputs(original);
   for (int64_t other : ladder) {
     std::string err;
-    eval::InputSpec spec = check_spec(original, simplified, o, other, &err);
+    eval::InputSpec spec = check_spec(original, simplified, o, other, &err,
+                                      plan ? plan->renamed : std::map<std::string, std::string>{});
     if (!err.empty()) throw Error(kExitUsage, err);
     if (!forced) {
-      double macs = estimate_macs(simplified, spec);
+      double macs = estimate_macs(simplified, spec) * std::max(1, stack);
       if (macs_out) *macs_out = macs;
       if (macs > o.verify_budget_gmac * 1e9) {
         *skipped = "one sample needs about " + gmac_str(macs) + " GMAC, over the budget of " +
@@ -321,6 +326,12 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
     vo.atol = o.atol;
     vo.inputs = spec;
     vo.fast = true;  // float accumulation, as ONNX Runtime computes: both models alike
+    if (plan) {
+      vo.carried = plan->carried;
+      vo.renamed = plan->renamed;
+      vo.stack = stack;
+      vo.stacked = plan->batched_inputs;
+    }
     auto v = eval::Verifier::create(original, vo);
     if (v) return std::move(v).value();
     last = v.status();
@@ -348,6 +359,24 @@ Verification run_check(const eval::Verifier& checker, const ir::Model& candidate
   return v;
 }
 
+surgery::Request surgery_request(const Options& o) {
+  surgery::Request r;
+  r.inputs = o.cut_inputs;
+  r.outputs = o.cut_outputs;
+  if (o.add_outputs.size() == 1 && o.add_outputs[0] == "all") r.add_all_outputs = true;
+  else r.add_outputs = o.add_outputs;
+  r.rename = o.rename;
+  if (o.batch == "dynamic") {
+    r.batch_dynamic = true;
+  } else if (!o.batch.empty()) {
+    char* end = nullptr;
+    long long n = std::strtoll(o.batch.c_str(), &end, 10);
+    if (*end || n < 1) throw Error(kExitUsage, "--batch: needs a size >= 1 or 'dynamic', not '" + o.batch + "'");
+    r.batch = n;
+  }
+  return r;
+}
+
 // Simplifies `m` in place and checks it; fills `rep` (stages, passes, verification). Throws
 // Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
 void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
@@ -373,8 +402,19 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
       }
     };
 
+  surgery::Request req = surgery_request(o);
+  const bool cutting = !req.empty();
   std::unique_ptr<ir::Model> original;
-  if (o.verify != Options::Verify::kOff && o.run_passes) original = ir::clone_model(m);
+  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting)) original = ir::clone_model(m);
+
+  surgery::Plan plan;
+  if (cutting) {
+    double t = now_s();
+    throw_if_error(ir::verify_model(m));
+    throw_if_error(surgery::apply(m, req, &plan));
+    rep.surgery = plan.notes;
+    rep.stages.emplace_back("surgery", now_s() - t);
+  }
 
   if (o.run_passes) {
     double t = now_s();
@@ -386,18 +426,64 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     rep.converged = res.value().converged;
     rep.warnings = res.value().warnings;
     rep.stages.emplace_back("simplify", now_s() - t);
+  } else if (cutting) {
+    throw_if_error(ir::verify_model(m));
   }
   if (o.verify == Options::Verify::kOff) {
     rep.verification.skipped = "--no-verify";
-  } else if (!o.run_passes) {
+  } else if (!o.run_passes && !cutting) {
     rep.verification.skipped = "--no-passes (nothing changed)";
   } else {
     double t = now_s();
     if (o.progress) o.progress("check", 0, 0);
     std::string skipped;
-    auto checker = make_checker(*original, m, o, &skipped, nullptr);
+    // The reference: the original, with the values the result outputs (and those it takes as
+    // inputs at the cut points) as its outputs.
+    std::unique_ptr<ir::Model> reference;
+    std::string compared;
+    int stack = 0;
+    if (cutting) {
+      reference = ir::clone_model(*original);
+      std::vector<ir::Value*> outs;
+      for (const auto& n : plan.outputs) outs.push_back(reference->graph->find_value(n));
+      for (const auto& n : plan.carried) outs.push_back(reference->graph->find_value(n));
+      for (ir::Value* v : outs)
+        if (!v) throw Error(kExitInternal, "surgery: a value of the plan is missing from the original");
+      reference->graph->set_outputs(outs);
+      // "a, b (as c), ... and 12 more"
+      auto names = [&plan](const std::vector<std::string>& list) {
+        std::string out;
+        for (size_t i = 0; i < list.size() && i < 6; ++i) {
+          auto rn = plan.renamed.find(list[i]);
+          out += (i ? ", " : "") + list[i] + (rn == plan.renamed.end() ? "" : " (as " + rn->second + ")");
+        }
+        if (list.size() > 6) out += " and " + std::to_string(list.size() - 6) + " more";
+        return out;
+      };
+      compared = "the original model's values";
+      if (!plan.carried.empty())
+        compared += " (the original run on random inputs; the result fed the original's values at the cut points " +
+                    names(plan.carried) + ")";
+      compared += " at " + names(plan.outputs);
+      if (plan.old_batch > 0) {
+        if (!plan.new_batch) stack = 2;
+        else if (*plan.new_batch % plan.old_batch == 0) stack = static_cast<int>(*plan.new_batch / plan.old_batch);
+        if (stack == 0) {
+          skipped = "--batch " + std::to_string(*plan.new_batch) + " is not a multiple of the original's fixed batch " +
+                    std::to_string(plan.old_batch) + ", so samples of the original cannot be stacked into it";
+        } else {
+          compared += "; one batch of " + std::to_string(stack) + " samples of the original (batch " +
+                      std::to_string(plan.old_batch) + "), stacked along axis 0, against the result";
+        }
+      }
+    }
+    std::unique_ptr<eval::Verifier> checker;
+    if (skipped.empty())
+      checker = make_checker(reference ? *reference : *original, m, o, &skipped, nullptr, cutting ? &plan : nullptr,
+                             stack);
     if (checker) {
       rep.verification = run_check(*checker, m, o);
+      rep.verification.compared = compared;
     } else {
       rep.verification.skipped = skipped;
       rep.warnings.push_back("check skipped: " + skipped);

@@ -95,6 +95,7 @@ std::string Report::to_text() const {
   else std::snprintf(line, sizeof line, " total %.2f s\n", total);
   os << line;
   for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
+  for (const auto& smsg : surgery) os << "surgery: " << smsg << "\n";
   const Verification& v = verification;
   if (!v.skipped.empty()) {
     os << "check: skipped: " << v.skipped << "\n";
@@ -112,6 +113,7 @@ std::string Report::to_text() const {
       os << line;
     }
     if (!v.ok) os << "  first difference: " << v.why << "\n";
+    if (!v.compared.empty()) os << "  compared: " << v.compared << "\n";
   }
   return os.str();
 }
@@ -142,6 +144,7 @@ std::string Report::to_json() const {
     j["passes"].push_back({{"name", p.name}, {"runs", p.runs}, {"changes", p.changes}, {"nodes_removed", p.nodes_removed},
                            {"seconds", p.seconds}});
   j["warnings"] = warnings;
+  j["surgery"] = surgery;
   const Verification& v = verification;
   nlohmann::ordered_json vj;
   vj["ran"] = v.ran;
@@ -156,6 +159,7 @@ std::string Report::to_json() const {
     vj["outputs"].push_back(
         {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"ok", o.ok}, {"why", o.why}});
   if (!v.why.empty()) vj["why"] = v.why;
+  if (!v.compared.empty()) vj["compared"] = v.compared;
   j["verification"] = vj;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

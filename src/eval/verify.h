@@ -36,6 +36,16 @@ struct VerifyOptions {
   double rtol = 1e-4, atol = 1e-5;
   bool scaled = true;  // tolerances relative to each output's scale (compare.h)
   bool fast = false;   // float accumulation in Conv (Interpreter::set_fast_float)
+  // Graph surgery (src/surgery): how the candidate's interface relates to the reference's.
+  // Reference outputs fed to the candidate as its inputs of the same name (cut points), not
+  // compared:
+  std::vector<std::string> carried;
+  std::map<std::string, std::string> renamed;  // reference name -> candidate name
+  // > 1: each sample is `stack` runs of the reference (each on its own random inputs), joined
+  // along axis 0 of `stacked` inputs (reference input or carried names; the others are shared:
+  // the first run's) and of every output: the candidate sees one batch of `stack` samples.
+  int stack = 0;
+  std::vector<std::string> stacked;
 };
 
 struct OutputDiff {

@@ -189,6 +189,44 @@ def test_onnxslim_drop_in_matches_the_cli(tmp_path):
         onnxslim.slim(path, speed=3)
 
 
+def test_surgery_keywords(tmp_path):
+    path = os.path.join(MODELS, "cut_if_function.onnx")
+    rng = np.random.default_rng(0)
+    image = rng.uniform(-1, 1, (2, 3, 8, 8)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (2, 4, 8, 8)).astype(np.float32)
+    thr = np.array(0.0, np.float32)
+    # the original's values at the cut points (marked, not simplified)
+    ref_model, _ = onnxtrim.simplify(path, add_outputs=["f2"], no_passes=True, verify=False)
+    ref = onnxtrim.run(ref_model, {"image": image, "bias": bias, "threshold": thr})
+    cut, rep = onnxtrim.simplify(path, inputs=["f2", "bias", "threshold"], outputs=["logits"],
+                                 rename={"f2": "features"})
+    assert [i.name for i in cut.graph.input] == ["features", "bias", "threshold"]
+    assert rep.verification["ran"] and rep.verification["ok"] and "compared" in rep.verification
+    got = run_ort(_write(tmp_path, cut), {"features": ref["f2"], "bias": bias, "threshold": thr})["logits"]
+    np.testing.assert_allclose(got, ref["logits"], rtol=1e-4, atol=1e-5)
+    with pytest.raises(onnxtrim.UsageError, match="still depends on graph input 'threshold'"):
+        onnxtrim.simplify(path, inputs=["f2", "bias"], outputs=["logits"])
+    with pytest.raises(onnxtrim.UsageError, match="no value named 'ghost'"):
+        onnxtrim.simplify(path, outputs=["ghost"])
+    every, _ = onnxtrim.simplify(path, add_outputs="all")
+    assert len(every.graph.output) > 10
+    b4, _ = onnxtrim.simplify(path, batch=4)
+    assert b4.graph.input[0].type.tensor_type.shape.dim[0].dim_value == 4
+    out = str(tmp_path / "cut.onnx")
+    onnxtrim.simplify_file(path, out, outputs=["f1"])
+    assert [o.name for o in onnx.load(out).graph.output] == ["f1"]
+    # OnnxSlim's names for the same cut
+    slim = onnxslim.slim(path, inputs=["f2", "bias", "threshold"], outputs=["logits"])
+    assert [i.name for i in slim.graph.input] == ["f2", "bias", "threshold"]
+    assert [o.name for o in slim.graph.output] == ["logits"]
+
+
+def _write(tmp_path, model):
+    p = str(tmp_path / "m.onnx")
+    onnx.save(model, p)
+    return p
+
+
 def save(graph, path, opset=17):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
 

@@ -31,7 +31,8 @@ def slim(model, *args, **kwargs):
     no_shape_infer -> shapes not written; skip_optimizations -> passes skipped (constant_folding,
     graph_fusion, dead_node_elimination, subexpression_elimination, weight_tying);
     skip_fusion_patterns -> OnnxSlim pattern names or onnxtrim passes; size_threshold -> folding's
-    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model).
+    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model);
+    inputs / outputs ["name", ...] -> the graph cut there (onnxtrim's inputs= / outputs=).
     """
     if len(args) > 1:
         raise TypeError("slim() takes the model and at most one output_model positionally")
@@ -40,8 +41,6 @@ def slim(model, *args, **kwargs):
         if k not in _KNOWN:
             raise TypeError(f"slim() got an unexpected keyword argument '{k}'")
     for k, instead in (("dtype", "precision conversion is not available yet"),
-                       ("inputs", "cutting the graph is not available yet"),
-                       ("outputs", "cutting the graph is not available yet"),
                        ("dump_to_disk", "use onnxtrim.inspect(model) and write its dict")):
         if kwargs.get(k):
             raise TypeError(f"slim(): '{k}' is not supported by onnxtrim: {instead}")
@@ -55,6 +54,10 @@ def slim(model, *args, **kwargs):
         opts["input_shapes"] = " ".join(kwargs["input_shapes"])
     if kwargs.get("model_check_inputs"):
         opts["model_check_inputs"] = " ".join(kwargs["model_check_inputs"])
+    for k in ("inputs", "outputs"):  # OnnxSlim's cut: ["name", ...] (a "name:dtype" retyping is refused)
+        if kwargs.get(k):
+            names = kwargs[k]
+            opts[k] = " ".join([names] if isinstance(names, str) else [str(n) for n in names])
     if kwargs.get("no_shape_infer"):
         opts["no_shape_infer"] = True
     if kwargs.get("no_constant_folding"):
