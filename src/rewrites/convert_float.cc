@@ -610,8 +610,8 @@ void Converter::decide_loop(Node* n, bool scan) {
   if (!body) return;
   for (size_t i = 0; i < n->num_inputs(); ++i)
     if (Value* v = n->input(i); v && v->type.is_tensor() && is_float(orig(v))) want(n, i, orig(v));
-  for (const Value* v : body->inputs())
-    if (src_tensor(v) && !must_.count(v)) must_[v] = scan ? "Scan state and scanned values" : "Loop-carried value";
+  // The body's inputs keep their types (no decision retypes a graph input of a body): readers
+  // that convert cast them.
   decide_graph(*body);
   size_t carried = scan ? static_cast<size_t>(n->attr_int("num_scan_inputs", 0)) : 0;
   // Loop: body outputs = [cond, carried..., scan outputs...]; Scan: [state..., scan outputs...].
