@@ -394,6 +394,9 @@ void Converter::shape_derived(ir::Graph& g) {
       }
       derived = any && all;
     }
+    // Shape arithmetic works on small tensors: a ConstantOfShape or Expand of a shape is data.
+    for (const Value* v : n->outputs())
+      if (v && (static_numel(v) < 0 || static_numel(v) > 64)) derived = false;
     if (!derived) return;
     for (const Value* v : n->outputs())
       if (v) {
@@ -416,6 +419,16 @@ void Converter::range_facts() {
     for (const Value* v : g->initializers()) check(v, tensor_max_abs(*v->initializer()));
   if (seen_)
     for (const auto& [v, m] : seen_->max_abs) check(v, m);
+  // A node whose error in the target type is over the tolerance stays in float32, and so do
+  // the values it reads: the error comes as much from rounding them as from its own output.
+  if (seen_)
+    for (const auto& [n, e] : seen_->node_error) {
+      if (!(e > o_.tolerance)) continue;
+      for (const Value* v : n->inputs())
+        if (v && src_tensor(v) && !flexible(v) && !must_.count(v))
+          must_[v] = "read by " + n->describe() + ", whose error in " + type_word(o_.target) + " is " + fmt(e) +
+                     " (relative L2), over the tolerance " + fmt(o_.tolerance);
+    }
 }
 
 void Converter::keep_node(Node* n, const std::string& reason) {
@@ -529,6 +542,12 @@ void Converter::decide(Node* n) {
       };
       bool to_target;
       if (with_outputs) {
+        if (!attr_typed && grp.ins.empty()) {
+          // An output whose type an attribute fixes (LayerNormalization's Mean with stash_type):
+          // as it was.
+          for (size_t i : grp.outs) ty_[n->output(i)] = orig(n->output(i));
+          continue;
+        }
         if (attr_typed && grp.ins.empty()) {
           // Cast from a float type other than the source: a precision boundary, left alone.
           bool boundary = op == "Cast" && o_.target != DataType::kFloat && n->input(0) &&
