@@ -228,7 +228,9 @@ bool parse_float_dtype(const std::string& s, DataType* out) {
 // ---------------------------------------------------------------- observations
 
 FloatObservations::FloatObservations(const ir::Model& model, const ConvertFloatOptions& opts)
-    : model_(model), opts_(opts), probe_(std::make_unique<eval::Interpreter>(model)) {}
+    : model_(model), opts_(opts), probe_(std::make_unique<eval::Interpreter>(model)) {
+  probe_->set_fast_float(true);  // as the check runs (float accumulation, as ONNX Runtime)
+}
 FloatObservations::~FloatObservations() = default;
 
 eval::Interpreter::Observer FloatObservations::observer() {
