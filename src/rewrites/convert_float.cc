@@ -352,7 +352,10 @@ class Converter {
   std::vector<ir::Graph*> graphs_;                          // main graph and every subgraph
   std::unordered_map<const Value*, DataType> orig_;         // types before the conversion
   std::unordered_map<const Value*, DataType> ty_;           // decided types
-  std::unordered_map<const Value*, std::string> must_;      // stays at its type, and why
+  std::unordered_map<const Value*, std::string> must_;      // stays at its type, read so too, and why
+  std::unordered_set<const Value*> numeric_;                // must_ for its values (range), not its role
+  std::unordered_map<const Value*, std::string> hold_;      // produced at its type (readers may cast), and why
+  std::set<std::pair<Node*, size_t>> structural_reads_;     // reads that need the old type for the op's sake
   std::unordered_set<const Value*> pinned_;                 // main graph inputs/outputs (keep_io_types)
   std::unordered_set<const Value*> derived_;                // computed from Shape/Size
   std::map<std::pair<Node*, size_t>, DataType> wants_;      // the type each read needs
@@ -416,20 +419,22 @@ void Converter::range_facts() {
     if (!src_tensor(v) || !(m > limit) || must_.count(v)) return;
     must_[v] = "'" + v->name() + "' reaches |x| = " + fmt(m) + ", beyond " + type_word(o_.target) + "'s range (" +
                fmt(max_finite_of(o_.target)) + ", with headroom " + fmt(o_.range_headroom) + ")";
+    numeric_.insert(v);
   };
   for (ir::Graph* g : graphs_)
     for (const Value* v : g->initializers()) check(v, tensor_max_abs(*v->initializer()));
   if (seen_)
     for (const auto& [v, m] : seen_->max_abs) check(v, m);
-  // A node whose error in the target type is over the tolerance stays in float32, and so do
-  // the values it reads: the error comes as much from rounding them as from its own output.
+  // A node whose error in the target type is over the tolerance stays in float32, and so are
+  // the values it reads computed: the error comes as much from rounding them as from its own
+  // output. (Other readers of those values may still cast them.)
   if (seen_)
     for (const auto& [n, e] : seen_->node_error) {
       if (!(e > o_.tolerance)) continue;
       for (const Value* v : n->inputs())
-        if (v && src_tensor(v) && !flexible(v) && !must_.count(v))
-          must_[v] = "read by " + n->describe() + ", whose error in " + type_word(o_.target) + " is " + fmt(e) +
-                     " (relative L2), over the tolerance " + fmt(o_.tolerance);
+        if (v && src_tensor(v) && !flexible(v) && v->producer() && !hold_.count(v))
+          hold_[v] = "'" + v->name() + "' is read by " + n->describe() + ", whose error in " + type_word(o_.target) +
+                     " is " + fmt(e) + " (relative L2), over the tolerance " + fmt(o_.tolerance);
     }
 }
 
@@ -451,7 +456,10 @@ void Converter::decide(Node* n) {
   for (const Value* v : n->outputs()) touches |= src_tensor(v);
   auto keep_all = [&](const std::string& reason) {
     for (size_t i = 0; i < n->num_inputs(); ++i)
-      if (Value* v = n->input(i); v && v->type.is_tensor() && is_float(orig(v))) want(n, i, orig(v));
+      if (Value* v = n->input(i); v && v->type.is_tensor() && is_float(orig(v))) {
+        want(n, i, orig(v));
+        structural_reads_.insert({n, i});
+      }
     if (touches) keep_node(n, reason);
   };
   if (n->op_type == "Constant" && n->is_default_domain()) return;  // a constant: converted per reader
@@ -500,7 +508,11 @@ void Converter::decide(Node* n) {
 
   // Why the node's computation cannot move to the target type (node-level).
   std::string block;
-  if (n->op_type == "Range") block = "Range: its output's size depends on the values";
+  bool block_structural = false;
+  if (n->op_type == "Range") {
+    block = "Range: its output's size depends on the values";
+    block_structural = true;
+  }
   if (seen_ && block.empty()) {
     auto it = seen_->node_error.find(n);
     if (it != seen_->node_error.end() && it->second > o_.tolerance)
@@ -530,16 +542,40 @@ void Converter::decide(Node* n) {
       }
       const Formal* f = grp.formal;
       if (f->fixed) {
-        for (size_t i : grp.ins) want(n, i, f->fixed_type != DataType::kUndefined ? f->fixed_type : orig(n->input(i)));
+        for (size_t i : grp.ins) {
+          want(n, i, f->fixed_type != DataType::kUndefined ? f->fixed_type : orig(n->input(i)));
+          structural_reads_.insert({n, i});
+        }
         continue;
       }
       unsigned mask = sig->masks.count(f->var) ? sig->masks.at(f->var) : 0;
       std::string why;
+      // Why the group keeps its type; `structural` when the reason is the op's or the value's
+      // role (then the group's reads count for the index rule), not its numbers.
+      bool structural = false;
       auto member_reason = [&]() -> std::string {
+        if (!(mask & tmask)) {
+          structural = true;
+          return opv + " has no " + type_word(o_.target);
+        }
         for (size_t i : grp.ins)
-          if (const std::string* r = must_keep(n->input(i))) return *r;
+          if (const std::string* r = must_keep(n->input(i))) {
+            structural = !numeric_.count(n->input(i));
+            return *r;
+          }
         for (size_t i : grp.outs)
-          if (const std::string* r = must_keep(n->output(i))) return *r;
+          if (const std::string* r = must_keep(n->output(i))) {
+            structural = !numeric_.count(n->output(i));
+            return *r;
+          }
+        if (with_outputs && !block.empty()) {
+          structural = block_structural;
+          return block;
+        }
+        for (size_t i : grp.outs) {
+          auto h = hold_.find(n->output(i));
+          if (h != hold_.end()) return h->second;
+        }
         return "";
       };
       bool to_target;
@@ -558,16 +594,16 @@ void Converter::decide(Node* n) {
             for (size_t i : grp.outs) ty_[n->output(i)] = orig(n->output(i));
             continue;
           }
-          why = !(mask & tmask) ? opv + " has no " + type_word(o_.target) : !block.empty() ? block : member_reason();
+          why = member_reason();
           to_target = why.empty();
         } else {
-          why = !(mask & tmask) ? opv + " has no " + type_word(o_.target) : !block.empty() ? block : member_reason();
+          why = member_reason();
           to_target = why.empty();
         }
       } else {
         // Inputs only (Equal's operands, Shape's data, Resize roi): the type the non-constant
         // operands arrive in; constants follow the node unless they are control inputs.
-        why = !(mask & tmask) ? opv + " has no " + type_word(o_.target) : member_reason();
+        why = member_reason();
         bool arrives = false, all_flexible = true, control = false;
         for (size_t i : grp.ins) {
           const Value* v = n->input(i);
@@ -584,6 +620,7 @@ void Converter::decide(Node* n) {
       for (size_t i : grp.ins) {
         Value* v = n->input(i);
         want(n, i, t != DataType::kUndefined ? t : orig(v));
+        if (!to_target && structural) structural_reads_.insert({n, i});
       }
       for (size_t i : grp.outs) {
         Value* v = n->output(i);
@@ -630,7 +667,10 @@ void Converter::decide_loop(Node* n, bool scan) {
     if (a.name == "body") body = a.g.get();
   if (!body) return;
   for (size_t i = 0; i < n->num_inputs(); ++i)
-    if (Value* v = n->input(i); v && v->type.is_tensor() && is_float(orig(v))) want(n, i, orig(v));
+    if (Value* v = n->input(i); v && v->type.is_tensor() && is_float(orig(v))) {
+      want(n, i, orig(v));
+      structural_reads_.insert({n, i});
+    }
   // The body's inputs keep their types (no decision retypes a graph input of a body): readers
   // that convert cast them.
   decide_graph(*body);
@@ -663,8 +703,7 @@ bool Converter::index_pass() {
         Value* v = n->input(i);
         if (!v || !src_tensor(v)) continue;
         all_reads[v]++;
-        auto w = wants_.find({n, i});
-        bool needs_src = w != wants_.end() && is_src(w->second);
+        bool needs_src = structural_reads_.count({n, i}) != 0;
         if (n->op_type == "Cast" && i == 0) {
           auto to = static_cast<DataType>(n->attr_int("to", 0));
           needs_src |= !is_float(to);
@@ -679,7 +718,7 @@ bool Converter::index_pass() {
   for (const auto& [v, n_all] : all_reads) {
     if (must_.count(v) || flexible(v) || pinned(v) || v->is_graph_output() || src_reads[v] != n_all) continue;
     int64_t numel = static_numel(v);
-    if (numel < 0 || numel > 64) continue;
+    if (numel < 0 || numel > 64 || v->type.rank() > 1) continue;
     must_[v] = "index or shape arithmetic ('" + v->name() + "' is read only as " + type_word(orig(v)) + ", by " +
                first_read[v] + ")";
     added = true;
@@ -860,6 +899,7 @@ Result<ConvertFloatResult> Converter::run() {
   for (int round = 0; round < 64; ++round) {
     ty_.clear();
     wants_.clear();
+    structural_reads_.clear();
     body_outputs_.clear();
     kept_.clear();
     converted_.clear();
