@@ -189,7 +189,7 @@ double tensor_max_abs(const ir::Tensor& t) {
     const T* p = t.data<T>();
     for (int64_t i = 0; i < t.numel(); ++i) {
       double x = std::fabs(static_cast<double>(static_cast<ops::compute_t<T>>(p[i])));
-      if (!std::isnan(x)) m = std::max(m, x);
+      if (std::isfinite(x)) m = std::max(m, x);  // infinities are infinities in every float type
     }
   });
   return m;
@@ -244,7 +244,7 @@ eval::Interpreter::Observer FloatObservations::observer() {
       any_float |= outs[i].tensor.dtype() == DataType::kFloat;
       double m = 0;
       for (double x : doubles_of(outs[i].tensor))
-        if (!std::isnan(x)) m = std::max(m, std::fabs(x));
+        if (std::isfinite(x)) m = std::max(m, std::fabs(x));
       double& slot = max_abs[v];
       slot = std::max(slot, m);
     }
@@ -355,6 +355,7 @@ class Converter {
   std::unordered_map<const Value*, std::string> must_;      // stays at its type, read so too, and why
   std::unordered_set<const Value*> numeric_;                // must_ for its values (range), not its role
   std::unordered_map<const Value*, std::string> hold_;      // produced at its type (readers may cast), and why
+  std::unordered_set<const Value*> structural_hold_;         // hold_ for its role (shape arithmetic)
   std::set<std::pair<Node*, size_t>> structural_reads_;     // reads that need the old type for the op's sake
   std::unordered_set<const Value*> pinned_;                 // main graph inputs/outputs (keep_io_types)
   std::unordered_set<const Value*> derived_;                // computed from Shape/Size
@@ -406,7 +407,10 @@ void Converter::shape_derived(ir::Graph& g) {
     for (const Value* v : n->outputs())
       if (v) {
         derived_.insert(v);
-        if (src_tensor(v) && !must_.count(v)) must_[v] = "shape arithmetic (computed from Shape/Size)";
+        if (src_tensor(v) && !hold_.count(v)) {
+          hold_[v] = "shape arithmetic (computed from Shape/Size)";
+          structural_hold_.insert(v);
+        }
       }
   });
 }
@@ -432,7 +436,7 @@ void Converter::range_facts() {
     for (const auto& [n, e] : seen_->node_error) {
       if (!(e > o_.tolerance)) continue;
       for (const Value* v : n->inputs())
-        if (v && src_tensor(v) && !flexible(v) && v->producer() && !hold_.count(v))
+        if (v && src_tensor(v) && !flexible(v) && v->producer() && !hold_.count(v) && !must_.count(v))
           hold_[v] = "'" + v->name() + "' is read by " + n->describe() + ", whose error in " + type_word(o_.target) +
                      " is " + fmt(e) + " (relative L2), over the tolerance " + fmt(o_.tolerance);
     }
@@ -574,7 +578,10 @@ void Converter::decide(Node* n) {
         }
         for (size_t i : grp.outs) {
           auto h = hold_.find(n->output(i));
-          if (h != hold_.end()) return h->second;
+          if (h != hold_.end()) {
+            structural = structural_hold_.count(n->output(i)) != 0;
+            return h->second;
+          }
         }
         return "";
       };

@@ -24,7 +24,7 @@ struct ConvertFloatOptions {
 };
 
 // What one run of the model (before conversion) showed, recorded by the evaluator's observer:
-// each float value's largest finite magnitude (infinite when it overflowed), and each node's
+// each float value's largest finite magnitude (infinities are exact in every float type), and each node's
 // relative L2 error when its float inputs and outputs are rounded to the target type.
 class FloatObservations {
  public:
