@@ -723,7 +723,8 @@ bool Converter::index_pass() {
     });
   bool added = false;
   for (const auto& [v, n_all] : all_reads) {
-    if (must_.count(v) || flexible(v) || pinned(v) || v->is_graph_output() || src_reads[v] != n_all) continue;
+    if (must_.count(v) || hold_.count(v) || flexible(v) || pinned(v) || v->is_graph_output() || src_reads[v] != n_all)
+      continue;
     int64_t numel = static_numel(v);
     if (numel < 0 || numel > 64 || v->type.rank() > 1) continue;
     must_[v] = "index or shape arithmetic ('" + v->name() + "' is read only as " + type_word(orig(v)) + ", by " +
