@@ -17,6 +17,7 @@
 #include "eval/verify.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
+#include "ir/rewriter.h"
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
@@ -503,7 +504,18 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     rep.stages.emplace_back("simplify", now_s() - t);
   }
   if (convert) {
-    if (!o.run_passes) throw_if_error(ir::verify_model(m));
+    if (!o.run_passes) {
+      // The conversion reads every value's type: what shape inference proves, as simplify does.
+      throw_if_error(ir::verify_model(m));
+      passes::InferOptions io;
+      io.input_shapes = sopts.input_shapes;
+      io.dims = sopts.dims;
+      passes::ShapeInference si(m, io);
+      throw_if_error(si.run());
+      if (!si.errors().empty()) throw_if_error(si.errors().front());
+      ir::Rewriter rw(m);
+      si.write_back(rw, /*add_value_info=*/false);
+    }
     convert_in_place(m, original.get(), o, sopts, rep);
     return;
   }

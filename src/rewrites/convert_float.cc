@@ -479,6 +479,12 @@ void Converter::decide(Node* n) {
     if (f.name == n->op_type && f.domain == n->domain) return keep_all("model-local function");
   if (has_subgraphs(n)) return keep_all("operator with a subgraph");
   for (const Value* v : n->inputs())
+    if (v && (!v->type.is_known() || (v->type.is_tensor() && v->type.elem == DataType::kUndefined)))
+      return keep_all("the type of '" + v->name() + "' is not known");
+  for (const Value* v : n->outputs())
+    if (v && (!v->type.is_known() || (v->type.is_tensor() && v->type.elem == DataType::kUndefined)))
+      return keep_all("the type of '" + v->name() + "' is not known");
+  for (const Value* v : n->inputs())
     if (v && !v->type.is_tensor() && v->type.is_known()) return keep_all("sequence, optional or map values");
   for (const Value* v : n->outputs())
     if (v && !v->type.is_tensor() && v->type.is_known()) return keep_all("sequence, optional or map values");

@@ -419,6 +419,47 @@ g (float[4,8] x) => (float[4,8] y) {
   EXPECT_NE(json.find("\"rel_l2\""), std::string::npos) << json;
 }
 
+// An operator of another domain stays float32, and so does what reads its output (whose type
+// nothing knows); the check is skipped (the evaluator has no kernel), which the report says.
+TEST(ConvertFloat, CustomDomainStaysFloat32) {
+  Model m = Model::parse_text(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>
+g (float[2,3] x) => (float[2,3] y, float[2,3] z) {
+  g = com.example.Gelu(x)
+  y = Relu(g)
+  z = Sigmoid(x)
+}
+)");
+  Options o;
+  o.dtype = "fp16";
+  Report r = simplify(m, o);
+  EXPECT_FALSE(r.verification.ran);
+  EXPECT_FALSE(r.conversion.ranges_observed);
+  bool custom = false;
+  for (const auto& k : r.conversion.kept) custom |= k.reason.find("domain 'com.example'") != std::string::npos;
+  EXPECT_TRUE(custom) << r.to_text();
+  EXPECT_EQ(elem(m, "z"), ir::DataType::kFloat);
+  const ir::Node* sig = producer(m, "z");
+  ASSERT_NE(sig, nullptr);
+  // Sigmoid computes in float16 behind a Cast: the output keeps its name and type.
+  EXPECT_EQ(sig->op_type, "Cast");
+}
+
+// --no-passes: only the conversion changes the model (shape inference gives it the types).
+TEST(ConvertFloat, NoPassesStillConverts) {
+  Model m = Model::parse_text(kSmallNet);
+  Options o;
+  o.dtype = "fp16";
+  o.run_passes = false;
+  o.verify = Options::Verify::kOn;
+  Report r = simplify(m, o);
+  expect_checked(r, 1e-2);
+  EXPECT_EQ(elem(m, "c"), ir::DataType::kFloat16);
+  EXPECT_EQ(count(m, "Constant"), 3u);  // nothing folded: Constant nodes converted in place
+  EXPECT_EQ(elem(m, "w"), ir::DataType::kFloat16);
+  EXPECT_EQ(elem(m, "s"), ir::DataType::kInt64);
+}
+
 TEST(ConvertFloat, OptionTable) {
   Options o;
   o.set("dtype", "bf16");
