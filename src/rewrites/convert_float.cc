@@ -908,7 +908,8 @@ Result<ConvertFloatResult> Converter::run() {
   }
   for (const Value* v : m_.graph->inputs())
     if (v->is_initializer()) pinned_.insert(v);  // an initializer that callers may override
-  shape_derived(*m_.graph);
+  // Back to float32 loses nothing: no shape or index arithmetic needs to stay behind.
+  if (o_.target != DataType::kFloat) shape_derived(*m_.graph);
   range_facts();
   for (int round = 0; round < 64; ++round) {
     ty_.clear();
@@ -920,7 +921,7 @@ Result<ConvertFloatResult> Converter::run() {
     for (const Value* v : m_.graph->inputs())
       if (!pinned(v) && src_tensor(v) && !must_keep(v)) ty_[v] = o_.target;
     decide_graph(*m_.graph);
-    if (!index_pass()) break;
+    if (o_.target == DataType::kFloat || !index_pass()) break;
   }
   apply();
   res_.converted_nodes = static_cast<int64_t>(converted_.size());

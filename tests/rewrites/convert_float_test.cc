@@ -385,6 +385,28 @@ TEST(ConvertFloat, IdempotentAndBackToFloat32) {
   EXPECT_FALSE(any16(*api::ir_model(back.model).graph)) << back.model.to_text();
 }
 
+// Back to float32 nothing stays behind: the Casts that fed float16 readers from float32 shape
+// arithmetic become no-ops and go.
+TEST(ConvertFloat, BackToFloat32LeavesNoShapeArithmeticCast) {
+  auto once = convert(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,D] x) => (float[N,D] y) {
+  s = Shape(x)
+  k = Constant <value = int64 {1}> ()
+  d = Gather(s, k)
+  f = Cast <to = 1> (d)
+  r = Sqrt(f)
+  y = Div(x, r)
+}
+)", "fp16");
+  expect_checked(once.report, 1e-2);
+  EXPECT_EQ(elem(once.model, "r"), ir::DataType::kFloat);
+  auto back = convert("", "fp32", true, 1, &once.model);
+  expect_checked(back.report, 1e-2);
+  EXPECT_TRUE(back.report.conversion.kept.empty()) << back.report.to_text();
+  EXPECT_EQ(count(back.model, "Cast"), 1u) << back.model.to_text();  // the shape's Cast to float
+}
+
 // bfloat16: Conv has no bfloat16 before opset 22 (it stays float32, and the report says so);
 // at opset 22 it converts.
 TEST(ConvertFloat, Bfloat16FollowsTheOpsetsTypes) {
