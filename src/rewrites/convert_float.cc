@@ -8,15 +8,19 @@
 // (each kept node is reported with its reason):
 // - inputs the spec types as tensor(float) only (Resize scales, ...), and groups whose type
 //   variable has no target type at the model's opset (Range-11, Conv-11 for bfloat16);
-// - shape arithmetic: float values computed from Shape/Size (and small constants), and small
-//   float values (at most 64 elements) read only where float32 is required (a Cast to an
-//   integer type, a float32-only input, a node kept in float32): the value flow, backwards;
-// - a value whose largest magnitude on the observed run leaves the target's range (with
+// - shape arithmetic: small float values computed from Shape/Size (and small constants), held
+//   in float32 (a reader that converts casts them); and small float values of rank <= 1 read only
+//   where float32 is required for the op's sake (a Cast to an integer type, a float32-only
+//   input, a node kept in float32 for such a reason): the value flow, backwards;
+// - a value whose largest finite magnitude on the observed run leaves the target's range (with
 //   headroom): its producer and every reader that takes it in that group stay float32;
 // - a node whose own error in the target type (inputs and outputs rounded, computed as
-//   before) exceeds the tolerance on the observed run; Range (its size depends on the values);
-// - operators of other domains, model-local functions, sequence values, Loop-carried and Scan
-//   state values (the loop keeps one type per iteration).
+//   before) exceeds the tolerance on the observed run, and the producers of what it reads;
+//   Range (its size depends on the values);
+// - operators of other domains, model-local functions, values of unknown type, sequence
+//   values, and the values a Loop or Scan carries (the loop keeps one type per iteration; the
+//   body's readers cast them).
+// Converting back to float32 keeps nothing behind.
 // With keep_io_types the main graph's inputs and outputs keep their types: Casts at the boundary.
 // Cast `to`, the dtype of generator ops (RandomNormal[Like], RandomUniform[Like], EyeLike,
 // Bernoulli) and ConstantOfShape's value follow their output's new type. A Cast from a float
