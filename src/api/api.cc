@@ -17,10 +17,12 @@
 #include "eval/verify.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
+#include "ir/rewriter.h"
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
+#include "rewrites/convert_float.h"
 #include "support/cancel.h"
 #include "surgery/surgery.h"
 
@@ -343,19 +345,22 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
                                                            "sizes with --dim, --input-shape or --input)");
 }
 
-Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o) {
+Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o,
+                       const eval::CompareExtras& extras = {}) {
   Verification v;
-  auto rep = checker.compare_with(candidate);
+  auto rep = checker.compare_with(candidate, extras);
   throw_if_error(rep.is_ok() ? Status::ok() : rep.status());
   v.ran = true;
   v.ok = rep.value().ok;
   v.samples = o.samples > 0 ? o.samples : 1;
   v.rtol = o.rtol;
   v.atol = o.atol;
+  v.l2_tol = extras.l2_tol;
   v.dims = checker.dims_used();
   v.why = rep.value().why;
   for (const auto& od : rep.value().outputs)
-    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.ok, od.diff.why});
+    v.outputs.push_back(
+        OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2, od.diff.ok, od.diff.why});
   return v;
 }
 
@@ -376,6 +381,116 @@ surgery::Request surgery_request(const Options& o) {
   }
   return r;
 }
+
+namespace {
+
+bool uses_dtype(const ir::Graph& g, ir::DataType t) {
+  bool found = false;
+  for (const ir::Value* v : g.inputs()) found |= v->type.elem == t;
+  for (const ir::Value* v : g.initializers()) found |= v->type.elem == t;
+  g.for_each_node([&](const ir::Node* n) {
+    for (const ir::Value* v : n->outputs()) found |= v && v->type.elem == t;
+    for (const ir::Graph* sg : n->subgraphs()) found |= uses_dtype(*sg, t);
+  });
+  return found;
+}
+
+// One run of `m` on the check's kind of inputs with the observer on, when no check runs.
+bool observe_once(const ir::Model& m, const Options& o, rewrites::FloatObservations& seen) {
+  eval::Interpreter interp(m);
+  if (!interp.check_supported().is_ok()) return false;
+  interp.set_fast_float(true);
+  for (int64_t other : {8, 64, 512}) {
+    std::string err;
+    eval::InputSpec spec = check_spec(m, m, o, other, &err);
+    if (!err.empty()) return false;
+    auto feeds = eval::make_random_inputs(m, spec, o.seed);
+    if (!feeds) return false;
+    interp.set_observer(seen.observer());
+    if (interp.run(feeds.value())) return true;
+    seen.max_abs.clear();
+    seen.node_error.clear();
+    seen.ran = false;
+  }
+  return false;
+}
+
+// --dtype: observes one run of the simplified float model (the check of the simplification,
+// when the check runs), converts, tidies up with the passes, and checks the result against the
+// original at the precision's tolerance. Returns false when the simplification's check failed
+// (rep.verification says how).
+bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o, const passes::SimplifyOptions& sopts,
+                      Report& rep) {
+  ir::DataType target;
+  if (!rewrites::parse_float_dtype(o.dtype, &target)) throw Error(kExitUsage, "--dtype: needs fp16, bf16 or fp32");
+  rewrites::ConvertFloatOptions co;
+  co.target = target;
+  co.keep_io_types = o.keep_io_types;
+  // The check's tolerance: relative L2 error 1e-2 for float16, 5e-2 for bfloat16 (for a
+  // conversion back to float32, the precision the model had).
+  bool had_bf16 = uses_dtype(*m.graph, ir::DataType::kBFloat16);
+  double l2_tol = target == ir::DataType::kBFloat16 || (target == ir::DataType::kFloat && had_bf16) ? 5e-2 : 1e-2;
+  co.tolerance = l2_tol;
+  double t = now_s();
+  rewrites::FloatObservations seen(m, co);
+  std::unique_ptr<eval::Verifier> checker;
+  std::string skipped;
+  if (original) checker = make_checker(*original, m, o, &skipped, nullptr);
+  if (checker) {
+    eval::CompareExtras ex;
+    ex.observer = seen.observer();
+    rep.verification = run_check(*checker, m, o, ex);
+    if (!rep.verification.ok) return false;
+  } else if (!observe_once(m, o, seen)) {
+    rep.warnings.push_back("--dtype: the model could not run, so no value range was observed: only the spec's "
+                           "types and the shape arithmetic decide what stays in float32");
+  }
+  auto res = rewrites::convert_float(m, co, seen.ran ? &seen : nullptr);
+  throw_if_error(res.is_ok() ? Status::ok() : res.status());
+  Conversion& c = rep.conversion;
+  c.dtype = o.dtype;
+  c.keep_io_types = o.keep_io_types;
+  c.converted_nodes = res.value().converted_nodes;
+  c.casts_added = res.value().casts_added;
+  c.initializers_converted = res.value().initializers_converted;
+  c.ranges_observed = seen.ran;
+  for (const auto& k : res.value().kept) c.kept.push_back(Conversion::Kept{k.node, k.reason});
+  if (o.run_passes) {
+    // Casts that became no-ops, duplicates and what no longer reaches an output go; the types
+    // are checked against each op's spec by shape inference on the way.
+    passes::SimplifyOptions again = sopts;
+    again.verify_each_pass = false;
+    auto r2 = passes::simplify(m, again);
+    throw_if_error(r2.is_ok() ? Status::ok() : r2.status());
+    for (const auto& ps : r2.value().passes)
+      for (auto& p : rep.passes)
+        if (p.name == ps.name) {
+          p.runs += ps.runs;
+          p.changes += ps.changes;
+          p.nodes_removed += ps.nodes_removed;
+          p.seconds += ps.seconds;
+        }
+  } else {
+    throw_if_error(ir::verify_model(m));
+  }
+  rep.stages.emplace_back("convert", now_s() - t);
+  if (checker) {
+    double t2 = now_s();
+    eval::CompareExtras ex;
+    ex.l2_tol = l2_tol;
+    ex.cast_float_inputs = !o.keep_io_types;
+    rep.verification = run_check(*checker, m, o, ex);
+    rep.stages.emplace_back("check", now_s() - t2);
+  } else if (!skipped.empty()) {
+    rep.verification.skipped = skipped;
+    rep.warnings.push_back("check skipped: " + skipped);
+  } else {
+    rep.verification.skipped = "--no-verify";
+  }
+  return true;
+}
+
+}  // namespace
 
 // Simplifies `m` in place and checks it; fills `rep` (stages, passes, verification). Throws
 // Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
@@ -405,7 +520,8 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   surgery::Request req = surgery_request(o);
   const bool cutting = !req.empty();
   std::unique_ptr<ir::Model> original;
-  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting)) original = ir::clone_model(m);
+  bool convert = !o.dtype.empty();
+  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert)) original = ir::clone_model(m);
 
   surgery::Plan plan;
   if (cutting) {
@@ -414,6 +530,9 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     throw_if_error(surgery::apply(m, req, &plan));
     rep.surgery = plan.notes;
     rep.stages.emplace_back("surgery", now_s() - t);
+    // With --dtype as well, the simplification and the conversion are checked against the cut
+    // model (the surgery's own check needs the float result; it is not run twice).
+    if (convert && original) original = ir::clone_model(m);
   }
 
   if (o.run_passes) {
@@ -428,6 +547,22 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     rep.stages.emplace_back("simplify", now_s() - t);
   } else if (cutting) {
     throw_if_error(ir::verify_model(m));
+  }
+  if (convert) {
+    if (!o.run_passes) {
+      // The conversion reads every value's type: what shape inference proves, as simplify does.
+      throw_if_error(ir::verify_model(m));
+      passes::InferOptions io;
+      io.input_shapes = sopts.input_shapes;
+      io.dims = sopts.dims;
+      passes::ShapeInference si(m, io);
+      throw_if_error(si.run());
+      if (!si.errors().empty()) throw_if_error(si.errors().front());
+      ir::Rewriter rw(m);
+      si.write_back(rw, /*add_value_info=*/false);
+    }
+    convert_in_place(m, original.get(), o, sopts, rep);
+    return;
   }
   if (o.verify == Options::Verify::kOff) {
     rep.verification.skipped = "--no-verify";

@@ -178,6 +178,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
     auto r = run_node(n, ins, &scope, any_takeable ? std::move(takeable) : std::vector<bool>{});
     if (!r) return r;
     auto& outs = r.value();
+    if (observer_) observer_(n, ins, outs);
     for (size_t i = 0; i < n.num_outputs() && i < outs.size(); ++i)
       if (const ir::Value* o = n.output(i)) scope.values[o] = std::move(outs[i]);
     // Free what nobody reads any more.

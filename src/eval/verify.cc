@@ -212,7 +212,28 @@ Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, c
   return v;
 }
 
-Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
+namespace {
+// A float tensor as another float type (round to nearest even), for a candidate whose inputs
+// were converted (--dtype without --keep-io-types).
+ir::RuntimeValue cast_float(const ir::RuntimeValue& v, ir::DataType to) {
+  if (!v.is_tensor() || v.tensor.dtype() == to || !ir::dtype_is_float(v.tensor.dtype())) return v;
+  const ir::Tensor& t = v.tensor;
+  ir::Tensor out(to, t.dims());
+  bool ok = ops::dispatch(t.dtype(), ops::kFloats, [&](auto from) {
+    using F = typename decltype(from)::type;
+    ops::dispatch(to, ops::kFloats, [&](auto into) {
+      using T = typename decltype(into)::type;
+      const F* p = t.data<F>();
+      T* q = out.mutable_data<T>();
+      for (int64_t i = 0; i < t.numel(); ++i)
+        q[i] = T(static_cast<ops::compute_t<T>>(static_cast<double>(static_cast<ops::compute_t<F>>(p[i]))));
+    });
+  });
+  return ok ? ir::RuntimeValue::of(std::move(out)) : v;
+}
+}  // namespace
+
+Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate, const CompareExtras& extras) const {
   VerifyReport rep;
   const auto& outs = candidate.graph->outputs();
   if (outs.size() != output_names_.size())
@@ -226,6 +247,7 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
   }
   Interpreter interp(candidate);
   interp.set_fast_float(opts_.fast);
+  if (extras.observer) interp.set_observer(extras.observer);
   OT_RETURN_IF_ERROR(interp.check_supported());
   for (size_t s = 0; s < feeds_.size(); ++s) {
     // Inputs the candidate no longer has (folded away) are dropped; new ones are an error.
@@ -236,13 +258,16 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
       if (it == feeds_[s].end())
         return Status(ErrorCode::kMismatch, "input '" + in->name() + "' exists only in the second model");
       feeds[in->name()] = it->second;
+      if (extras.cast_float_inputs && in->type.is_tensor() && ir::dtype_is_float(in->type.elem))
+        feeds[in->name()] = cast_float(it->second, in->type.elem);
     }
     auto out = interp.run(feeds);
     if (!out) return std::move(out).take_status();
     for (size_t i = 0; i < outs.size(); ++i) {
-      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol, opts_.scaled);
+      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol, opts_.scaled, extras.l2_tol);
       Diff& acc = rep.outputs[i].diff;
       acc.scale = std::max(acc.scale, d.scale);
+      acc.rel_l2 = std::max(acc.rel_l2, d.rel_l2);
       acc.max_abs = std::max(acc.max_abs, d.max_abs);
       acc.max_rel = std::max(acc.max_rel, d.max_rel);
       if (!d.ok && acc.ok) {

@@ -158,6 +158,13 @@ def test_onnxslim_inputs_outputs():
     assert r.returncode == 2 and "changing the type" in r.stderr, r.stderr
 
 
+def test_dtype():
+    m, rep = simplify(RESNET, "--dtype", "fp16")
+    assert rep["conversion"]["dtype"] == "fp16" and rep["verification"]["ok"], rep
+    assert any(t.data_type == onnx.TensorProto.FLOAT16 for t in m.graph.initializer)
+    assert m.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
 def test_refused_and_accepted():
     r = run(DIRTY, os.path.join(tmp, "x.onnx"), "--custom-lib", "libmy.so", ok=False)
     assert r.returncode == 2 and "not supported by onnxtrim" in r.stderr and r.stderr.count("\n") == 1, r.stderr

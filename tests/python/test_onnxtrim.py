@@ -183,8 +183,9 @@ def test_onnxslim_drop_in_matches_the_cli(tmp_path):
     assert onnx.load(out).graph == cli_nodes(tmp_path, "--no-shape-infer", src=path).graph
     info = onnxslim.slim(path, inspect=True)
     assert info["nodes"] == len(onnx.load(path).graph.node)
-    with pytest.raises(TypeError, match="'dtype' is not supported"):
-        onnxslim.slim(path, dtype="fp16")
+    half = onnxslim.slim(path, dtype="fp16")
+    assert half.graph == cli_nodes(tmp_path, "--dtype", "fp16", src=path).graph
+    assert any(t.data_type == onnx.TensorProto.FLOAT16 for t in half.graph.initializer)
     with pytest.raises(TypeError, match="unexpected keyword argument 'speed'"):
         onnxslim.slim(path, speed=3)
 
@@ -343,3 +344,17 @@ except KeyboardInterrupt:
     out, _ = p.communicate(timeout=30)
     assert "interrupted" in out, out
     assert time.time() - t < 5
+
+
+def test_dtype_keywords():
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    half, rep = onnxtrim.simplify(path, dtype="fp16")
+    assert rep.conversion["dtype"] == "fp16" and rep.conversion["converted_nodes"] > 0
+    assert rep.verification["ok"] and rep.verification["l2_tol"] == 1e-2
+    assert all(o["rel_l2"] <= 1e-2 for o in rep.verification["outputs"])
+    assert half.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    open_io, rep2 = onnxtrim.simplify(path, dtype="fp16", keep_io_types=False)
+    assert open_io.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT16
+    assert open_io.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT16
+    with pytest.raises(onnxtrim.UsageError):
+        onnxtrim.simplify(path, dtype="int8")
