@@ -169,7 +169,16 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
     // Free what nobody reads any more.
     for (const ir::Value* v : plan.reads[k]) {
       auto it = remaining.find(v);
-      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) scope.values.erase(v);
+      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) {
+        // A weight read for the last time: its file-backed pages may leave memory, so running
+        // a model larger than the machine's memory holds one layer's weights at a time.
+        if (v->is_initializer()) {
+          auto sv = scope.values.find(v);
+          if (sv != scope.values.end() && sv->second.is_tensor() && sv->second.tensor.byte_size() >= (1u << 20))
+            sv->second.tensor.release_pages();
+        }
+        scope.values.erase(v);
+      }
     }
   }
   std::vector<RuntimeValue> result;

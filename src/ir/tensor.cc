@@ -1,27 +1,79 @@
 #include "ir/tensor.h"
 
-#include <sys/mman.h>
+#include "ir/scratch.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <new>
 
 namespace onnxtrim::ir {
 
+namespace {
+size_t page_size() {
+  static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return p;
+}
+}  // namespace
+
 MmapBuffer::~MmapBuffer() {
   if (base_ != nullptr && map_size_ != 0) munmap(base_, map_size_);
+  if (on_unmap_) on_unmap_();
 }
 
 std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
   if (n == 0) return std::make_shared<MmapBuffer>(nullptr, 0, 0, 0);
   void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  return std::make_shared<MmapBuffer>(p, n, 0, n);
+  auto b = std::make_shared<MmapBuffer>(p, n, 0, n);
+  b->set_writable(true);
+  return b;
 }
+
+void MmapBuffer::release(size_t off, size_t n) const {
+  // Only file-backed pages can go: anonymous ones would come back as zeros.
+  if (!origin_ || base_ == nullptr || n == 0) return;
+  const size_t ps = page_size();
+  auto start = reinterpret_cast<uintptr_t>(data()) + off;
+  uintptr_t lo = (start + ps - 1) & ~(ps - 1);
+  uintptr_t hi = (start + n) & ~(ps - 1);
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+}
+
+const uint8_t* AlignedView::data() const {
+  std::call_once(once_, [&] {
+    copy_.reset(new uint64_t[(size_ + 7) / 8]);
+    if (size_ != 0) std::memcpy(copy_.get(), src_->data() + offset_, size_);
+    // The copy serves the kernels from now on; the file's pages are not needed in memory.
+    src_->release(offset_, size_);
+  });
+  return reinterpret_cast<const uint8_t*>(copy_.get());
+}
+
+// ---------------------------------------------------------------- tensors
 
 namespace {
 int64_t product(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return n;
+}
+
+// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else the heap.
+std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
+  if (n >= ScratchScope::threshold()) {
+    if (auto b = scratch::allocate(n)) {
+      *p = b->mutable_data();
+      return b;
+    }
+  }
+  auto v = std::make_shared<VectorBuffer>(n);
+  *p = v->mutable_data();
+  return v;
 }
 }  // namespace
 
@@ -30,7 +82,8 @@ Tensor::Tensor(DataType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_
     strings_.resize(static_cast<size_t>(numel()));
   } else {
     nbytes_ = dtype_storage_bytes(dtype_, numel());
-    buf_ = std::make_shared<VectorBuffer>(nbytes_);
+    uint8_t* p = nullptr;
+    buf_ = allocate_bytes(nbytes_, &p);
   }
 }
 
@@ -43,16 +96,14 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
   return t;
 }
 
-
 uint8_t* Tensor::mutable_bytes() {
-  // Sole owner of a vector we allocated: write in place. Otherwise copy first.
+  // Sole owner of memory we may write: write in place. Otherwise copy first.
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
-    if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
-      return const_cast<VectorBuffer*>(vb)->mutable_data();
+    if (uint8_t* w = const_cast<Buffer*>(buf_.get())->writable()) return w;
   }
-  auto fresh = std::make_shared<VectorBuffer>(nbytes_);
-  if (nbytes_ != 0 && buf_) std::memcpy(fresh->mutable_data(), bytes(), nbytes_);
-  uint8_t* p = fresh->mutable_data();
+  uint8_t* p = nullptr;
+  auto fresh = allocate_bytes(nbytes_, &p);
+  if (nbytes_ != 0 && buf_) std::memcpy(p, bytes(), nbytes_);
   buf_ = std::move(fresh);
   offset_ = 0;
   return p;

@@ -5,9 +5,15 @@
 // elements shape inference knows exactly (Shape of a static shape, Shape->Gather/Slice of the
 // known part of a symbolic shape) become constants too. The policy (what never folds, the size
 // guard) is in folding_policy.h.
+//
+// Memory: outputs of at least kScratchBytes are computed straight into the scratch file (see
+// ir::ScratchScope), and the pages of a folded node's inputs and outputs are released once it
+// is done, so folding a model's weights (the Transposes an export leaves behind them) holds
+// one node's tensors in memory at a time, not the model.
 #include <set>
 
 #include "eval/interpreter.h"
+#include "ir/scratch.h"
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
 #include "passes/folding_policy.h"
@@ -18,6 +24,8 @@
 
 namespace onnxtrim::passes {
 namespace {
+
+constexpr size_t kScratchBytes = 1 << 20;
 
 // Builds the tensor that propagated facts describe, when they describe it completely.
 std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
@@ -121,7 +129,12 @@ class FoldConstants final : public Pass {
                     n.describe() + ")");
       return false;
     }
-    auto r = interp.run_node(n, inputs, nullptr);
+    Result<std::vector<ir::RuntimeValue>> r = Status(ErrorCode::kInternal, "");
+    {
+      ir::ScratchScope scratch(kScratchBytes);
+      r = interp.run_node(n, inputs, nullptr);
+    }
+    for (const ir::RuntimeValue& h : held) h.tensor.release_pages();
     if (!r) {
       note(ctx, "fold_constants: could not evaluate " + n.describe() + ": " + r.status().detail());
       return false;
@@ -134,6 +147,7 @@ class FoldConstants final : public Pass {
     }
     FoldDecision d = size_guard(freed, tiny_inputs, outs, ctx.options.size_threshold);
     if (!d.fold) return false;
+    for (const ir::Tensor* t : outs) t->release_pages();
     for (size_t i = 0; i < n.num_outputs(); ++i)
       if (ir::Value* o = n.output(i)) rw.make_constant(o, std::move(r.value()[i].tensor));
     erase_if_done(n, rw);

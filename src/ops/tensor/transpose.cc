@@ -2,6 +2,7 @@
 #include <cstring>
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
+#include "support/parallel.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -34,10 +35,16 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
   if (r == 2 && p[0] == 1 && p[1] == 0) {
     int64_t R = out[0], C = out[1];  // y[i][j] = x[j][i], x is C x R
     const int64_t B = 32;
-    for (int64_t i0 = 0; i0 < R; i0 += B)
-      for (int64_t j0 = 0; j0 < C; j0 += B)
-        for (int64_t i = i0; i < std::min(i0 + B, R); ++i)
-          for (int64_t j = j0; j < std::min(j0 + B, C); ++j) std::memcpy(dst + W * static_cast<size_t>(i * C + j), src + W * static_cast<size_t>(j * R + i), W);
+    auto rows = [&](int64_t lo, int64_t hi) {
+      for (int64_t i0 = lo; i0 < hi; i0 += B)
+        for (int64_t j0 = 0; j0 < C; j0 += B)
+          for (int64_t i = i0; i < std::min(i0 + B, hi); ++i)
+            for (int64_t j = j0; j < std::min(j0 + B, C); ++j)
+              std::memcpy(dst + W * static_cast<size_t>(i * C + j), src + W * static_cast<size_t>(j * R + i), W);
+    };
+    // Large transposes (weights behind an exporter's Transpose) use every core.
+    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W >= (8u << 20)) parallel_for(R, B, rows);
+    else rows(0, R);
     return;
   }
   int64_t inner = r ? out[r - 1] : 1;
