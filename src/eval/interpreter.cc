@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/clone.h"
+#include "ir/mapped.h"
 #include "ops/registry.h"
 
 #include <functional>
@@ -175,7 +176,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
         if (v->is_initializer()) {
           auto sv = scope.values.find(v);
           if (sv != scope.values.end() && sv->second.is_tensor() && sv->second.tensor.byte_size() >= (1u << 20))
-            sv->second.tensor.release_pages();
+            ir::release_pages(sv->second.tensor);
         }
         scope.values.erase(v);
       }

@@ -31,7 +31,7 @@ struct State {
   bool named = false;                  // O_TMPFILE: it can be given a name (detach)
   uint64_t end = 0;                    // allocated size of the file
   uint64_t in_use = 0;
-  std::vector<std::weak_ptr<MmapBuffer>> live;  // regions handed out (detach makes them read-only)
+  std::vector<std::weak_ptr<MappedBuffer>> live;  // regions handed out (detach makes them read-only)
 };
 
 State& state() {
@@ -82,7 +82,7 @@ void set_directory(const std::string& dir) {
   }
 }
 
-std::shared_ptr<MmapBuffer> allocate(size_t n) {
+std::shared_ptr<MappedBuffer> allocate(size_t n) {
   if (n == 0) return nullptr;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -115,11 +115,10 @@ std::shared_ptr<MmapBuffer> allocate(size_t n) {
 #endif
   s.end = off + len;
   s.in_use += len;
-  auto buf = std::make_shared<MmapBuffer>(p, len, 0, n);
-  buf->set_origin(s.origin, off, true);
+  auto buf = std::make_shared<MappedBuffer>(p, len, n, s.origin, off, true);
   const FileOrigin* origin = s.origin.get();
   buf->on_unmap([origin, off, len] { give_back(origin, off, len); });
-  std::erase_if(s.live, [](const std::weak_ptr<MmapBuffer>& w) { return w.expired(); });
+  std::erase_if(s.live, [](const std::weak_ptr<MappedBuffer>& w) { return w.expired(); });
   s.live.push_back(buf);
   return buf;
 }

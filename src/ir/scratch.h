@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "ir/tensor.h"
+#include "ir/mapped.h"
 
 namespace onnxtrim::ir {
 
@@ -19,7 +19,7 @@ namespace scratch {
 void set_directory(const std::string& dir);
 // A zero-filled, writable buffer of n bytes in the scratch file; nullptr if there is no
 // scratch file (no writable folder): the caller falls back to the heap.
-std::shared_ptr<MmapBuffer> allocate(size_t n);
+std::shared_ptr<MappedBuffer> allocate(size_t n);
 // Bytes of scratch space in use (regions not yet given back).
 uint64_t bytes_in_use();
 

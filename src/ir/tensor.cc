@@ -1,60 +1,24 @@
 #include "ir/tensor.h"
 
+#include "ir/mapped.h"
 #include "ir/scratch.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <climits>
-#include <cstdlib>
 #include <new>
 
 namespace onnxtrim::ir {
 
-namespace {
-size_t page_size() {
-  static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return p;
-}
-}  // namespace
-
 MmapBuffer::~MmapBuffer() {
   if (base_ != nullptr && map_size_ != 0) munmap(base_, map_size_);
-  if (on_unmap_) on_unmap_();
 }
 
 std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
   if (n == 0) return std::make_shared<MmapBuffer>(nullptr, 0, 0, 0);
   void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  auto b = std::make_shared<MmapBuffer>(p, n, 0, n);
-  b->set_writable(true);
-  return b;
+  return std::make_shared<MmapBuffer>(p, n, 0, n);
 }
-
-void MmapBuffer::release(size_t off, size_t n) const {
-  // Only file-backed pages can go: anonymous ones would come back as zeros.
-  if (!origin_ || base_ == nullptr || n == 0) return;
-  const size_t ps = page_size();
-  auto start = reinterpret_cast<uintptr_t>(data()) + off;
-  uintptr_t lo = (start + ps - 1) & ~(ps - 1);
-  uintptr_t hi = (start + n) & ~(ps - 1);
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
-}
-
-const uint8_t* AlignedView::data() const {
-  std::call_once(once_, [&] {
-    copy_.reset(new uint64_t[(size_ + 7) / 8]);
-    if (size_ != 0) std::memcpy(copy_.get(), src_->data() + offset_, size_);
-    // The copy serves the kernels from now on; the file's pages are not needed in memory.
-    src_->release(offset_, size_);
-  });
-  return reinterpret_cast<const uint8_t*>(copy_.get());
-}
-
-// ---------------------------------------------------------------- tensors
 
 namespace {
 int64_t product(const std::vector<int64_t>& dims) {
@@ -67,7 +31,7 @@ int64_t product(const std::vector<int64_t>& dims) {
 std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
   if (n >= ScratchScope::threshold()) {
     if (auto b = scratch::allocate(n)) {
-      *p = b->mutable_data();
+      *p = b->writable_data();
       return b;
     }
   }
@@ -96,10 +60,15 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
   return t;
 }
 
+
 uint8_t* Tensor::mutable_bytes() {
-  // Sole owner of memory we may write: write in place. Otherwise copy first.
+  // Sole owner of memory we may write (a vector we allocated, a writable region of the
+  // scratch file): write in place. Otherwise copy first.
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
-    if (uint8_t* w = const_cast<Buffer*>(buf_.get())->writable()) return w;
+    if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
+      return const_cast<VectorBuffer*>(vb)->mutable_data();
+    if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
+      if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
   }
   uint8_t* p = nullptr;
   auto fresh = allocate_bytes(nbytes_, &p);

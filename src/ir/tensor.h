@@ -2,18 +2,14 @@
 //
 // Numeric data is held as raw little-endian bytes (sub-byte types packed, low bits first),
 // in a shared, immutable Buffer: copying a Tensor shares the bytes; writing through
-// mutable_bytes() copies them first if anybody else holds them (or the buffer is not
-// writable). A Buffer may own a string moved out of the parsed protobuf, a vector, or a
-// mapping of a file (the model file, an external-data file, the scratch file of folded
-// weights): loading copies no weights, and a mapped tensor knows where its bytes are on disk
-// (file_ref), so that saving copies it file to file and its pages can leave memory.
+// mutable_bytes() copies them first if anybody else holds them. A Buffer may own a string
+// moved out of the parsed protobuf, a vector, or a read-only mmap of an external-data file,
+// so loading never copies weights more than the parser already did.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,32 +18,11 @@
 
 namespace onnxtrim::ir {
 
-// A file that buffers are mapped from.
-struct FileOrigin {
-  std::string path;  // empty for a file without a name (the scratch file): then fd is open
-  uint64_t dev = 0;  // the identity of the file that was mapped: a file later moved onto the
-  uint64_t ino = 0;  // same path is another file, and is not read in its place
-  int fd = -1;       // an open descriptor of it, or -1 (saving opens path)
-};
-
-// Where bytes are stored in a file; false when they are only in memory.
-struct FileRef {
-  const FileOrigin* file = nullptr;
-  uint64_t offset = 0;
-  explicit operator bool() const { return file != nullptr; }
-};
-
 class Buffer {
  public:
   virtual ~Buffer() = default;
   virtual const uint8_t* data() const = 0;
   virtual size_t size() const = 0;
-  // Where byte `off` of the buffer is stored on disk (and the bytes after it, contiguously).
-  virtual FileRef file_ref(size_t /*off*/) const { return {}; }
-  // Drops bytes [off, off + n) from memory when they can be read back from their file.
-  virtual void release(size_t /*off*/, size_t /*n*/) const {}
-  // The bytes, if the holder may write them in place; nullptr otherwise.
-  virtual uint8_t* writable() { return nullptr; }
 };
 
 class StringBuffer final : public Buffer {
@@ -68,13 +43,12 @@ class VectorBuffer final : public Buffer {
   const uint8_t* data() const override { return v_.data(); }
   size_t size() const override { return v_.size(); }
   uint8_t* mutable_data() { return v_.data(); }
-  uint8_t* writable() override { return v_.data(); }
 
  private:
   std::vector<uint8_t> v_;
 };
 
-// A memory mapping (of a file, or anonymous); unmapped when the last tensor lets go of it.
+// A read-only or anonymous memory mapping; unmapped when the last tensor lets go of it.
 class MmapBuffer final : public Buffer {
  public:
   MmapBuffer(void* base, size_t map_size, size_t offset, size_t size)
@@ -83,55 +57,14 @@ class MmapBuffer final : public Buffer {
   const uint8_t* data() const override { return static_cast<const uint8_t*>(base_) + offset_; }
   size_t size() const override { return size_; }
   uint8_t* mutable_data() { return static_cast<uint8_t*>(base_) + offset_; }
-  uint8_t* writable() override { return writable_ ? mutable_data() : nullptr; }
-  FileRef file_ref(size_t off) const override {
-    if (!origin_) return {};
-    return {origin_.get(), file_offset_ + offset_ + off};
-  }
-  void release(size_t off, size_t n) const override;
   // Anonymous zero-filled mapping of n bytes (pages cost nothing until touched).
   static std::shared_ptr<MmapBuffer> anonymous(size_t n);
-
-  // The mapping shows `origin` from byte `file_offset` on; `writable`: a shared mapping whose
-  // holder may write it in place.
-  void set_origin(std::shared_ptr<const FileOrigin> origin, uint64_t file_offset, bool writable) {
-    origin_ = std::move(origin);
-    file_offset_ = file_offset;
-    writable_ = writable;
-  }
-  void set_writable(bool w) { writable_ = w; }
-  // Runs after the unmapping (the scratch file gives the region back).
-  void on_unmap(std::function<void()> f) { on_unmap_ = std::move(f); }
 
  private:
   void* base_;
   size_t map_size_;
   size_t offset_;
   size_t size_;
-  std::shared_ptr<const FileOrigin> origin_;
-  uint64_t file_offset_ = 0;
-  bool writable_ = false;
-  std::function<void()> on_unmap_;
-};
-
-// Bytes of another buffer that are not aligned for their element type (raw_data in the model
-// file sits wherever the protobuf framing put it): copied to aligned memory on first read. Its
-// file_ref is still the source's, so saving copies the bytes file to file.
-class AlignedView final : public Buffer {
- public:
-  AlignedView(std::shared_ptr<const Buffer> src, size_t offset, size_t size)
-      : src_(std::move(src)), offset_(offset), size_(size) {}
-  const uint8_t* data() const override;
-  size_t size() const override { return size_; }
-  FileRef file_ref(size_t off) const override { return src_->file_ref(offset_ + off); }
-  void release(size_t off, size_t n) const override { src_->release(offset_ + off, n); }
-
- private:
-  std::shared_ptr<const Buffer> src_;
-  size_t offset_;
-  size_t size_;
-  mutable std::once_flag once_;
-  mutable std::unique_ptr<uint64_t[]> copy_;
 };
 
 // Where a tensor's bytes were found outside the model file (ExternalData.md).
@@ -181,12 +114,6 @@ class Tensor {
   }
   const std::shared_ptr<const Buffer>& buffer() const { return buf_; }
   size_t buffer_offset() const { return offset_; }
-  // Where the bytes are stored in a file (mapped tensors), else false.
-  FileRef file_ref() const { return buf_ ? buf_->file_ref(offset_) : FileRef{}; }
-  // Lets file-backed bytes leave memory (they are read back on the next access).
-  void release_pages() const {
-    if (buf_ && nbytes_ != 0) buf_->release(offset_, nbytes_);
-  }
 
   std::vector<std::string>& strings() { return strings_; }
   const std::vector<std::string>& strings() const { return strings_; }

@@ -22,6 +22,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
+#include "ir/mapped.h"
 
 namespace onnxtrim::onnx_io {
 
@@ -35,16 +36,16 @@ struct LoadCtx {
   std::string base_dir;  // external data is relative to this
   const LoadOptions* opts;
   ir::Model* model;
-  std::map<std::string, std::shared_ptr<ir::MmapBuffer>> mapped;  // external files
+  std::map<std::string, std::shared_ptr<ir::MappedBuffer>> mapped;  // external files
   // The mapped model file, when raw_data may stay in it (load_model); null: copy the bytes.
-  std::shared_ptr<const ir::MmapBuffer> owner;
+  std::shared_ptr<const ir::MappedBuffer> owner;
 };
 
 Status err(ErrorCode c, std::string detail) { return make_error(c, std::move(detail)); }
 
 // ---------------------------------------------------------------- files
 
-Result<std::shared_ptr<ir::MmapBuffer>> map_file(const std::string& path) {
+Result<std::shared_ptr<ir::MappedBuffer>> map_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return err(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
@@ -53,26 +54,27 @@ Result<std::shared_ptr<ir::MmapBuffer>> map_file(const std::string& path) {
     return err(ErrorCode::kIo, "not a regular file");
   }
   size_t n = static_cast<size_t>(st.st_size);
-  if (n == 0) {
-    ::close(fd);
-    return std::make_shared<ir::MmapBuffer>(nullptr, 0, 0, 0);
-  }
-  void* p = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) return err(ErrorCode::kIo, std::string("cannot map: ") + std::strerror(errno));
-  auto buf = std::make_shared<ir::MmapBuffer>(p, n, 0, n);
   auto origin = std::make_shared<ir::FileOrigin>();
   origin->path = path;
   origin->dev = static_cast<uint64_t>(st.st_dev);
   origin->ino = static_cast<uint64_t>(st.st_ino);
-  buf->set_origin(std::move(origin), 0, false);
-  return buf;
+  void* p = nullptr;
+  if (n != 0) {
+    p = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      ::close(fd);
+      return err(ErrorCode::kIo, std::string("cannot map: ") + std::strerror(e));
+    }
+  }
+  ::close(fd);
+  return std::make_shared<ir::MappedBuffer>(p, n, n, std::move(origin), 0, false);
 }
 
 // Points t at bytes [off, off + n) of buf without copying them. Kernels read elements through
 // typed pointers, so bytes that are not aligned for the element type are read through an
 // AlignedView (copied on first use; saving still copies them from the file).
-void attach_view(ir::Tensor& t, std::shared_ptr<const ir::Buffer> buf, size_t off, size_t n) {
+void attach_view(ir::Tensor& t, std::shared_ptr<const ir::MappedBuffer> buf, size_t off, size_t n) {
   size_t align = std::min<size_t>(8, std::max<size_t>(1, static_cast<size_t>(ir::dtype_bits(t.dtype())) / 8));
   auto addr = reinterpret_cast<uintptr_t>(buf->data() + off);
   if (n != 0 && addr % align != 0) {
@@ -941,7 +943,7 @@ Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, 
 // Bytes of a whole model file; `owner` keeps them alive when tensors may point into them.
 Result<std::unique_ptr<ir::Model>> parse_bytes(const uint8_t* data, size_t size, const std::string& display_name,
                                                const std::string& base_dir, const LoadOptions& opts,
-                                               std::shared_ptr<const ir::MmapBuffer> owner) {
+                                               std::shared_ptr<const ir::MappedBuffer> owner) {
   if (size > static_cast<uint64_t>(INT_MAX))
     return Status(ErrorCode::kParse, "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
         .with_file(display_name);

@@ -18,6 +18,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
+#include "ir/mapped.h"
 #include "ir/scratch.h"
 
 namespace onnxtrim::onnx_io {
@@ -309,10 +310,10 @@ class FdSink final : public Sink {
   }
   bool write_tensor(const ir::Tensor& t) override {
     size_t n = t.byte_size();
-    ir::FileRef ref = t.file_ref();
+    ir::FileRef ref = ir::file_ref(t);
     if (!ref || n < kCopyMin) {
       bool ok = write(t.bytes(), n);
-      if (ref) t.release_pages();
+      if (ref) ir::release_pages(t);
       return ok;
     }
     // Straight from the source file: no page of it passes through this process.
@@ -339,7 +340,7 @@ class FdSink final : public Sink {
     }
     if (done == n) return true;
     bool ok = write(t.bytes() + done, n - done);
-    t.release_pages();
+    ir::release_pages(t);
     return ok;
   }
   bool flush() {
@@ -488,7 +489,7 @@ void place_external(Plan& p, const std::string& location, const ir::scratch::Cur
   for (auto& in : p.inits) {
     if (in.where != Initializer::Where::kExternal) continue;
     uint64_t n = in.tensor->byte_size();
-    ir::FileRef r = in.tensor->file_ref();
+    ir::FileRef r = ir::file_ref(*in.tensor);
     if (kept && n > 0 && r && r.file == kept->origin.get() && r.offset + n <= kept->end && claimed.insert(r.offset).second) {
       in.in_place = true;
       in.ext_offset = r.offset;
@@ -650,7 +651,7 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
     bool useful = false;
     if (kept.origin)
       for (const auto& in : plan.inits)
-        if (in.where == Initializer::Where::kExternal && in.tensor->file_ref().file == kept.origin.get()) useful = true;
+        if (in.where == Initializer::Where::kExternal && ir::file_ref(*in.tensor).file == kept.origin.get()) useful = true;
     if (!useful || !ext_tmp.adopt(kept.origin->fd)) kept = {};
     place_external(plan, location, kept.origin ? &kept : nullptr);
   }

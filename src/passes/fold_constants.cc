@@ -13,6 +13,7 @@
 #include <set>
 
 #include "eval/interpreter.h"
+#include "ir/mapped.h"
 #include "ir/scratch.h"
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
@@ -134,7 +135,7 @@ class FoldConstants final : public Pass {
       ir::ScratchScope scratch(kScratchBytes);
       r = interp.run_node(n, inputs, nullptr);
     }
-    for (const ir::RuntimeValue& h : held) h.tensor.release_pages();
+    for (const ir::RuntimeValue& h : held) ir::release_pages(h.tensor);
     if (!r) {
       note(ctx, "fold_constants: could not evaluate " + n.describe() + ": " + r.status().detail());
       return false;
@@ -147,7 +148,7 @@ class FoldConstants final : public Pass {
     }
     FoldDecision d = size_guard(freed, tiny_inputs, outs, ctx.options.size_threshold);
     if (!d.fold) return false;
-    for (const ir::Tensor* t : outs) t->release_pages();
+    for (const ir::Tensor* t : outs) ir::release_pages(*t);
     for (size_t i = 0; i < n.num_outputs(); ++i)
       if (ir::Value* o = n.output(i)) rw.make_constant(o, std::move(r.value()[i].tensor));
     erase_if_done(n, rw);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ir/rewriter.h"
+#include "ir/mapped.h"
 #include "ir/scratch.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
@@ -123,14 +124,14 @@ TEST(FastLoad, RawDataStaysInTheMappedFile) {
   const ir::Tensor& t = *r.value()->graph->find_value("w")->initializer();
   ASSERT_EQ(t.numel(), static_cast<int64_t>(v.size()));
   EXPECT_EQ(std::memcmp(t.bytes(), v.data(), raw.size()), 0);
-  ir::FileRef ref = t.file_ref();
+  ir::FileRef ref = ir::file_ref(t);
   ASSERT_TRUE(ref);
   EXPECT_EQ(ref.file->path, path);
   EXPECT_EQ(ref.offset, bytes.find(raw));
   // A model parsed from memory owns its tensors (nothing points into the caller's bytes).
   auto m = onnx_io::parse_model(bytes, "m.onnx", tmp.path());
   ASSERT_TRUE(m.is_ok());
-  EXPECT_FALSE(m.value()->graph->find_value("w")->initializer()->file_ref());
+  EXPECT_FALSE(ir::file_ref(*m.value()->graph->find_value("w")->initializer()));
 }
 
 TEST(FastLoad, MisalignedRawDataIsReadFromAlignedMemory) {
@@ -146,7 +147,7 @@ TEST(FastLoad, MisalignedRawDataIsReadFromAlignedMemory) {
     const ir::Tensor& t = *r.value()->graph->initializers()[0]->initializer();
     EXPECT_EQ(reinterpret_cast<uintptr_t>(t.bytes()) % 4, 0u) << "pad " << pad;
     EXPECT_EQ(t.to_vector<float>(), v);
-    ir::FileRef ref = t.file_ref();
+    ir::FileRef ref = ir::file_ref(t);
     ASSERT_TRUE(ref);  // still copied from the file on save
     EXPECT_EQ(ref.offset, bytes.find(raw));
   }
@@ -302,8 +303,8 @@ TEST(Scratch, LargeTensorsOfAScopeLiveInTheScratchFile) {
     ir::ScratchScope scope(1 << 20);
     ir::Tensor big(ir::DataType::kFloat, {1 << 19});  // 2 MB
     ir::Tensor small(ir::DataType::kFloat, {16});
-    ASSERT_TRUE(big.file_ref());
-    EXPECT_FALSE(small.file_ref());
+    ASSERT_TRUE(ir::file_ref(big));
+    EXPECT_FALSE(ir::file_ref(small));
     EXPECT_GE(ir::scratch::bytes_in_use(), before + (2u << 20));
     const float* zeros = big.data<float>();
     EXPECT_EQ(zeros[0], 0.0f);
@@ -311,14 +312,14 @@ TEST(Scratch, LargeTensorsOfAScopeLiveInTheScratchFile) {
     float* p = big.mutable_data<float>();
     EXPECT_EQ(p, zeros);  // the only owner writes in place
     for (int i = 0; i < (1 << 19); ++i) p[i] = static_cast<float>(i);
-    big.release_pages();  // the pages leave memory, the values stay in the file
+    ir::release_pages(big);  // the pages leave memory, the values stay in the file
     EXPECT_EQ(big.data<float>()[12345], 12345.0f);
     ir::Tensor shared = big;
     EXPECT_NE(shared.mutable_data<float>(), big.data<float>());  // copy on write
     EXPECT_EQ(shared.data<float>()[777], 777.0f);
   }
   ir::Tensor after(ir::DataType::kFloat, {1 << 19});  // outside any scope: the heap
-  EXPECT_FALSE(after.file_ref());
+  EXPECT_FALSE(ir::file_ref(after));
   EXPECT_EQ(ir::scratch::bytes_in_use(), before);
 }
 
@@ -356,8 +357,8 @@ TEST(Scratch, FoldedWeightsAreWrittenToScratchAndSavedFromIt) {
   ASSERT_NE(wt, nullptr);
   ASSERT_TRUE(wt->is_initializer());
   const ir::Tensor& t = *wt->initializer();
-  ASSERT_TRUE(t.file_ref());  // in the scratch file, not the heap
-  EXPECT_GE(t.file_ref().file->fd, 0);
+  ASSERT_TRUE(ir::file_ref(t));  // in the scratch file, not the heap
+  EXPECT_GE(ir::file_ref(t).file->fd, 0);
   ASSERT_EQ(t.dims(), (std::vector<int64_t>{R, C}));
   for (int64_t i : {int64_t{0}, int64_t{7}, R - 1})
     for (int64_t j : {int64_t{0}, int64_t{5}, C - 1})
@@ -389,8 +390,8 @@ g (float[N] x) => (float[N] y) {
   ir::ScratchScope scope(1 << 20);
   ir::Tensor t(ir::DataType::kFloat, {static_cast<int64_t>(sm.values.size())});
   std::memcpy(t.mutable_data<float>(), sm.values.data(), sm.values.size() * 4);
-  EXPECT_TRUE(t.file_ref());
-  sm.scratch_offset = t.file_ref().offset;
+  EXPECT_TRUE(ir::file_ref(t));
+  sm.scratch_offset = ir::file_ref(t).offset;
   ir::Rewriter rw(*sm.model);
   rw.add_initializer(*sm.model->graph, std::move(t), "w");
   return sm;
