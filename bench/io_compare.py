@@ -18,7 +18,7 @@ and noisy); the median of each is printed, with ratios to cp.
 Optionally, --verify checks the default pipeline's output against the original on a short
 sequence with `onnxtrim verify` (the LLM: batch 1, seq 8).
 
-    io_compare.py [--onnxtrim build/tools/onnxtrim/onnxtrim] [--rounds 3] [--models swin_t,gpt]
+    io_compare.py [--onnxtrim build/onnxtrim] [--rounds 3] [--models swin_t,gpt]
                   [--skip onnx] [--verify]
 Not part of the test suite (the LLM export takes 5.4 GB of disk, and as much again per copy).
 """
@@ -93,7 +93,7 @@ def supports(binary, flag):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--onnxtrim", default=os.path.join(ROOT, "build", "tools", "onnxtrim", "onnxtrim"))
+    ap.add_argument("--onnxtrim", default=os.path.join(ROOT, "build", "onnxtrim"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--models", default="swin_t,gpt")
     ap.add_argument("--skip", default="", help="comma-separated runs to leave out (cp, nopass, default, onnx)")

@@ -34,16 +34,27 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
   size_t r = out.size();
   if (r == 2 && p[0] == 1 && p[1] == 0) {
     int64_t R = out[0], C = out[1];  // y[i][j] = x[j][i], x is C x R
-    const int64_t B = 32;
+    // Tiles of T x T elements, T elements being one cache line: each source line is read
+    // whole into the tile and each output line written whole from it. (Reading a column of
+    // wider tiles straight from x thrashed the cache: weight rows are a power of two apart.)
+    constexpr int64_t T = W >= 64 ? 1 : static_cast<int64_t>(64 / W);
     auto rows = [&](int64_t lo, int64_t hi) {
-      for (int64_t i0 = lo; i0 < hi; i0 += B)
-        for (int64_t j0 = 0; j0 < C; j0 += B)
-          for (int64_t i = i0; i < std::min(i0 + B, hi); ++i)
-            for (int64_t j = j0; j < std::min(j0 + B, C); ++j)
-              std::memcpy(dst + W * static_cast<size_t>(i * C + j), src + W * static_cast<size_t>(j * R + i), W);
+      alignas(64) uint8_t tile[T][T * W];
+      for (int64_t i0 = lo; i0 < hi; i0 += T) {
+        const int64_t ni = std::min(T, hi - i0);
+        for (int64_t j0 = 0; j0 < C; j0 += T) {
+          const int64_t nj = std::min(T, C - j0);
+          for (int64_t j = 0; j < nj; ++j) {
+            const uint8_t* s = src + W * static_cast<size_t>((j0 + j) * R + i0);
+            for (int64_t i = 0; i < ni; ++i) std::memcpy(&tile[i][W * static_cast<size_t>(j)], s + W * static_cast<size_t>(i), W);
+          }
+          for (int64_t i = 0; i < ni; ++i)
+            std::memcpy(dst + W * static_cast<size_t>((i0 + i) * C + j0), tile[i], W * static_cast<size_t>(nj));
+        }
+      }
     };
     // Large transposes (weights behind an exporter's Transpose) use every core.
-    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W >= (8u << 20)) parallel_for(R, B, rows);
+    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W >= (8u << 20)) parallel_for(R, 4 * T, rows);
     else rows(0, R);
     return;
   }
