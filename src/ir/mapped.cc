@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace onnxtrim::ir {
@@ -39,11 +40,14 @@ FileRef file_ref(const Tensor& t) {
   return {};
 }
 
-void release_pages(const Tensor& t) {
+void release_pages(const Tensor& t) { release_pages(t, 0, t.byte_size()); }
+
+void release_pages(const Tensor& t, size_t off, size_t n) {
   const Buffer* b = t.buffer().get();
-  if (b == nullptr || t.byte_size() == 0) return;
-  if (auto* m = dynamic_cast<const MappedBuffer*>(b)) m->release(t.buffer_offset(), t.byte_size());
-  else if (auto* v = dynamic_cast<const AlignedView*>(b)) v->release(t.buffer_offset(), t.byte_size());
+  if (b == nullptr || n == 0 || off >= t.byte_size()) return;
+  n = std::min(n, t.byte_size() - off);
+  if (auto* m = dynamic_cast<const MappedBuffer*>(b)) m->release(t.buffer_offset() + off, n);
+  else if (auto* v = dynamic_cast<const AlignedView*>(b)) v->release(t.buffer_offset() + off, n);
 }
 
 }  // namespace onnxtrim::ir

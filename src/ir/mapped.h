@@ -86,5 +86,7 @@ FileRef file_ref(const Tensor& t);
 // Lets a mapped tensor's pages leave memory (they are read back on the next access); nothing
 // for a tensor in the heap.
 void release_pages(const Tensor& t);
+// The same for bytes [off, off + n) of the tensor (a kernel hands back what it has written).
+void release_pages(const Tensor& t, size_t off, size_t n);
 
 }  // namespace onnxtrim::ir

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -161,7 +162,11 @@ TEST(FastLoad, AgreesWithTheGeneralParserOnEveryEncoding) {
   typed.bytes(4, raw);
   Wire unpacked;  // float_data unpacked, dims packed
   unpacked.bytes(1, Wire().varint(2).varint(2).s).num(2, 1).bytes(8, "unpacked");
-  for (float f : v) unpacked.fixed32(4, *reinterpret_cast<uint32_t*>(&f));
+  for (float f : v) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &f, 4);
+    unpacked.fixed32(4, bits);
+  }
   Wire int8s;  // int32_data for INT8
   int8s.num(1, 3).num(2, 3).bytes(8, "int8s").bytes(5, Wire().varint(1).varint(static_cast<uint64_t>(-2)).varint(127).s);
   Wire strings;

@@ -1,5 +1,6 @@
 // Transpose: permutes the axes (reversed by default).
 #include <cstring>
+#include "ir/mapped.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "support/parallel.h"
@@ -30,7 +31,8 @@ bool valid_perm(const std::vector<int64_t>& p, int64_t rank) {
 // Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
 // the output's last axis are gathered with a fixed input stride; 2-D transposes go by tiles.
 template <size_t W>
-void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out) {
+void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out,
+                    const Tensor& y) {
   size_t r = out.size();
   if (r == 2 && p[0] == 1 && p[1] == 0) {
     int64_t R = out[0], C = out[1];  // y[i][j] = x[j][i], x is C x R
@@ -53,9 +55,24 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
         }
       }
     };
-    // Large transposes (weights behind an exporter's Transpose) use every core.
-    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W >= (8u << 20)) parallel_for(R, 4 * T, rows);
-    else rows(0, R);
+    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W < (8u << 20)) {
+      rows(0, R);
+      return;
+    }
+    // Large transposes (weights behind an exporter's Transpose) use every core, band by band
+    // (about 32 MB of output each): a band's pages are faulted in front to back before the
+    // threads write them, and handed back once written, so a folded weight, which lives in the
+    // scratch file, never sits in memory whole (for a tensor in the heap this changes nothing).
+    const size_t ps = 4096;
+    const int64_t row_bytes = C * static_cast<int64_t>(W);
+    const int64_t band = std::max<int64_t>(4 * T, ((int64_t{32} << 20) / std::max<int64_t>(row_bytes, 1)) / T * T);
+    for (int64_t lo = 0; lo < R; lo += band) {
+      const int64_t hi = std::min(R, lo + band);
+      const size_t off = static_cast<size_t>(lo * row_bytes), n = static_cast<size_t>((hi - lo) * row_bytes);
+      for (size_t k = 0; k < n; k += ps) static_cast<volatile uint8_t*>(dst + off)[k] = 0;
+      parallel_for(hi - lo, 4 * T, [&](int64_t a, int64_t e) { rows(lo + a, lo + e); });
+      ir::release_pages(y, off, n);
+    }
     return;
   }
   int64_t inner = r ? out[r - 1] : 1;
@@ -85,11 +102,11 @@ void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims&
   const uint8_t* src = x.bytes();
   uint8_t* dst = y.mutable_bytes();
   switch (tensor::elem_size(x.dtype())) {
-    case 1: transpose_rows<1>(src, dst, in_strides, p, out); break;
-    case 2: transpose_rows<2>(src, dst, in_strides, p, out); break;
-    case 4: transpose_rows<4>(src, dst, in_strides, p, out); break;
-    case 8: transpose_rows<8>(src, dst, in_strides, p, out); break;
-    default: transpose_rows<16>(src, dst, in_strides, p, out); break;
+    case 1: transpose_rows<1>(src, dst, in_strides, p, out, y); break;
+    case 2: transpose_rows<2>(src, dst, in_strides, p, out, y); break;
+    case 4: transpose_rows<4>(src, dst, in_strides, p, out, y); break;
+    case 8: transpose_rows<8>(src, dst, in_strides, p, out, y); break;
+    default: transpose_rows<16>(src, dst, in_strides, p, out, y); break;
   }
 }
 
