@@ -47,6 +47,12 @@ TEST(SymbolicExpr, PrintsAndParsesBack) {
   Expr f = Expr::floordiv(seq + C(1), C(2));
   EXPECT_EQ(f.str(), "floor((seq + 1) / 2)");
   EXPECT_EQ(Expr::parse("floor((seq + 1) / 2)"), f);
+  // A product as the divisor is bracketed: "a*b / 4*a" would read as (a*b / 4)*a elsewhere.
+  Expr g = Expr::floordiv(batch * seq, batch * 4);
+  EXPECT_EQ(g.str(), "floor(batch*seq / (4*batch))");
+  EXPECT_EQ(Expr::parse(g.str()), g);
+  EXPECT_EQ(Expr::floordiv(batch * seq, seq).str(), "batch");
+  EXPECT_EQ(Expr::floordiv(batch * 3, seq).str(), "floor(3*batch / seq)");
   EXPECT_EQ(Expr::parse("seq*2 - 3").str(), "2*seq - 3");
   EXPECT_EQ(Expr::parse("min(a, b)"), Expr::min(S("b"), S("a")));
   // Not an expression: one symbol with that name.
