@@ -10,7 +10,7 @@ beside the model (same file system), and is timed wall-clock:
   default `onnxtrim IN OUT` (the default pipeline; `--no-verify` when the CLI verifies by default)
   onnx    python3-onnx: onnx.load (external data included) + onnx.save (external data in one
           file when the model had some)
-Peak RSS is the process's own (wait4's ru_maxrss). The page cache is warm for every run (the
+Peak RSS is the process's own (/usr/bin/time's %M). The page cache is warm for every run (the
 first run of each round warms it) and dirty pages are flushed (`sync`) between runs, so that
 no run pays for the writeback of the one before. Rounds are interleaved (machines are shared
 and noisy); the median of each is printed, with ratios to cp.
@@ -52,17 +52,19 @@ else:
 
 
 def run(cmd):
-    """Runs cmd; returns (seconds, peak RSS in bytes). Fails loudly on a non-zero exit."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    dt = time.perf_counter() - t0
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"io_compare: {' '.join(cmd)} failed with exit {code}: {err.strip()[:500]}")
-    return dt, usage.ru_maxrss * 1024
+    """Runs cmd; returns (seconds, peak RSS in bytes). Fails loudly on a non-zero exit.
+    The peak is measured by /usr/bin/time around the command: a child forked from this
+    interpreter would start with the interpreter's pages counted in its own peak."""
+    with tempfile.NamedTemporaryFile(prefix="io_compare-rss-") as rss:
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        dt = time.perf_counter() - t0
+        if p.returncode != 0:
+            err = p.stderr.decode(errors="replace")
+            sys.exit(f"io_compare: {' '.join(cmd)} failed with exit {p.returncode}: {err.strip()[:500]}")
+        kb = int(open(rss.name).read().split()[-1])
+    return dt, kb * 1024
 
 
 def model_files(path):
