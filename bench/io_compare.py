@@ -18,7 +18,7 @@ and noisy); the median of each is printed, with ratios to cp.
 Optionally, --verify checks the default pipeline's output against the original on a short
 sequence with `onnxtrim verify` (the LLM: batch 1, seq 8).
 
-    io_compare.py [--onnxtrim build/onnxtrim] [--rounds 3] [--models swin_t,gpt]
+    io_compare.py [--onnxtrim build/onnxtrim] [--rounds 3 | --rounds swin_t=7,gpt=3] [--models swin_t,gpt]
                   [--skip onnx] [--verify]
 Not part of the test suite (the LLM export takes 5.4 GB of disk, and as much again per copy).
 """
@@ -96,16 +96,21 @@ def supports(binary, flag):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxtrim", default=os.path.join(ROOT, "build", "onnxtrim"))
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", default="3", help="N for every model, or per model: swin_t=7,gpt=3")
     ap.add_argument("--models", default="swin_t,gpt")
     ap.add_argument("--skip", default="", help="comma-separated runs to leave out (cp, nopass, default, onnx)")
     ap.add_argument("--verify", action="store_true")
     args = ap.parse_args()
     skip = set(filter(None, args.skip.split(",")))
+    rounds_of = {}
+    for part in args.rounds.split(","):
+        name, _, n = part.rpartition("=")
+        rounds_of[name or "*"] = int(n)
     no_verify = ["--no-verify"] if supports(args.onnxtrim, "--no-verify") else []
 
     for name in args.models.split(","):
         path = MODELS[name]
+        rounds = rounds_of.get(name, rounds_of.get("*", 3))
         if not os.path.exists(path):
             print(f"{name}: {path} is missing (run bench/make_models.py {name})")
             continue
@@ -128,7 +133,7 @@ def main():
                 "default": lambda o: [args.onnxtrim, path, os.path.join(o, base), "--quiet"] + no_verify,
                 "onnx": lambda o: ["/usr/bin/python3", "-c", ONNX_SNIPPET, path, os.path.join(o, base)],
             }
-            for r in range(args.rounds):
+            for r in range(rounds):
                 for key, make in runs.items():
                     if key in skip:
                         continue
@@ -137,7 +142,7 @@ def main():
                         os.makedirs(out_dir)
                     cmd = make(out_dir if key != "cp" or external else os.path.join(out_dir, "copy"))
                     results.setdefault(key, []).append(run(cmd))
-                    if key == "default" and args.verify and r == args.rounds - 1:
+                    if key == "default" and args.verify and r == rounds - 1:
                         default_out = os.path.join(tmp, "verified")
                         shutil.rmtree(default_out, ignore_errors=True)
                         os.rename(out_dir, default_out)
@@ -146,7 +151,7 @@ def main():
                      "default": "onnxtrim" + (" --no-verify" if no_verify else ""),
                      "onnx": "onnx.load+onnx.save"}
             print(f"{name}: {size / 1e6:,.0f} MB{' (external data)' if external else ''}, "
-                  f"largest tensor {largest / 1e6:,.0f} MB; median of {args.rounds} rounds")
+                  f"largest tensor {largest / 1e6:,.0f} MB; median of {rounds} rounds")
             cp_time = sorted(t for t, _ in results["cp"])[len(results["cp"]) // 2] if "cp" in results else None
             for key in runs:
                 if key not in results:
