@@ -350,7 +350,9 @@ TEST(Scratch, LargeTensorsOfAScopeLiveInTheScratchFile) {
 
 TEST(Scratch, FoldedWeightsAreWrittenToScratchAndSavedFromIt) {
   TempDir tmp;
-  const int64_t R = 300, C = 1000;  // 1.2 MB: past the scratch threshold
+  // 17 MB: past the threshold of the heap (16 MB while few bytes were folded into it), and
+  // past the size at which a transpose goes band by band over threads.
+  const int64_t R = 1024, C = 4200;
   std::vector<float> w(static_cast<size_t>(R * C));
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1013) * 0.5f;
   Wire tw;  // Transpose(w) -> wt; y = MatMul(x, wt)
