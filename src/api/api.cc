@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "ir/rewriter.h"
+#include "ir/scratch.h"
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
@@ -704,10 +706,27 @@ Report simplify(Model& model, const Options& opts) {
   return rep;
 }
 
+namespace {
+// Folded weights are computed into a scratch file in OUT's folder rather than into memory:
+// saving then keeps that file as the external data (one file system, no second copy). The
+// folder is set for the duration of one simplify_file and unset after it (then the scratch
+// file goes to $TMPDIR or /tmp, for the in-memory API).
+struct ScratchFolder {
+  explicit ScratchFolder(const std::string& out_path) {
+    std::string dir = std::filesystem::path(out_path).parent_path().string();
+    ir::scratch::set_directory(dir.empty() ? "." : dir);
+  }
+  ~ScratchFolder() { ir::scratch::set_directory(""); }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+};
+}  // namespace
+
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
   Report rep;
   rep.input_path = in_path;
   rep.output_path = out_path;
+  ScratchFolder scratch(out_path);  // outlives the model below, whose folded weights are in it
   support::CancelScope cancel(opts.cancel);
   double t0 = api::now_s();
   onnx_io::LoadOptions lo;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ir/clone.h"
+#include "ir/mapped.h"
 #include "ops/registry.h"
 
 #include <functional>
@@ -184,7 +185,16 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
     // Free what nobody reads any more.
     for (const ir::Value* v : plan.reads[k]) {
       auto it = remaining.find(v);
-      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) scope.values.erase(v);
+      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) {
+        // A weight read for the last time: its file-backed pages may leave memory, so running
+        // a model larger than the machine's memory holds one layer's weights at a time.
+        if (v->is_initializer()) {
+          auto sv = scope.values.find(v);
+          if (sv != scope.values.end() && sv->second.is_tensor() && sv->second.tensor.byte_size() >= (1u << 20))
+            ir::release_pages(sv->second.tensor);
+        }
+        scope.values.erase(v);
+      }
     }
   }
   // Outputs leave the scope by move where they are its own and listed once more at most (a
