@@ -1,5 +1,7 @@
 #include "eval/interpreter.h"
 
+#include <algorithm>
+
 #include "support/cancel.h"
 
 #include <new>
@@ -7,6 +9,7 @@
 #include <unordered_set>
 
 #include "ir/clone.h"
+#include "ir/mapped.h"
 #include "ops/registry.h"
 #include "support/limits.h"
 
@@ -89,7 +92,7 @@ const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
 }
 
 Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
-                                                        const Scope* outer) const {
+                                                        const Scope* outer, std::vector<bool> takeable) const {
   int64_t opset = model_.opset(n.domain);
   const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.domain, n.op_type, opset);
   if (schema == nullptr || schema->eval == nullptr) {
@@ -123,6 +126,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
                            return run_graph(sg, std::move(in), outer);
                          });
   ctx.set_fast_float(fast_float_);
+  ctx.set_takeable(std::move(takeable));
   Status st;
   try {
     charge_step();
@@ -178,7 +182,12 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
     const ir::Node& n = *plan.nodes[k];
     if (support::cancelled()) return Status(ErrorCode::kInterrupted, "interrupted");
     ins.clear();
-    for (const ir::Value* v : n.inputs()) {
+    // An input of this scope that this node reads last, in one slot and not from a subgraph,
+    // may be taken by the kernel.
+    std::vector<bool> takeable(n.num_inputs(), false);
+    bool any_takeable = false;
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      const ir::Value* v = n.input(i);
       if (!v) {
         ins.push_back(nullptr);
         continue;
@@ -186,23 +195,46 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
       const RuntimeValue* rv = scope.find(v);
       if (!rv) return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
       ins.push_back(rv);
+      auto it = remaining.find(v);
+      if (it != remaining.end() && it->second == 1 && !v->is_graph_output() && n.subgraphs().empty() &&
+          std::count(n.inputs().begin(), n.inputs().end(), v) == 1 && scope.values.count(v)) {
+        takeable[i] = true;
+        any_takeable = true;
+      }
     }
-    auto r = run_node(n, ins, &scope);
+    auto r = run_node(n, ins, &scope, any_takeable ? std::move(takeable) : std::vector<bool>{});
     if (!r) return r;
     auto& outs = r.value();
+    if (observer_) observer_(n, ins, outs);
     for (size_t i = 0; i < n.num_outputs() && i < outs.size(); ++i)
       if (const ir::Value* o = n.output(i)) scope.values[o] = std::move(outs[i]);
     // Free what nobody reads any more.
     for (const ir::Value* v : plan.reads[k]) {
       auto it = remaining.find(v);
-      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) scope.values.erase(v);
+      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) {
+        // A weight read for the last time: its file-backed pages may leave memory, so running
+        // a model larger than the machine's memory holds one layer's weights at a time.
+        if (v->is_initializer()) {
+          auto sv = scope.values.find(v);
+          if (sv != scope.values.end() && sv->second.is_tensor() && sv->second.tensor.byte_size() >= (1u << 20))
+            ir::release_pages(sv->second.tensor);
+        }
+        scope.values.erase(v);
+      }
     }
   }
+  // Outputs leave the scope by move where they are its own and listed once more at most (a
+  // Loop body's carried sequence must not be copied each iteration).
   std::vector<RuntimeValue> result;
-  for (const ir::Value* v : g.outputs()) {
+  const auto& gout = g.outputs();
+  for (size_t i = 0; i < gout.size(); ++i) {
+    const ir::Value* v = gout[i];
     const RuntimeValue* rv = scope.find(v);
     if (!rv) return Status(ErrorCode::kInvalidModel, "graph output '" + v->name() + "' was not computed");
-    result.push_back(*rv);
+    auto own = scope.values.find(v);
+    bool last = std::find(gout.begin() + static_cast<std::ptrdiff_t>(i) + 1, gout.end(), v) == gout.end();
+    if (own != scope.values.end() && last) result.push_back(std::move(own->second));
+    else result.push_back(*rv);
   }
   return result;
 }

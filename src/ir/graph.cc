@@ -139,6 +139,18 @@ void Graph::set_output(size_t i, Value* v) {
   outputs_[i] = v;
 }
 
+void Graph::set_inputs(const std::vector<Value*>& vs) {
+  for (Value* v : inputs_) v->graph_input_ = false;
+  inputs_ = vs;
+  for (Value* v : inputs_) v->graph_input_ = true;
+}
+
+void Graph::set_outputs(const std::vector<Value*>& vs) {
+  for (Value* v : outputs_) v->graph_outputs_--;
+  outputs_ = vs;
+  for (Value* v : outputs_) v->graph_outputs_++;
+}
+
 void Graph::set_initializer(Value* v, std::shared_ptr<Tensor> t) {
   if (initializers_dirty_) compact_lists();
   if (!v->initializer_) initializers_.push_back(v);

@@ -1,5 +1,8 @@
 #include "ir/tensor.h"
 
+#include "ir/mapped.h"
+#include "ir/scratch.h"
+
 #include <sys/mman.h>
 
 #include <new>
@@ -28,6 +31,19 @@ int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
   return n;
 }
 
+// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else the heap.
+std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
+  if (n >= ScratchScope::threshold()) {
+    if (auto b = scratch::allocate(n)) {
+      *p = b->writable_data();
+      return b;
+    }
+  }
+  auto v = std::make_shared<VectorBuffer>(n);
+  *p = v->mutable_data();
+  return v;
+}
+
 uint64_t alloc_bytes(DataType dtype, int64_t numel) {
   if (dtype == DataType::kString) return static_cast<uint64_t>(numel) * sizeof(std::string);
   return dtype_storage_bytes(dtype, numel);
@@ -41,7 +57,8 @@ Tensor::Tensor(DataType dtype, std::vector<int64_t> dims)
     strings_.resize(static_cast<size_t>(numel()));
   } else {
     nbytes_ = dtype_storage_bytes(dtype_, numel());
-    buf_ = std::make_shared<VectorBuffer>(nbytes_);
+    uint8_t* p = nullptr;
+    buf_ = allocate_bytes(nbytes_, &p);
   }
 }
 
@@ -56,15 +73,18 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
 
 
 uint8_t* Tensor::mutable_bytes() {
-  // Sole owner of a vector we allocated: write in place. Otherwise copy first.
+  // Sole owner of memory we may write (a vector we allocated, a writable region of the
+  // scratch file): write in place. Otherwise copy first.
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
     if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
       return const_cast<VectorBuffer*>(vb)->mutable_data();
+    if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
+      if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
   }
   charge_tensor(numel_, nbytes_, dtype_name(dtype_), dims_);
-  auto fresh = std::make_shared<VectorBuffer>(nbytes_);
-  if (nbytes_ != 0 && buf_) std::memcpy(fresh->mutable_data(), bytes(), nbytes_);
-  uint8_t* p = fresh->mutable_data();
+  uint8_t* p = nullptr;
+  auto fresh = allocate_bytes(nbytes_, &p);
+  if (nbytes_ != 0 && buf_) std::memcpy(p, bytes(), nbytes_);
   buf_ = std::move(fresh);
   offset_ = 0;
   return p;

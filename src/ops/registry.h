@@ -39,6 +39,12 @@ class KernelContext {
   size_t num_outputs() const { return outputs_.size(); }
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   const RuntimeValue* input_value(size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
+  // Input i for the kernel to take (move from) when this node is its last reader, else nullptr
+  // (then copy input_value). Sequence kernels in a Loop body stay linear this way.
+  RuntimeValue* take_input_value(size_t i) const {
+    return has_input(i) && i < takeable_.size() && takeable_[i] ? const_cast<RuntimeValue*>(inputs_[i]) : nullptr;
+  }
+  void set_takeable(std::vector<bool> t) { takeable_ = std::move(t); }
   // The tensor of input i. An input the node lacks, or one that holds a sequence or an
   // optional, throws MissingInput, which the interpreter reports as an invalid node: a kernel
   // that reads a required input need not check it first.
@@ -77,6 +83,7 @@ class KernelContext {
   const ir::Node& node_;
   int64_t opset_;
   std::vector<const RuntimeValue*> inputs_;
+  std::vector<bool> takeable_;  // the interpreter owns those values and nobody reads them later
   std::vector<RuntimeValue> outputs_;
   SubgraphRunner runner_;
   bool fast_float_ = false;

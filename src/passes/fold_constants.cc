@@ -5,10 +5,19 @@
 // elements shape inference knows exactly (Shape of a static shape, Shape->Gather/Slice of the
 // known part of a symbolic shape) become constants too. The policy (what never folds, the size
 // guard) is in folding_policy.h.
+//
+// Memory: large outputs are computed straight into the scratch file (see ir::ScratchScope),
+// and the pages of a folded node's large inputs and outputs are released once it is done, so
+// folding a model's weights (the Transposes an export leaves behind them) holds one node's
+// tensors in memory at a time, not the model. "Large" is 1 MB, or 16 MB while the outputs
+// this pass has kept in the heap total less than 256 MB: the heap is faster for the many
+// medium-sized folds of an ordinary model, and the bound stays.
 #include <algorithm>
 #include <set>
 
 #include "eval/interpreter.h"
+#include "ir/mapped.h"
+#include "ir/scratch.h"
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
 #include "passes/folding_policy.h"
@@ -20,6 +29,10 @@
 
 namespace onnxtrim::passes {
 namespace {
+
+constexpr size_t kScratchBytes = size_t{1} << 20;
+constexpr size_t kHeapTensorBytes = size_t{16} << 20;
+constexpr uint64_t kHeapBudget = uint64_t{256} << 20;
 
 // Builds the tensor that propagated facts describe, when they describe it completely.
 std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
@@ -129,9 +142,17 @@ class FoldConstants final : public Pass {
     EvalLimits limits;
     limits.max_tensor_bytes = std::max<uint64_t>({kFoldTensorBytes, 4 * in_bytes, freed + ctx.options.size_threshold});
     limits.max_total_bytes = 8 * limits.max_tensor_bytes;
-    ScopedLimits scope(limits);
-    auto r = interp.run_node(n, inputs, nullptr);
-    if (!r && scope.exceeded()) return false;  // the size guard's business, not worth a note
+    Result<std::vector<ir::RuntimeValue>> r = Status(ErrorCode::kInternal, "");
+    bool exceeded = false;
+    {
+      ScopedLimits scope(limits);
+      ir::ScratchScope scratch(heap_bytes_ < kHeapBudget ? kHeapTensorBytes : kScratchBytes);
+      r = interp.run_node(n, inputs, nullptr);
+      exceeded = scope.exceeded();
+    }
+    for (const ir::RuntimeValue& h : held)
+      if (h.tensor.byte_size() >= kScratchBytes) ir::release_pages(h.tensor);
+    if (!r && exceeded) return false;  // the size guard's business, not worth a note
     if (!r) {
       note(ctx, "fold_constants: could not evaluate " + n.describe() + ": " + r.status().detail());
       return false;
@@ -144,6 +165,10 @@ class FoldConstants final : public Pass {
     }
     FoldDecision d = size_guard(freed, tiny_inputs, outs, ctx.options.size_threshold);
     if (!d.fold) return false;
+    for (const ir::Tensor* t : outs) {
+      if (ir::file_ref(*t)) ir::release_pages(*t);
+      else heap_bytes_ += t->byte_size();
+    }
     for (size_t i = 0; i < n.num_outputs(); ++i)
       if (ir::Value* o = n.output(i)) rw.make_constant(o, std::move(r.value()[i].tensor));
     erase_if_done(n, rw);
@@ -160,6 +185,7 @@ class FoldConstants final : public Pass {
     if (noted_.insert(msg.substr(0, msg.find(" (e.g."))).second) ctx.warnings->push_back(msg);
   }
   std::set<std::string> noted_;
+  uint64_t heap_bytes_ = 0;  // bytes of folded outputs this pass left in the heap
 };
 
 }  // namespace

@@ -33,6 +33,10 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   If(dim == 1, Squeeze, Identity), every branch output declaring dim `n`.
 - custom_gelu.onnx: com.microsoft.Gelu -> Concat -> Relu: element types behind a custom-domain
   op are unknown, and no value_info with element type 0 may be written for them.
+- cut_if_function.onnx: graph surgery's fixture (issue 17): a model-local function (called
+  twice) feeding an If whose branches read main-graph values from the outer scope (one of them a
+  graph input), with a Conv before and a MatMul after; dynamic batch. Cutting at the function's
+  output or at the If's inputs must keep the captured values.
 
 Pass fixture names (e.g. swin_stage) to re-export only those.
 """
@@ -316,6 +320,54 @@ def custom_gelu():
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def cut_if_function():
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    N = helper.make_node
+    rng = np.random.default_rng(0)
+    # local.ScaleShift(X, S) = X * S + X
+    fn = helper.make_function("local", "ScaleShift", ["X", "S"], ["Y"],
+                              [N("Mul", ["X", "S"], ["XS"]), N("Add", ["XS", "X"], ["Y"])],
+                              [helper.make_opsetid("", 17)])
+    then_g = helper.make_graph([N("Mul", ["f2", "f2"], ["o1"])], "then",
+                               [], [helper.make_tensor_value_info("o1", TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([N("Sub", ["f2", "bias"], ["o2"])], "else",
+                               [], [helper.make_tensor_value_info("o2", TensorProto.FLOAT, None)])
+    inits = [numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal((4, 1, 1)).astype(np.float32), "scale"),
+             numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "proj"),
+             numpy_helper.from_array(np.array([0, 1, 2, 3], np.int64), "keep")]
+    nodes = [
+        N("Conv", ["image", "w"], ["conv"], pads=[1, 1, 1, 1], name="conv"),
+        N("ScaleShift", ["conv", "scale"], ["f1"], domain="local", name="ss1"),
+        N("Relu", ["f1"], ["r1"], name="relu"),
+        N("ScaleShift", ["r1", "scale"], ["f2"], domain="local", name="ss2"),
+        N("ReduceMean", ["f2"], ["mean"], keepdims=0, name="mean"),
+        N("Greater", ["mean", "threshold"], ["cond"], name="cmp"),
+        N("If", ["cond"], ["picked"], then_branch=then_g, else_branch=else_g, name="pick"),
+        N("GlobalAveragePool", ["picked"], ["pooled"], name="gap"),
+        N("Flatten", ["pooled"], ["flat"], axis=1, name="flat"),
+        N("MatMul", ["flat", "proj"], ["logits"], name="head"),
+        N("Gather", ["conv", "keep"], ["kept"], axis=1, name="gather"),
+        N("Sigmoid", ["kept"], ["gate"], name="gate"),
+    ]
+    graph = helper.make_graph(
+        nodes, "cut_if_function",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, 8, 8]),
+         helper.make_tensor_value_info("bias", TensorProto.FLOAT, ["batch", 4, 8, 8]),
+         helper.make_tensor_value_info("threshold", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 5]),
+         helper.make_tensor_value_info("gate", TensorProto.FLOAT, ["batch", 4, 8, 8])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                              ir_version=8, producer_name="make_fixtures.py", functions=[fn])
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(HERE, "cut_if_function.onnx")
+    onnx.save(model, path)
+
+
 def unsorted_tiny():
     import numpy as np
     import onnx
@@ -358,7 +410,8 @@ def unsorted_tiny():
 def main():
     only = set(sys.argv[1:])
     if only:
-        for name in ("swin_stage", "fusions_tiny", "keypoint_rcnn", "squeeze_ifs", "custom_gelu", "unsorted_tiny"):
+        for name in ("swin_stage", "fusions_tiny", "keypoint_rcnn", "squeeze_ifs", "custom_gelu", "cut_if_function",
+                     "unsorted_tiny"):
             if name in only:
                 globals()[name]()
         return
@@ -386,6 +439,7 @@ def main():
     keypoint_rcnn()
     squeeze_ifs()
     custom_gelu()
+    cut_if_function()
     unsorted_tiny()
 
 
