@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cctype>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -44,6 +45,17 @@ struct LoadCtx {
   std::shared_ptr<const ir::MappedBuffer> owner;
   int depth = 0;  // subgraph nesting of the graph being converted
 };
+
+// An external-data offset or length: decimal digits that fit int64, nothing else.
+bool byte_count(const std::string& v, int64_t* n) {
+  errno = 0;
+  char* end = nullptr;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE || x < 0 || !std::isdigit(static_cast<unsigned char>(v[0])))
+    return false;
+  *n = x;
+  return true;
+}
 
 Status err(ErrorCode c, std::string detail) { return make_error(c, std::move(detail)); }
 
@@ -177,12 +189,9 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
       if (kv.key() == "location") {
         ref.location = kv.value();
       } else if (kv.key() == "offset" || kv.key() == "length") {
-        // A byte count: decimal digits that fit int64, nothing else.
         const std::string& v = kv.value();
-        errno = 0;
-        char* end = nullptr;
-        long long n = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || errno == ERANGE || n < 0)
+        int64_t n = 0;
+        if (!byte_count(v, &n))
           return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data " + kv.key() + " '" + v +
                                                    "' is not a byte count");
         (kv.key() == "offset" ? ref.offset : ref.length) = n;
@@ -427,8 +436,13 @@ Status convert_fast_tensor(const FastTensor& ft, ir::Tensor& out, LoadCtx& ctx) 
     ir::ExternalRef ref;
     for (const auto& [k, v] : ft.external) {
       if (k == "location") ref.location = std::string(v);
-      else if (k == "offset") ref.offset = std::strtoll(std::string(v).c_str(), nullptr, 10);
-      else if (k == "length") ref.length = std::strtoll(std::string(v).c_str(), nullptr, 10);
+      else if (k == "offset" || k == "length") {
+        int64_t n = 0;
+        if (!byte_count(std::string(v), &n))
+          return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data " + std::string(k) + " '" +
+                                                   std::string(v) + "' is not a byte count");
+        (k == "offset" ? ref.offset : ref.length) = n;
+      }
       else if (k == "checksum") ref.checksum = std::string(v);
     }
     OT_RETURN_IF_ERROR(attach_external(name, ref, expect, t, ctx));
