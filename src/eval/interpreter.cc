@@ -22,6 +22,7 @@ namespace onnxtrim::eval {
 struct Interpreter::Plan {
   std::vector<const ir::Node*> nodes;
   std::vector<std::vector<const ir::Value*>> reads;  // per node: distinct values of this graph it reads
+  std::vector<bool> has_subgraphs;                    // per node: it owns graph attributes
   std::unordered_map<const ir::Value*, int64_t> use_count;
 };
 
@@ -84,6 +85,7 @@ const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
     std::unordered_set<const ir::Value*> reads;
     collect_reads(g, *n, reads);
     p->reads.emplace_back(reads.begin(), reads.end());
+    p->has_subgraphs.push_back(!n->subgraphs().empty());
     for (const ir::Value* v : reads) p->use_count[v]++;
   });
   const Plan& ref = *p;
@@ -196,7 +198,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
       if (!rv) return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
       ins.push_back(rv);
       auto it = remaining.find(v);
-      if (it != remaining.end() && it->second == 1 && !v->is_graph_output() && n.subgraphs().empty() &&
+      if (it != remaining.end() && it->second == 1 && !v->is_graph_output() && !plan.has_subgraphs[k] &&
           std::count(n.inputs().begin(), n.inputs().end(), v) == 1 && scope.values.count(v)) {
         takeable[i] = true;
         any_takeable = true;
