@@ -5,6 +5,9 @@
 #   scripts/fuzz.sh 20 load         the loader alone (fuzz/load_fuzzer.cc)
 #   scripts/fuzz.sh 20 pipeline     load -> simplify -> save -> load (fuzz/pipeline_fuzzer.cc)
 #   scripts/fuzz.sh 3600 pipeline   a longer campaign
+# The libFuzzer run's whole log is build-fuzz/<target>.log (the terminal gets its last lines).
+# FUZZ_FLAGS adds libFuzzer flags, e.g. FUZZ_FLAGS="-fork=1 -ignore_crashes=1" for a campaign
+# that goes on after a crash, saving each crashing input; JOBS sets the build's parallelism (2).
 # Both build their fuzzer with clang (libFuzzer + AddressSanitizer + UBSan, which also reports
 # leaks) in build-fuzz/, each only the fuzzer it runs: the loader's is the IR and the loader,
 # the pipeline's is the whole library, compiled in batches.
@@ -27,7 +30,10 @@ esac
 seeds() {
   ls examples/*.onnx tests/models/{custom_gelu,fusions_tiny,squeeze_ifs,unsorted_tiny}.onnx 2>/dev/null || true
   local data="${ONNXTRIM_TEST_DATA:-../shared/onnx-tests}"
-  [ -d "$data" ] || return 0
+  if [ ! -d "$data" ]; then
+    echo "fuzz.sh: no ONNX test data in $data (set ONNXTRIM_TEST_DATA): seeding with the bundled models only" >&2
+    return 0
+  fi
   local f
   for f in "$data"/node/test_{add,if,loop,scan,constant,reshape,split,sequence_insert,optional,cast}*/model.onnx \
            "$data"/node/test_{range,expand,tile,slice,gather,concat,shape,squeeze,unsqueeze,transpose,where,pad}*/model.onnx \
@@ -70,5 +76,11 @@ if [ -z "$(ls -A "$corpus")" ]; then
 fi
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-build-fuzz/${TARGET}_fuzzer -max_total_time="$SECONDS_TO_RUN" -timeout=25 -rss_limit_mb=4096 -malloc_limit_mb=2048 \
-  -max_len=65536 -print_final_stats=1 -dict=fuzz/onnx.dict -artifact_prefix=build-fuzz/"$TARGET"- "$corpus" 2>&1 | tail -n 12
+# Limits: 10 s per input, 2 GB of memory in all and per allocation (the pipeline target bounds
+# its own work far below both), inputs up to 64 KB (the largest seed is 12 KB).
+# shellcheck disable=SC2086
+build-fuzz/${TARGET}_fuzzer -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+  -max_len=65536 -print_final_stats=1 -dict=fuzz/onnx.dict -artifact_prefix=build-fuzz/"$TARGET"- ${FUZZ_FLAGS:-} \
+  "$corpus" >build-fuzz/"$TARGET".log 2>&1 || status=$?
+tail -n 12 build-fuzz/"$TARGET".log
+exit "${status:-0}"

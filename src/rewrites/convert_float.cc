@@ -543,7 +543,10 @@ void Converter::decide(Node* n) {
   std::string kept_reason;
   // Groups with outputs first (they decide whether the node converts), then the others.
   for (int pass = 0; pass < 2; ++pass) {
-    for (auto& [key, grp] : groups) {
+    for (auto& entry : groups) {
+      // A plain reference, not a structured binding: clang 14 (the fuzz build) cannot capture
+      // a binding in the lambda below.
+      auto& grp = entry.second;
       bool with_outputs = !grp.outs.empty();
       if ((pass == 0) != with_outputs) continue;
       bool src = false;
