@@ -40,6 +40,28 @@ void propagate_values(InferContext& ctx, const std::vector<size_t>& which, Value
   ctx.output(0).values = std::move(out);
 }
 
+void propagate_absorbing(InferContext& ctx, int64_t z) {
+  if (!ctx.has_output(0) || ctx.output(0).values || !tracks_values(ctx.output(0).elem)) return;
+  bool absorbed = false;
+  for (size_t i = 0; i < ctx.num_inputs() && !absorbed; ++i) {
+    if (!ctx.has_input(i)) continue;
+    const TypeInfo& t = ctx.input(i);
+    if (!t.values || t.values->empty()) continue;
+    bool all = true;
+    for (const Expr& e : *t.values) {
+      auto c = e.constant_value();
+      all &= c && ((*c != 0) == (z != 0));
+    }
+    absorbed = all;
+  }
+  if (!absorbed) return;
+  auto dims = ctx.output(0).static_shape();
+  if (!dims || dims->size() > 1) return;
+  size_t n = dims->empty() ? 1 : static_cast<size_t>((*dims)[0]);
+  if (n > kMaxPropagated) return;
+  ctx.output(0).values = std::vector<Expr>(n, Expr::constant(z));
+}
+
 std::optional<Expr> int_div(const Expr& a, const Expr& b) {
   auto ac = a.constant_value(), bc = b.constant_value();
   if (ac && bc) {

@@ -21,6 +21,10 @@ inline Expr truth(bool b) { return Expr::constant(b ? 1 : 0); }
 // is not tracked, or f gives up (returns nullopt) on any element.
 using ValueFn = std::optional<Expr> (*)(const std::vector<Expr>& args, const InferContext& ctx);
 void propagate_values(InferContext& ctx, const std::vector<size_t>& which, ValueFn f);
+// And/Or with an absorbing element z (0 for And, 1 for Or): when one input is known to be z
+// everywhere, so is the output, whatever the other input holds (known or not). Sets output 0's
+// values to z when its shape is static with at most kMaxPropagated elements (rank <= 1).
+void propagate_absorbing(InferContext& ctx, int64_t z);
 // Integer division and remainder as ONNX computes them on integers (truncating division; Mod
 // with the divisor's sign, or the dividend's with fmod=1), when the operands' bounds make the
 // result expressible; nullopt otherwise.

@@ -363,6 +363,7 @@ Expr Expr::min(const Expr& a, const Expr& b) {
   // a - b constant decides it.
   if (auto d = (a - b).constant_value()) return *d <= 0 ? a : b;
   if (auto le = prove_le(a, b)) return *le ? a : b;
+  if (prove_le(b, a) == true) return b;
   const Expr& lo = a.impl().key < b.impl().key ? a : b;
   const Expr& hi = a.impl().key < b.impl().key ? b : a;
   return from_atom(make_atom(AtomKind::kMin, "", lo, hi));
@@ -374,6 +375,7 @@ Expr Expr::max(const Expr& a, const Expr& b) {
   if (a == b) return a;
   if (auto d = (a - b).constant_value()) return *d >= 0 ? a : b;
   if (auto le = prove_le(a, b)) return *le ? b : a;
+  if (prove_le(b, a) == true) return a;
   const Expr& lo = a.impl().key < b.impl().key ? a : b;
   const Expr& hi = a.impl().key < b.impl().key ? b : a;
   return from_atom(make_atom(AtomKind::kMax, "", lo, hi));
@@ -447,7 +449,20 @@ Interval atom_bounds(const AtomNode& a) {
   return {};
 }
 
+// c * y for a constant c (either end of y may be open).
+Interval scale(__int128 c, const Interval& y) {
+  Interval r;
+  if (c == 0) return {0, 0};
+  const auto& from_lo = c > 0 ? y.lo : y.hi;
+  const auto& from_hi = c > 0 ? y.hi : y.lo;
+  if (from_lo) r.lo = *from_lo * c;
+  if (from_hi) r.hi = *from_hi * c;
+  return tidy(r);
+}
+
 Interval multiply(const Interval& x, const Interval& y) {
+  if (x.lo && x.hi && *x.lo == *x.hi) return scale(*x.lo, y);
+  if (y.lo && y.hi && *y.lo == *y.hi) return scale(*y.lo, x);
   if (x.lo && y.lo && *x.lo >= 0 && *y.lo >= 0) {
     Interval r{*x.lo * *y.lo, std::nullopt};
     if (x.hi && y.hi) r.hi = *x.hi * *y.hi;

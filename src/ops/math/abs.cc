@@ -27,7 +27,7 @@ Status infer_abs(InferContext& ctx) {
   propagate_values(ctx, {0}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
     symbolic::Bounds b = symbolic::bounds(a[0]);
     if (b.lo && *b.lo >= 0) return a[0];
-    if (b.hi && *b.hi <= 0 && b.lo) return Expr::constant(0) - a[0];
+    if (b.hi && *b.hi <= 0) return Expr::constant(0) - a[0];
     return std::nullopt;
   });
   return Status::ok();

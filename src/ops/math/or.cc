@@ -24,6 +24,7 @@ Status infer_or(InferContext& ctx) {
     int64_t c0 = *x != 0, c1 = *y != 0;
     return Expr::constant(c0 + c1 - c0 * c1);
   });
+  propagate_absorbing(ctx, 1);  // x OR true is true whatever x is
   return Status::ok();
 }
 
