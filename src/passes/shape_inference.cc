@@ -385,8 +385,9 @@ ir::Type merge_declaration(ir::Type decl, const std::optional<ir::Type>& proved,
     decl.has_shape = true;
     decl.dims = p->dims;
   } else if (same_rank) {
+    // Open dims take what is proved; a declared name gives way to a proved size only.
     for (size_t k = 0; k < decl.dims.size(); ++k)
-      if (!decl.dims[k].is_known() && decl.dims[k].param.empty()) decl.dims[k] = p->dims[k];
+      if (!decl.dims[k].is_known() && (decl.dims[k].param.empty() || p->dims[k].is_known())) decl.dims[k] = p->dims[k];
   }
   if (decl.inner && p->inner) decl.inner = std::make_shared<ir::Type>(merge_declaration(*decl.inner, *p->inner, keep_names));
   else if (!decl.inner && p->inner) decl.inner = p->inner;

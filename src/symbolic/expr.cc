@@ -183,7 +183,8 @@ void collect_symbols(const Expr& e, std::vector<std::string>* out, bool* fresh) 
     for (const auto& a : t.atoms) {
       switch (a->kind) {
         case AtomKind::kSymbol: out->push_back(a->name); break;
-        case AtomKind::kFresh: *fresh = true; break;
+        case AtomKind::kFresh:
+        case AtomKind::kUnknown: *fresh = true; break;
         default:
           collect_symbols(a->a, out, fresh);
           collect_symbols(a->b, out, fresh);
@@ -205,9 +206,12 @@ std::vector<std::string> Expr::symbols(bool* has_fresh) const {
 bool Expr::operator==(const Expr& o) const { return p_ == o.p_ || p_->key == o.p_->key; }
 
 namespace {
-std::string operand(const Expr& e) {
+// An operand of "/": a sum (spaces), or a divisor that is a product, goes in parentheses, so
+// that "floor(a*b / (4*c))" reads one way only.
+std::string operand(const Expr& e, bool divisor = false) {
   std::string s = e.str();
-  bool compound = s.find(' ') != std::string::npos && s.find('(') != 0;
+  bool compound = (s.find(' ') != std::string::npos && s.find('(') != 0) ||
+                  (divisor && s.find_first_of("*/ ") != std::string::npos);
   return compound ? "(" + s + ")" : s;
 }
 
@@ -216,7 +220,7 @@ std::string atom_str(const AtomNode& a) {
     case AtomKind::kSymbol:
     case AtomKind::kFresh:
     case AtomKind::kUnknown: return a.name;
-    case AtomKind::kFloorDiv: return "floor(" + operand(a.a) + " / " + operand(a.b) + ")";
+    case AtomKind::kFloorDiv: return "floor(" + operand(a.a) + " / " + operand(a.b, true) + ")";
     case AtomKind::kMod: return "mod(" + a.a.str() + ", " + a.b.str() + ")";
     case AtomKind::kMin: return "min(" + a.a.str() + ", " + a.b.str() + ")";
     case AtomKind::kMax: return "max(" + a.a.str() + ", " + a.b.str() + ")";

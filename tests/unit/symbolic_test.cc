@@ -48,6 +48,14 @@ TEST(SymbolicExpr, PrintsAndParsesBack) {
   Expr f = Expr::floordiv(seq + C(1), C(2));
   EXPECT_EQ(f.str(), "floor((seq + 1) / 2)");
   EXPECT_EQ(Expr::parse("floor((seq + 1) / 2)"), f);
+  // A product as divisor is parenthesised: it reads one way only.
+  Expr g = Expr::floordiv(batch * seq * 3, S("h") * 4);
+  EXPECT_EQ(g.str(), "floor(3*batch*seq / (4*h))");
+  EXPECT_EQ(Expr::parse(g.str()), g);
+  // Unknowns are not interface names.
+  bool fresh = false;
+  EXPECT_TRUE((batch + unknown_int()).symbols(&fresh) == std::vector<std::string>{"batch"});
+  EXPECT_TRUE(fresh);
   EXPECT_EQ(Expr::parse("seq*2 - 3").str(), "2*seq - 3");
   EXPECT_EQ(Expr::parse("min(a, b)"), Expr::min(S("b"), S("a")));
   // Not an expression: one symbol with that name.
