@@ -278,11 +278,13 @@ class FoldConstants final : public Pass {
       for (size_t i : needed) {
         const ir::Tensor& t = *c.outs[i];
         uint64_t b = tensor_bytes(t);
-        if (b <= kTinyBytes || b <= kSplatBytes || !is_splat(t)) {
+        // A splat up to the size threshold is stored like any tensor (a generator node would
+        // cost more than its bytes: torch's Identity copies of a 0/1 LayerNorm bias, say).
+        if (b <= kTinyBytes || b <= std::max(kSplatBytes, ctx.options.size_threshold) || !is_splat(t)) {
           folds.emplace_back(n->output(i), &t);
           continue;
         }
-        // A large splat stays a generator: this node when it reads only tiny constants,
+        // A larger splat stays a generator: this node when it reads only tiny constants,
         // otherwise a new ConstantOfShape.
         bool tiny_reads = true;
         for (ir::Value* in : n->inputs()) {
