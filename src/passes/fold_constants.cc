@@ -274,17 +274,22 @@ class FoldConstants final : public Pass {
         if (need) needed.push_back(i);
       }
       bool keep = false;
-      std::vector<std::pair<ir::Value*, const ir::Tensor*>> folds, gens;
+      std::vector<std::pair<ir::Value*, const ir::Tensor*>> folds, gens, copies;
       for (size_t i : needed) {
         const ir::Tensor& t = *c.outs[i];
         uint64_t b = tensor_bytes(t);
-        // A splat up to the size threshold is stored like any tensor (a generator node would
-        // cost more than its bytes: torch's Identity copies of a 0/1 LayerNorm bias, say).
-        if (b <= kTinyBytes || b <= std::max(kSplatBytes, ctx.options.size_threshold) || !is_splat(t)) {
+        if (b <= kTinyBytes || b <= kSplatBytes || !is_splat(t)) {
           folds.emplace_back(n->output(i), &t);
           continue;
         }
-        // A larger splat stays a generator: this node when it reads only tiny constants,
+        // A copy of a constant the model stores already (torch's Identity of a shared 0/1
+        // LayerNorm bias) is stored too: eliminate_duplicate_constants merges the two, and a
+        // generator node would cost more than nothing.
+        if (copies_a_source(*n, t, cone, made)) {
+          copies.emplace_back(n->output(i), &t);
+          continue;
+        }
+        // A large splat stays a generator: this node when it reads only tiny constants,
         // otherwise a new ConstantOfShape.
         bool tiny_reads = true;
         for (ir::Value* in : n->inputs()) {
@@ -305,8 +310,10 @@ class FoldConstants final : public Pass {
         continue;
       }
       for (auto& f : folds) growth += static_cast<int64_t>(tensor_bytes(*f.second));
+      for (auto& f : copies) growth += static_cast<int64_t>(tensor_bytes(*f.second));  // (merged later: a bound)
       for (auto& gen : gens) growth += static_cast<int64_t>(8 * gen.second->rank());
       p.folds.insert(p.folds.end(), folds.begin(), folds.end());
+      p.folds.insert(p.folds.end(), copies.begin(), copies.end());
       p.generators.insert(p.generators.end(), gens.begin(), gens.end());
     }
     // Constants the cone frees: read only by its nodes that go.
@@ -390,6 +397,27 @@ class FoldConstants final : public Pass {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  // Whether t equals (type, dims, bytes) a stored constant that node n reads, directly or
+  // through cone nodes that are copies themselves (Identity chains).
+  static bool copies_a_source(const ir::Node& n, const ir::Tensor& t, const std::vector<ConeNode>& cone,
+                              const std::unordered_map<const ir::Value*, std::pair<size_t, size_t>>& made) {
+    for (const ir::Value* in : n.inputs()) {
+      if (!in) continue;
+      if (auto m = made.find(in); m != made.end()) {
+        const ConeNode& c = cone[m->second.first];
+        if (same_tensor(*c.outs[m->second.second], t) && copies_a_source(*c.node, t, cone, made)) return true;
+      } else if (const ir::Tensor* s = ops::FoldContext::constant(in)) {
+        if (same_tensor(*s, t)) return true;
+      }
+    }
+    return false;
+  }
+
+  static bool same_tensor(const ir::Tensor& a, const ir::Tensor& b) {
+    return a.dtype() == b.dtype() && a.dims() == b.dims() && a.byte_size() == b.byte_size() && a.bytes() && b.bytes() &&
+           std::memcmp(a.bytes(), b.bytes(), a.byte_size()) == 0;
+  }
 
   static bool only_read_by(const ir::Value* v, const ir::Node* n) {
     if (v->is_graph_output() || v->is_graph_input()) return false;  // inputs and outputs stay

@@ -4,9 +4,10 @@
 //  - Constant nodes become initializers (the same bytes), unless --keep-constant-nodes;
 //  - cones first: the nodes whose inputs are constant, directly or through each other, are
 //    evaluated together, and each connected cone is judged by what it leaves behind: the
-//    tensors that non-constant nodes (or graph outputs) read. A splat larger than the size
-//    threshold stays one generator node (its own producer when that reads only tiny constants,
-//    else a new ConstantOfShape); every other one folds. The cone is accepted when the bytes it adds
+//    tensors that non-constant nodes (or graph outputs) read. Tiny ones fold; a large splat
+//    stays one generator node (its own producer when that reads only tiny constants, else a
+//    new ConstantOfShape) unless it copies a constant the model stores already; every other
+//    one folds. The cone is accepted when the bytes it adds
 //    (folded tensors minus the constants it frees) fit in the fold budget, which every
 //    accepted cone draws from: by default 1/16 of the model's tensor bytes, at least 64 KiB
 //    (--fold-budget). A cone that shrinks the model is always accepted;

@@ -119,6 +119,24 @@ g (float[64,64] x) => (float[64,64] y) {
   expect_same_outputs(s);
 }
 
+TEST(ConePolicy, CopyOfAStoredSplatIsNoGenerator) {
+  // torch shares a 0 bias through Identity: the copy folds (and is merged with its source)
+  // instead of becoming a ConstantOfShape.
+  auto s = run(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,32] x) => (float[2,32] y, float[2,32] z) {
+  b = Constant <value = float[32] {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0}> ()
+  y = Add(x, b)
+  c = Identity(b)
+  z = Sub(x, c)
+}
+)", -1, {"fold_constants", "eliminate_duplicate_constants", "eliminate_dead_nodes"});
+  EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 0u);
+  EXPECT_EQ(count_ops(*s.model->graph, "Identity"), 0u);
+  EXPECT_EQ(s.nodes(), 2u);
+  expect_same_outputs(s);
+}
+
 TEST(ConePolicy, GeneratorReadingTinyConstantsStaysAsItIs) {
   // The shape is computed (a Concat of constants): it folds; the generator stays untouched.
   auto s = run(R"(
