@@ -206,13 +206,13 @@ std::vector<std::string> Expr::symbols(bool* has_fresh) const {
 bool Expr::operator==(const Expr& o) const { return p_ == o.p_ || p_->key == o.p_->key; }
 
 namespace {
-// An operand of "/": a sum (spaces), or a divisor that is a product, goes in parentheses, so
-// that "floor(a*b / (4*c))" reads one way only.
-std::string operand(const Expr& e, bool divisor = false) {
+// A sum needs parentheses on either side of '/'; a product or a negation also as the divisor
+// (a / 4*b would read as (a / 4)*b).
+std::string operand(const Expr& e, bool divisor) {
   std::string s = e.str();
-  bool compound = (s.find(' ') != std::string::npos && s.find('(') != 0) ||
-                  (divisor && s.find_first_of("*/ ") != std::string::npos);
-  return compound ? "(" + s + ")" : s;
+  bool single = s.find_first_of(" *-") == std::string::npos;
+  bool product = s.find(' ') == std::string::npos;
+  return single || (product && !divisor) ? s : "(" + s + ")";
 }
 
 std::string atom_str(const AtomNode& a) {
@@ -220,7 +220,7 @@ std::string atom_str(const AtomNode& a) {
     case AtomKind::kSymbol:
     case AtomKind::kFresh:
     case AtomKind::kUnknown: return a.name;
-    case AtomKind::kFloorDiv: return "floor(" + operand(a.a) + " / " + operand(a.b, true) + ")";
+    case AtomKind::kFloorDiv: return "floor(" + operand(a.a, false) + " / " + operand(a.b, true) + ")";
     case AtomKind::kMod: return "mod(" + a.a.str() + ", " + a.b.str() + ")";
     case AtomKind::kMin: return "min(" + a.a.str() + ", " + a.b.str() + ")";
     case AtomKind::kMax: return "max(" + a.a.str() + ", " + a.b.str() + ")";

@@ -11,9 +11,21 @@
 //   prod(dims after a not yet taken)], Transpose [0,2,1,3], leading *= d_a
 // followed by Reshape2, which keeps its output name so downstream users are untouched.
 // Refuses: intermediates with other consumers or that are graph outputs, unknown shapes, more
-// than one symbolic dim in a new shape (only one -1 is allowed). Afterwards every remaining
-// value of rank > 5 is reported as a warning naming its node (an error with --strict).
+// than one symbolic dim in a new shape (only one -1 is allowed).
+//
+// Before that, element-wise ops are moved out from behind a Reshape to rank >= 6 (RAFT divides
+// its rank-6 correlation volume by a scalar between two Reshapes):
+//
+//   E(Reshape1(x, s), c...) -> Reshape1(E(x, c...), s)      rank(x) <= 5, every c one element
+//
+// exact because an element-wise op with single-element operands computes each element alone, so
+// it commutes with any re-view of the data; rank(c) <= rank(x) keeps E(x, c) x's shape, so
+// Reshape1 (even its 0 entries) means what it did. Reshape1 then meets the next op: a Reshape
+// (the two merge: the second's target comes from its known output dims) or a Transpose (above).
+// Afterwards every remaining value of rank > 5 is reported as a warning naming its node (an
+// error with --strict).
 #include <numeric>
+#include <set>
 
 #include "ops/kernel_util.h"
 #include "passes/pass.h"
@@ -51,10 +63,38 @@ std::optional<std::vector<int64_t>> constant_shape(const ops::SymShape& s) {
   return out;
 }
 
+// Element-wise ops: each output element depends only on the same element of each input.
+bool elementwise(const ir::Node& n) {
+  static const std::set<std::string, std::less<>> kOps = {
+      "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BitShift", "BitwiseAnd",
+      "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast", "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Elu",
+      "Equal", "Erf", "Exp", "Floor", "Gelu", "Greater", "GreaterOrEqual", "HardSigmoid", "HardSwish",
+      "IsInf", "IsNaN", "LeakyRelu", "Less", "LessOrEqual", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul",
+      "Neg", "Not", "Or", "Pow", "PRelu", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin",
+      "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor"};
+  return n.is_default_domain() && n.num_outputs() == 1 && kOps.count(n.op_type) > 0;
+}
+
 class LegalizeCoreml final : public Pass {
  public:
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
+    InferOptions io{ctx.options.input_shapes, ctx.options.dims};
+    {
+      ShapeInference si(ctx.model, io);
+      if (si.run().is_ok()) {
+        for (ir::Node* n : g.node_list())
+          if (!n->is_dead()) hoist_elementwise(*n, g, rw, si);
+      }
+    }
+    {
+      // The hoists changed shapes: facts afresh before merging Reshape pairs.
+      ShapeInference si(ctx.model, io);
+      if (si.run().is_ok()) {
+        for (ir::Node* n : g.node_list())
+          if (!n->is_dead()) merge_reshapes(*n, g, rw, si);
+      }
+    }
+    ShapeInference si(ctx.model, io);
     if (si.run().is_ok()) {
       for (ir::Node* n : g.node_list()) {
         if (n->is_dead()) continue;
@@ -81,6 +121,73 @@ class LegalizeCoreml final : public Pass {
   }
 
  private:
+  // E(Reshape1(x, s), c...) -> Reshape1(E(x, c...), s): see the header comment.
+  static void hoist_elementwise(ir::Node& e, ir::Graph& g, ir::Rewriter& rw, const ShapeInference& si) {
+    if (!elementwise(e)) return;
+    ir::Node* r1 = nullptr;
+    size_t slot = 0;
+    for (size_t i = 0; i < e.num_inputs(); ++i) {
+      ir::Value* v = e.input(i);
+      if (!v) continue;
+      ir::Node* p = v->producer();
+      if (!r1 && p && p->op_type == "Reshape" && p->is_default_domain() && p->graph() == &g && v->uses().size() == 1 &&
+          !v->is_graph_output()) {
+        const ops::TypeInfo* f = si.facts(v);
+        if (f && f->shape && f->rank() >= 6) {
+          r1 = p;
+          slot = i;
+          continue;
+        }
+      }
+    }
+    if (!r1) return;
+    const ops::TypeInfo* fx = si.facts(r1->input(0));
+    const ops::TypeInfo* fe = si.facts(e.output(0));
+    const ops::TypeInfo* fr = si.facts(r1->output(0));
+    if (!fx || !fx->shape || fx->rank() > 5 || !fe || !fe->shape || fe->rank() != fr->rank()) return;
+    for (size_t i = 0; i < e.num_inputs(); ++i) {
+      if (i == slot || !e.input(i)) continue;
+      const ops::TypeInfo* f = si.facts(e.input(i));
+      if (!f || !f->shape || f->rank() > fx->rank()) return;
+      for (const Expr& d : *f->shape)
+        if (d.constant_value() != std::optional<int64_t>(1)) return;
+    }
+    std::vector<ir::Value*> inputs(e.inputs().begin(), e.inputs().end());
+    inputs[slot] = r1->input(0);
+    ir::Node* e2 = rw.insert_node(g, &e, e.op_type, inputs, 1, e.output(0)->name());
+    for (const ir::Attribute& a : e.attributes) rw.set_attribute(e2, a);
+    std::vector<ir::Value*> rin(r1->inputs().begin(), r1->inputs().end());
+    rin[0] = e2->output(0);
+    ir::Node* r2 = rw.insert_node(g, &e, "Reshape", rin, 1, e.output(0)->name() + "_reshape");
+    for (const ir::Attribute& a : r1->attributes) rw.set_attribute(r2, a);
+    if (!rw.replace_all_uses_with(e.output(0), r2->output(0))) {
+      rw.erase_node(r2);
+      rw.erase_node(e2);
+      return;
+    }
+    rw.erase_node(&e);
+    rw.erase_node(r1);
+  }
+
+  // Reshape2(Reshape1(x) [rank >= 6]) -> Reshape2(x), Reshape2's target from its known dims.
+  static void merge_reshapes(ir::Node& r2, ir::Graph& g, ir::Rewriter& rw, const ShapeInference& si) {
+    if (r2.op_type != "Reshape" || !r2.is_default_domain()) return;
+    ir::Value* mid = r2.input(0);
+    if (!mid || !mid->producer() || mid->uses().size() != 1 || mid->is_graph_output()) return;
+    ir::Node* r1 = mid->producer();
+    if (r1->op_type != "Reshape" || !r1->is_default_domain() || r1->graph() != &g) return;
+    const ops::TypeInfo* f1 = si.facts(mid);
+    const ops::TypeInfo* f2 = si.facts(r2.output(0));
+    if (!f1 || !f1->shape || f1->rank() < 6 || !f2 || !f2->shape || f2->rank() > 5) return;
+    auto shape = constant_shape(*f2->shape);
+    if (!shape) return;
+    ir::Value* s = rw.add_initializer(g, ops::make_tensor<int64_t>({static_cast<int64_t>(shape->size())}, *shape),
+                                      r2.output(0)->name() + "_shape");
+    rw.set_input(&r2, 0, r1->input(0));
+    rw.set_input(&r2, 1, s);
+    rw.erase_node(r1);
+  }
+
   static std::optional<Chain> match(ir::Node& r2, const ShapeInference& si) {
     if (r2.op_type != "Reshape" || !r2.is_default_domain()) return std::nullopt;
     ir::Value* t_out = r2.input(0);

@@ -159,5 +159,107 @@ TEST(LegalizeCoreml, SwinStageExportHasNoValueAboveRankFiveAndMatches) {
   expect_same_outputs(s, 1, {{"batch", 1}});
 }
 
+// RAFT's correlation volume: Reshape to rank 6, Div by a scalar, Reshape to rank 4.
+TEST(LegalizeCoreml, ScalarDivBetweenReshapesMovesOut) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x) => (float[24,1,3,4] y) {
+  s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+  a = Reshape(x, s1)
+  c = Constant <value = float {4.0}> ()
+  b = Div(a, c)
+  s3 = Constant <value = int64[4] {24, 1, 3, 4}> ()
+  y = Reshape(b, s3)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_TRUE(s.result.warnings.empty()) << s.result.warnings.front();
+  EXPECT_EQ(count_ops(*s.model->graph, "Div"), 1u);
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u) << s.printed;
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  expect_same_outputs(s);
+}
+
+// Several element-wise ops in a row, scalars on either side, and a final Reshape whose target
+// copies a dim with 0: the merged Reshape takes its target from the known output dims.
+TEST(LegalizeCoreml, ChainOfElementwiseOpsAndACopyingTarget) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x) => (float[2,72,1,2] y) {
+  s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+  a = Reshape(x, s1)
+  c = Constant <value = float[1] {0.5}> ()
+  b = Sub(c, a)
+  r = Relu(b)
+  lo = Constant <value = float {0.1}> ()
+  hi = Constant <value = float {0.4}> ()
+  k = Clip(r, lo, hi)
+  s2 = Constant <value = int64[4] {0, 72, 1, 2}> ()
+  y = Reshape(k, s2)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u) << s.printed;
+  expect_same_outputs(s);
+}
+
+// An operand that is not one element (a per-channel scale along a split axis) does not commute
+// with the Reshape: nothing moves and the rank-6 value is reported.
+TEST(LegalizeCoreml, NonScalarOperandStays) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x) => (float[24,1,3,4] y) {
+  s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+  a = Reshape(x, s1)
+  c = Constant <value = float[4] {1.0, 2.0, 3.0, 4.0}> ()
+  b = Mul(a, c)
+  s3 = Constant <value = int64[4] {24, 1, 3, 4}> ()
+  y = Reshape(b, s3)
+}
+)");
+  EXPECT_EQ(max_rank(*s.model), 6) << s.printed;
+  ASSERT_FALSE(s.result.warnings.empty());
+  EXPECT_NE(s.result.warnings.front().find("rank 6"), std::string::npos);
+  expect_same_outputs(s);
+}
+
+// The element-wise result is itself a graph output: it keeps its name (and, being rank 6 as
+// declared, stays a reported rank-6 value); the other consumer path is untouched.
+TEST(LegalizeCoreml, ElementwiseGraphOutputKeepsItsName) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x) => (float[2,3,4,1,3,4] b) {
+  s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+  a = Reshape(x, s1)
+  b = Neg(a)
+}
+)");
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "b");
+  expect_same_outputs(s);
+}
+
+// Inside an If branch, with the scalar from the outer graph.
+TEST(LegalizeCoreml, ScalarDivInsideABranch) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x, bool k, float[1] c) => (float[24,1,3,4] y) {
+  y = If(k) < then_branch = t1 () => (float[24,1,3,4] o1) {
+      s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+      a = Reshape(x, s1)
+      b = Div(a, c)
+      s3 = Constant <value = int64[4] {24, 1, 3, 4}> ()
+      o1 = Reshape(b, s3)
+    },
+    else_branch = e1 () => (float[24,1,3,4] o2) {
+      s4 = Constant <value = int64[4] {24, 1, 3, 4}> ()
+      o2 = Reshape(x, s4)
+    } >
+}
+)");
+  EXPECT_TRUE(s.result.warnings.empty()) << s.result.warnings.front();
+  EXPECT_EQ(s.printed.find("int64[6]"), std::string::npos) << s.printed;
+  expect_same_outputs(s);
+}
+
 }  // namespace
 }  // namespace onnxtrim

@@ -48,10 +48,15 @@ TEST(SymbolicExpr, PrintsAndParsesBack) {
   Expr f = Expr::floordiv(seq + C(1), C(2));
   EXPECT_EQ(f.str(), "floor((seq + 1) / 2)");
   EXPECT_EQ(Expr::parse("floor((seq + 1) / 2)"), f);
-  // A product as divisor is parenthesised: it reads one way only.
-  Expr g = Expr::floordiv(batch * seq * 3, S("h") * 4);
-  EXPECT_EQ(g.str(), "floor(3*batch*seq / (4*h))");
+  // A product as the divisor is bracketed: "a*b / 4*a" would read as (a*b / 4)*a elsewhere.
+  Expr g = Expr::floordiv(batch * seq, batch * 4);
+  EXPECT_EQ(g.str(), "floor(batch*seq / (4*batch))");
   EXPECT_EQ(Expr::parse(g.str()), g);
+  EXPECT_EQ(Expr::floordiv(batch * seq, seq).str(), "batch");
+  EXPECT_EQ(Expr::floordiv(batch * 3, seq).str(), "floor(3*batch / seq)");
+  Expr g2 = Expr::floordiv(batch * seq * 3, S("h") * 4);
+  EXPECT_EQ(g2.str(), "floor(3*batch*seq / (4*h))");
+  EXPECT_EQ(Expr::parse(g2.str()), g2);
   // Unknowns are not interface names.
   bool fresh = false;
   EXPECT_TRUE((batch + unknown_int()).symbols(&fresh) == std::vector<std::string>{"batch"});
