@@ -281,8 +281,12 @@ const std::vector<Entry>& entries() {
     }));
     {
       Entry e = value("no-large-tensor", "SIZE", "onnxsim",
-                      "= --size-threshold SIZE (default 1KB); onnxtrim never materialises large splats anyway",
-                      [](Options& o, std::string_view v) { o.size_threshold = parse_bytes("no-large-tensor", v); });
+                      "= --size-threshold SIZE (default 1KB), and no folded constant computation leaves a tensor "
+                      "larger than SIZE; onnxtrim never materialises large splats anyway",
+                      [](Options& o, std::string_view v) {
+                        o.size_threshold = parse_bytes("no-large-tensor", v);
+                        o.max_folded_tensor = o.size_threshold;
+                      });
       e.info.optional_value = true;
       auto inner = e.apply;
       e.apply = [inner](Options& o, std::string_view v) { inner(o, v.empty() ? std::string_view("1KB") : v); };

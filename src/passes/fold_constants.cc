@@ -85,6 +85,7 @@ struct Plan {
   std::vector<std::pair<ir::Value*, const ir::Tensor*>> generators;
   int64_t growth = 0;  // bytes added to the model (negative: freed)
   bool changes = false;
+  bool over_cap = false;  // leaves a tensor past --no-large-tensor's size
 };
 
 class FoldConstants final : public Pass {
@@ -245,7 +246,7 @@ class FoldConstants final : public Pass {
     for (size_t i : order) {
       Plan& p = plans[i];
       if (!p.changes) continue;
-      if (p.growth <= 0 || static_cast<uint64_t>(p.growth) <= budget_left_) {
+      if (!p.over_cap && (p.growth <= 0 || static_cast<uint64_t>(p.growth) <= budget_left_)) {
         if (p.growth > 0) budget_left_ -= static_cast<uint64_t>(p.growth);
         apply(p, cone, g, rw, ctx);
       } else {
@@ -309,7 +310,10 @@ class FoldConstants final : public Pass {
         p.kept.insert(*it);
         continue;
       }
-      for (auto& f : folds) growth += static_cast<int64_t>(tensor_bytes(*f.second));
+      for (auto& f : folds) {
+        growth += static_cast<int64_t>(tensor_bytes(*f.second));
+        if (ctx.options.max_folded_tensor && tensor_bytes(*f.second) > ctx.options.max_folded_tensor) p.over_cap = true;
+      }
       for (auto& f : copies) growth += static_cast<int64_t>(tensor_bytes(*f.second));  // (merged later: a bound)
       for (auto& gen : gens) growth += static_cast<int64_t>(8 * gen.second->rank());
       p.folds.insert(p.folds.end(), folds.begin(), folds.end());
