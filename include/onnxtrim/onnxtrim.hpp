@@ -78,10 +78,18 @@ struct Options {
   bool keep_constant_nodes = false;       // --keep-constant-nodes
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml
+  std::string dtype;                      // --dtype fp16|bf16|fp32 ("": no conversion)
+  bool keep_io_types = true;              // --keep-io-types / --no-keep-io-types
   bool strict = false;                    // --strict
   // The result is simplified for these sizes, and its inputs declare them.
   std::map<std::string, int64_t> dims;                        // --dim NAME=V
   std::map<std::string, std::vector<int64_t>> input_shapes;   // --input-shape NAME:D,D
+  // surgery, before the passes (names are the original model's; --rename acts last)
+  std::vector<std::string> cut_inputs;    // --inputs x,y: these values become the graph inputs
+  std::vector<std::string> cut_outputs;   // --outputs a,b: these values become the graph outputs
+  std::vector<std::string> add_outputs;   // --add-outputs a,b ("all": every node output of the main graph)
+  std::vector<std::pair<std::string, std::string>> rename;  // --rename old=new
+  std::string batch;                      // --batch N | dynamic ("" unchanged)
   // the check (original vs result on random inputs)
   enum class Verify { kAuto, kOn, kOff };
   Verify verify = Verify::kAuto;          // auto: on unless it cannot run or costs too much; --verify / --no-verify
@@ -133,6 +141,7 @@ struct OutputCheck {
   double max_abs = 0;  // largest |result - original|
   double max_rel = 0;  // largest |result - original| / max(|original|, the output's RMS)
   double scale = 0;    // the output's RMS on the original
+  double rel_l2 = 0;   // ||result - original||_2 / ||original||_2 (float outputs)
   bool ok = true;
   std::string why;     // first difference
 };
@@ -143,19 +152,40 @@ struct Verification {
   std::string skipped;   // why the check did not run ("" when it ran)
   int samples = 0;
   double rtol = 0, atol = 0;
+  double l2_tol = 0;     // --dtype: float outputs pass on relative L2 error <= l2_tol (rtol/atol unused)
   std::map<std::string, int64_t> dims;  // values given to symbolic dims
   std::vector<OutputCheck> outputs;
   std::string why;       // first failing output
+  // What the result was compared against when surgery changed the interface ("" otherwise):
+  // the original's values at the cut points, stacked samples for a changed batch.
+  std::string compared;
+};
+
+// --dtype: what the precision conversion did.
+struct Conversion {
+  std::string dtype;  // "" when no conversion ran; else "fp16", "bf16" or "fp32"
+  bool keep_io_types = true;
+  int64_t converted_nodes = 0;
+  int64_t casts_added = 0;
+  int64_t initializers_converted = 0;
+  bool ranges_observed = false;  // the model ran once to find values out of range (false: it could not)
+  struct Kept {
+    std::string node;
+    std::string reason;
+  };
+  std::vector<Kept> kept;  // nodes whose float computation stays in float32, and why
 };
 
 struct Report {
   std::string input_path, output_path;
+  Conversion conversion;
   ModelStats before, after;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::vector<PassStats> passes;
   int rounds = 0;
   bool converged = true;
   std::vector<std::string> warnings;
+  std::vector<std::string> surgery;  // what --inputs/--outputs/--add-outputs/--batch/--rename did
   Verification verification;
 
   std::string to_text() const;

@@ -98,6 +98,8 @@ class Report:
         self.converged: bool = d["converged"]
         self.warnings: List[str] = d["warnings"]
         self.verification: Dict[str, Any] = d["verification"]
+        # dtype=: what the conversion did (converted nodes, Casts, nodes kept in float32 and why)
+        self.conversion: Optional[Dict[str, Any]] = d.get("conversion")
 
     def to_json(self) -> str:
         return self._json
@@ -146,8 +148,25 @@ def _shape_arg(name: str, shape: Sequence[int]) -> str:
 
 def _settings(*, input_shapes=None, dims=None, passes=None, skip=None, constant_folding=True,
               size_threshold=None, target=None, verify=None, max_rounds=None, samples=None, seed=None,
-              rtol=None, atol=None, **extra) -> List[Tuple[str, str]]:
+              rtol=None, atol=None, dtype=None, keep_io_types=None, inputs=None, outputs=None, add_outputs=None, rename=None, batch=None,
+              **extra) -> List[Tuple[str, str]]:
     s: List[Tuple[str, str]] = []
+    if dtype is not None:
+        s.append(("dtype", str(dtype)))
+    if keep_io_types is not None:
+        s.append(("keep-io-types", "true" if keep_io_types else "false"))
+    # surgery: names are the original model's; rename acts last
+    for opt, names in (("inputs", inputs), ("outputs", outputs), ("add-outputs", add_outputs)):
+        if names is None:
+            continue
+        if isinstance(names, str):
+            names = [names]
+        if names:
+            s.append((opt, ",".join(str(n) for n in names)))
+    for old, new in (rename or {}).items():
+        s.append(("rename", f"{old}={new}"))
+    if batch is not None:
+        s.append(("batch", str(batch)))
     for k, v in (input_shapes or {}).items():
         s.append(("input-shape", _shape_arg(k, v)))
     for k, v in (dims or {}).items():
@@ -212,18 +231,31 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
              dims: Optional[Mapping[str, int]] = None, passes: Optional[Sequence[str]] = None,
              skip: Optional[Sequence[str]] = None, constant_folding: bool = True,
              size_threshold: Optional[int] = None, target: Optional[str] = None, verify: Optional[bool] = None,
-             max_rounds: Optional[int] = None, **options):
+             max_rounds: Optional[int] = None, dtype: Optional[str] = None,
+             keep_io_types: Optional[bool] = None, inputs: Optional[Sequence[str]] = None,
+             outputs: Optional[Sequence[str]] = None, add_outputs=None, rename: Optional[Mapping[str, str]] = None,
+             batch=None, **options):
     """Simplify ``model`` (an onnx.ModelProto, bytes or a path) and check the result against it.
+
+    Surgery, before the passes (names are the original's): ``outputs=["a"]`` / ``inputs=["x"]`` cut
+    the graph there; ``add_outputs="all"`` or ``["v"]`` marks values as extra outputs;
+    ``rename={"old": "new"}`` renames graph inputs/outputs; ``batch=4`` fixes the leading dim of
+    the inputs, ``batch="dynamic"`` frees a batch the export fixed.
 
     Returns ``(onnx.ModelProto, Report)``. ``verify``: None checks unless the check cannot run or
     costs too much (the report says why), True always checks, False never. Other keywords are
     the CLI's options by name (``samples=3``, ``seed=1``, ``keep_constant_nodes=True``).
+    ``dtype="fp16"`` / ``"bf16"`` / ``"fp32"`` converts the float computation (``keep_io_types``,
+    on by default, keeps the inputs' and outputs' types); ``report.conversion`` says which nodes
+    stayed in float32 and why, and the check compares by relative L2 error per output.
     Raises :class:`VerificationFailed` when the result differs, other :class:`Error` subclasses
     on bad input. Past 2 GB use :func:`simplify_file`.
     """
     s = _settings(input_shapes=input_shapes, dims=dims, passes=passes, skip=skip,
                   constant_folding=constant_folding, size_threshold=size_threshold, target=target,
-                  verify=verify, max_rounds=max_rounds, **options)
+                  verify=verify, max_rounds=max_rounds, dtype=dtype,
+                  keep_io_types=keep_io_types, inputs=inputs, outputs=outputs, add_outputs=add_outputs,
+                  rename=rename, batch=batch, **options)
     src, base = _source(model)
     data, rep_json, text = _call(_onnxtrim.simplify, src, base, s)
     return _to_proto(data), Report(rep_json, text)

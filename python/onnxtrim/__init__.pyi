@@ -31,6 +31,7 @@ class Report:
     converged: bool
     warnings: List[str]
     verification: Dict[str, Any]
+    conversion: Optional[Dict[str, Any]]
     def __init__(self, report_json: str, text: str = ...) -> None: ...
     def to_json(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]: ...
@@ -50,8 +51,15 @@ def simplify(model: ModelLike, *, input_shapes: Optional[Mapping[str, Sequence[i
              dims: Optional[Mapping[str, int]] = ..., passes: Optional[Sequence[str]] = ...,
              skip: Optional[Sequence[str]] = ..., constant_folding: bool = ..., size_threshold: Optional[int] = ...,
              target: Optional[str] = ..., verify: Optional[bool] = ..., max_rounds: Optional[int] = ...,
+             dtype: Optional[str] = ..., keep_io_types: Optional[bool] = ...,
+             inputs: Optional[Sequence[str]] = ..., outputs: Optional[Sequence[str]] = ...,
+             add_outputs: Union[str, Sequence[str], None] = ..., rename: Optional[Mapping[str, str]] = ...,
+             batch: Union[int, str, None] = ...,
              **options: Any) -> Tuple[onnx.ModelProto, Report]: ...
-def simplify_file(src: Union[str, PathLike], dst: Union[str, PathLike], **kwargs: Any) -> Report: ...
+def simplify_file(src: Union[str, PathLike], dst: Union[str, PathLike], *,
+                  inputs: Optional[Sequence[str]] = ..., outputs: Optional[Sequence[str]] = ...,
+                  add_outputs: Union[str, Sequence[str], None] = ..., rename: Optional[Mapping[str, str]] = ...,
+                  batch: Union[int, str, None] = ..., **kwargs: Any) -> Report: ...
 def run(model: ModelLike, feeds: Mapping[str, numpy.ndarray], *, fast: bool = ...) -> Dict[str, numpy.ndarray]: ...
 def verify(a: ModelLike, b: ModelLike, *, samples: int = ..., seed: int = ..., rtol: Optional[float] = ...,
            atol: Optional[float] = ..., dims: Optional[Mapping[str, int]] = ...,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -17,11 +18,16 @@
 #include "eval/verify.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
+#include "ir/rewriter.h"
+#include "ir/scratch.h"
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
+#include "rewrites/convert_float.h"
 #include "support/cancel.h"
+#include "support/limits.h"
+#include "surgery/surgery.h"
 
 #ifndef ONNXTRIM_VERSION
 #define ONNXTRIM_VERSION "dev"
@@ -53,6 +59,18 @@ int exit_code_for(ErrorCode c) {
 
 void throw_if_error(const Status& st) {
   if (!st.is_ok()) throw Error(exit_code_for(st.code()), st.message());
+}
+
+// Runs f; a tensor past the evaluator's limits (support/limits.h) that no inner layer turned
+// into a Status (the interpreter and the pass manager do) becomes the same "unsupported" error
+// for every front end (CLI, C API, Python), never an internal error.
+template <typename F>
+auto within_limits(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const LimitExceeded& e) {
+    throw Error(kExitUnsupported, std::string("cannot evaluate: ") + e.what());
+  }
 }
 
 ir::Model& ir_model(Model& m) { return *m.impl().model; }
@@ -216,15 +234,17 @@ double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
 // (batch) dim; other dims `other` (integer inputs such as token ids get a sequence of that
 // length, float inputs an image or signal of that size).
 eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, int64_t other,
-                           std::string* error) {
+                           std::string* error, const std::map<std::string, std::string>& renamed = {}) {
   eval::InputSpec spec;
   spec.dims = o.dims;
   // A dim the candidate declares fixed (simplified for one size) where the original has a
   // symbol: that size.
   for (const ir::Value* v : m.graph->inputs()) {
     if (v->is_initializer() || !v->type.has_shape) continue;
+    auto rn = renamed.find(v->name());
+    const std::string& cname = rn == renamed.end() ? v->name() : rn->second;
     for (const ir::Value* c : candidate.graph->inputs()) {
-      if (c->name() != v->name() || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
+      if (c->name() != cname || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
       for (size_t i = 0; i < v->type.dims.size(); ++i) {
         const ir::Dim& d = v->type.dims[i];
         if (!d.is_known() && !d.param.empty() && c->type.dims[i].is_known() && !spec.dims.count(d.param))
@@ -286,7 +306,8 @@ std::string gmac_str(double macs) {
 // the check from running is a reason to skip it (returned in *skipped); with --verify it is an
 // error.
 std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir::Model& simplified, const Options& o,
-                                             std::string* skipped, double* macs_out) {
+                                             std::string* skipped, double* macs_out,
+                                             const surgery::Plan* plan = nullptr, int stack = 0) {
   bool forced = o.verify == Options::Verify::kOn;
   auto give_up = [&](const Status& st, const std::string& advice) -> std::unique_ptr<eval::Verifier> {
     if (forced) throw_if_error(st);
@@ -305,10 +326,11 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
   bool symbolic = has_symbolic_inputs(original);
   for (int64_t other : ladder) {
     std::string err;
-    eval::InputSpec spec = check_spec(original, simplified, o, other, &err);
+    eval::InputSpec spec = check_spec(original, simplified, o, other, &err,
+                                      plan ? plan->renamed : std::map<std::string, std::string>{});
     if (!err.empty()) throw Error(kExitUsage, err);
     if (!forced) {
-      double macs = estimate_macs(simplified, spec);
+      double macs = estimate_macs(simplified, spec) * std::max(1, stack);
       if (macs_out) *macs_out = macs;
       if (macs > o.verify_budget_gmac * 1e9) {
         *skipped = "one sample needs about " + gmac_str(macs) + " GMAC, over the budget of " +
@@ -323,6 +345,12 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
     vo.atol = o.atol;
     vo.inputs = spec;
     vo.fast = true;  // float accumulation, as ONNX Runtime computes: both models alike
+    if (plan) {
+      vo.carried = plan->carried;
+      vo.renamed = plan->renamed;
+      vo.stack = stack;
+      vo.stacked = plan->batched_inputs;
+    }
     auto v = eval::Verifier::create(original, vo);
     if (v) return std::move(v).value();
     last = v.status();
@@ -334,21 +362,152 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
                                                            "sizes with --dim, --input-shape or --input)");
 }
 
-Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o) {
+Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o,
+                       const eval::CompareExtras& extras = {}) {
   Verification v;
-  auto rep = checker.compare_with(candidate);
+  auto rep = checker.compare_with(candidate, extras);
   throw_if_error(rep.is_ok() ? Status::ok() : rep.status());
   v.ran = true;
   v.ok = rep.value().ok;
   v.samples = o.samples > 0 ? o.samples : 1;
   v.rtol = o.rtol;
   v.atol = o.atol;
+  v.l2_tol = extras.l2_tol;
   v.dims = checker.dims_used();
   v.why = rep.value().why;
   for (const auto& od : rep.value().outputs)
-    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.ok, od.diff.why});
+    v.outputs.push_back(
+        OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2, od.diff.ok, od.diff.why});
   return v;
 }
+
+surgery::Request surgery_request(const Options& o) {
+  surgery::Request r;
+  r.inputs = o.cut_inputs;
+  r.outputs = o.cut_outputs;
+  if (o.add_outputs.size() == 1 && o.add_outputs[0] == "all") r.add_all_outputs = true;
+  else r.add_outputs = o.add_outputs;
+  r.rename = o.rename;
+  if (o.batch == "dynamic") {
+    r.batch_dynamic = true;
+  } else if (!o.batch.empty()) {
+    char* end = nullptr;
+    long long n = std::strtoll(o.batch.c_str(), &end, 10);
+    if (*end || n < 1) throw Error(kExitUsage, "--batch: needs a size >= 1 or 'dynamic', not '" + o.batch + "'");
+    r.batch = n;
+  }
+  return r;
+}
+
+namespace {
+
+bool uses_dtype(const ir::Graph& g, ir::DataType t) {
+  bool found = false;
+  for (const ir::Value* v : g.inputs()) found |= v->type.elem == t;
+  for (const ir::Value* v : g.initializers()) found |= v->type.elem == t;
+  g.for_each_node([&](const ir::Node* n) {
+    for (const ir::Value* v : n->outputs()) found |= v && v->type.elem == t;
+    for (const ir::Graph* sg : n->subgraphs()) found |= uses_dtype(*sg, t);
+  });
+  return found;
+}
+
+// One run of `m` on the check's kind of inputs with the observer on, when no check runs.
+bool observe_once(const ir::Model& m, const Options& o, rewrites::FloatObservations& seen) {
+  eval::Interpreter interp(m);
+  if (!interp.check_supported().is_ok()) return false;
+  interp.set_fast_float(true);
+  for (int64_t other : {8, 64, 512}) {
+    std::string err;
+    eval::InputSpec spec = check_spec(m, m, o, other, &err);
+    if (!err.empty()) return false;
+    auto feeds = eval::make_random_inputs(m, spec, o.seed);
+    if (!feeds) return false;
+    interp.set_observer(seen.observer());
+    if (interp.run(feeds.value())) return true;
+    seen.max_abs.clear();
+    seen.node_error.clear();
+    seen.ran = false;
+  }
+  return false;
+}
+
+// --dtype: observes one run of the simplified float model (the check of the simplification,
+// when the check runs), converts, tidies up with the passes, and checks the result against the
+// original at the precision's tolerance. Returns false when the simplification's check failed
+// (rep.verification says how).
+bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o, const passes::SimplifyOptions& sopts,
+                      Report& rep) {
+  ir::DataType target;
+  if (!rewrites::parse_float_dtype(o.dtype, &target)) throw Error(kExitUsage, "--dtype: needs fp16, bf16 or fp32");
+  rewrites::ConvertFloatOptions co;
+  co.target = target;
+  co.keep_io_types = o.keep_io_types;
+  // The check's tolerance: relative L2 error 1e-2 for float16, 5e-2 for bfloat16 (for a
+  // conversion back to float32, the precision the model had).
+  bool had_bf16 = uses_dtype(*m.graph, ir::DataType::kBFloat16);
+  double l2_tol = target == ir::DataType::kBFloat16 || (target == ir::DataType::kFloat && had_bf16) ? 5e-2 : 1e-2;
+  co.tolerance = l2_tol;
+  double t = now_s();
+  rewrites::FloatObservations seen(m, co);
+  std::unique_ptr<eval::Verifier> checker;
+  std::string skipped;
+  if (original) checker = make_checker(*original, m, o, &skipped, nullptr);
+  if (checker) {
+    eval::CompareExtras ex;
+    ex.observer = seen.observer();
+    rep.verification = run_check(*checker, m, o, ex);
+    if (!rep.verification.ok) return false;
+  } else if (!observe_once(m, o, seen)) {
+    rep.warnings.push_back("--dtype: the model could not run, so no value range was observed: only the spec's "
+                           "types and the shape arithmetic decide what stays in float32");
+  }
+  auto res = rewrites::convert_float(m, co, seen.ran ? &seen : nullptr);
+  throw_if_error(res.is_ok() ? Status::ok() : res.status());
+  Conversion& c = rep.conversion;
+  c.dtype = o.dtype;
+  c.keep_io_types = o.keep_io_types;
+  c.converted_nodes = res.value().converted_nodes;
+  c.casts_added = res.value().casts_added;
+  c.initializers_converted = res.value().initializers_converted;
+  c.ranges_observed = seen.ran;
+  for (const auto& k : res.value().kept) c.kept.push_back(Conversion::Kept{k.node, k.reason});
+  if (o.run_passes) {
+    // Casts that became no-ops, duplicates and what no longer reaches an output go; the types
+    // are checked against each op's spec by shape inference on the way.
+    passes::SimplifyOptions again = sopts;
+    again.verify_each_pass = false;
+    auto r2 = passes::simplify(m, again);
+    throw_if_error(r2.is_ok() ? Status::ok() : r2.status());
+    for (const auto& ps : r2.value().passes)
+      for (auto& p : rep.passes)
+        if (p.name == ps.name) {
+          p.runs += ps.runs;
+          p.changes += ps.changes;
+          p.nodes_removed += ps.nodes_removed;
+          p.seconds += ps.seconds;
+        }
+  } else {
+    throw_if_error(ir::verify_model(m));
+  }
+  rep.stages.emplace_back("convert", now_s() - t);
+  if (checker) {
+    double t2 = now_s();
+    eval::CompareExtras ex;
+    ex.l2_tol = l2_tol;
+    ex.cast_float_inputs = !o.keep_io_types;
+    rep.verification = run_check(*checker, m, o, ex);
+    rep.stages.emplace_back("check", now_s() - t2);
+  } else if (!skipped.empty()) {
+    rep.verification.skipped = skipped;
+    rep.warnings.push_back("check skipped: " + skipped);
+  } else {
+    rep.verification.skipped = "--no-verify";
+  }
+  return true;
+}
+
+}  // namespace
 
 // Simplifies `m` in place and checks it; fills `rep` (stages, passes, verification). Throws
 // Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
@@ -375,8 +534,23 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
       }
     };
 
+  surgery::Request req = surgery_request(o);
+  const bool cutting = !req.empty();
   std::unique_ptr<ir::Model> original;
-  if (o.verify != Options::Verify::kOff && o.run_passes) original = ir::clone_model(m);
+  bool convert = !o.dtype.empty();
+  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert)) original = ir::clone_model(m);
+
+  surgery::Plan plan;
+  if (cutting) {
+    double t = now_s();
+    throw_if_error(ir::verify_model(m));
+    throw_if_error(surgery::apply(m, req, &plan));
+    rep.surgery = plan.notes;
+    rep.stages.emplace_back("surgery", now_s() - t);
+    // With --dtype as well, the simplification and the conversion are checked against the cut
+    // model (the surgery's own check needs the float result; it is not run twice).
+    if (convert && original) original = ir::clone_model(m);
+  }
 
   if (o.run_passes) {
     double t = now_s();
@@ -388,18 +562,80 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     rep.converged = res.value().converged;
     rep.warnings = res.value().warnings;
     rep.stages.emplace_back("simplify", now_s() - t);
+  } else if (cutting) {
+    throw_if_error(ir::verify_model(m));
+  }
+  if (convert) {
+    if (!o.run_passes) {
+      // The conversion reads every value's type: what shape inference proves, as simplify does.
+      throw_if_error(ir::verify_model(m));
+      passes::InferOptions io;
+      io.input_shapes = sopts.input_shapes;
+      io.dims = sopts.dims;
+      passes::ShapeInference si(m, io);
+      throw_if_error(si.run());
+      if (!si.errors().empty()) throw_if_error(si.errors().front());
+      ir::Rewriter rw(m);
+      si.write_back(rw, /*add_value_info=*/false);
+    }
+    convert_in_place(m, original.get(), o, sopts, rep);
+    return;
   }
   if (o.verify == Options::Verify::kOff) {
     rep.verification.skipped = "--no-verify";
-  } else if (!o.run_passes) {
+  } else if (!o.run_passes && !cutting) {
     rep.verification.skipped = "--no-passes (nothing changed)";
   } else {
     double t = now_s();
     if (o.progress) o.progress("check", 0, 0);
     std::string skipped;
-    auto checker = make_checker(*original, m, o, &skipped, nullptr);
+    // The reference: the original, with the values the result outputs (and those it takes as
+    // inputs at the cut points) as its outputs.
+    std::unique_ptr<ir::Model> reference;
+    std::string compared;
+    int stack = 0;
+    if (cutting) {
+      reference = ir::clone_model(*original);
+      std::vector<ir::Value*> outs;
+      for (const auto& n : plan.outputs) outs.push_back(reference->graph->find_value(n));
+      for (const auto& n : plan.carried) outs.push_back(reference->graph->find_value(n));
+      for (ir::Value* v : outs)
+        if (!v) throw Error(kExitInternal, "surgery: a value of the plan is missing from the original");
+      reference->graph->set_outputs(outs);
+      // "a, b (as c), ... and 12 more"
+      auto names = [&plan](const std::vector<std::string>& list) {
+        std::string out;
+        for (size_t i = 0; i < list.size() && i < 6; ++i) {
+          auto rn = plan.renamed.find(list[i]);
+          out += (i ? ", " : "") + list[i] + (rn == plan.renamed.end() ? "" : " (as " + rn->second + ")");
+        }
+        if (list.size() > 6) out += " and " + std::to_string(list.size() - 6) + " more";
+        return out;
+      };
+      compared = "the original model's values";
+      if (!plan.carried.empty())
+        compared += " (the original run on random inputs; the result fed the original's values at the cut points " +
+                    names(plan.carried) + ")";
+      compared += " at " + names(plan.outputs);
+      if (plan.old_batch > 0) {
+        if (!plan.new_batch) stack = 2;
+        else if (*plan.new_batch % plan.old_batch == 0) stack = static_cast<int>(*plan.new_batch / plan.old_batch);
+        if (stack == 0) {
+          skipped = "--batch " + std::to_string(*plan.new_batch) + " is not a multiple of the original's fixed batch " +
+                    std::to_string(plan.old_batch) + ", so samples of the original cannot be stacked into it";
+        } else {
+          compared += "; one batch of " + std::to_string(stack) + " samples of the original (batch " +
+                      std::to_string(plan.old_batch) + "), stacked along axis 0, against the result";
+        }
+      }
+    }
+    std::unique_ptr<eval::Verifier> checker;
+    if (skipped.empty())
+      checker = make_checker(reference ? *reference : *original, m, o, &skipped, nullptr, cutting ? &plan : nullptr,
+                             stack);
     if (checker) {
       rep.verification = run_check(*checker, m, o);
+      rep.verification.compared = compared;
     } else {
       rep.verification.skipped = skipped;
       rep.warnings.push_back("check skipped: " + skipped);
@@ -479,16 +715,33 @@ Report simplify(Model& model, const Options& opts) {
   Report rep;
   ir::Model& m = api::ir_model(model);
   rep.before = compute_stats(m);
-  api::simplify_in_place(m, opts, rep);
+  api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
   rep.after = compute_stats(m);
   if (!rep.verification.ok) throw VerificationFailed(std::move(rep));
   return rep;
 }
 
+namespace {
+// Folded weights are computed into a scratch file in OUT's folder rather than into memory:
+// saving then keeps that file as the external data (one file system, no second copy). The
+// folder is set for the duration of one simplify_file and unset after it (then the scratch
+// file goes to $TMPDIR or /tmp, for the in-memory API).
+struct ScratchFolder {
+  explicit ScratchFolder(const std::string& out_path) {
+    std::string dir = std::filesystem::path(out_path).parent_path().string();
+    ir::scratch::set_directory(dir.empty() ? "." : dir);
+  }
+  ~ScratchFolder() { ir::scratch::set_directory(""); }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+};
+}  // namespace
+
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
   Report rep;
   rep.input_path = in_path;
   rep.output_path = out_path;
+  ScratchFolder scratch(out_path);  // outlives the model below, whose folded weights are in it
   support::CancelScope cancel(opts.cancel);
   double t0 = api::now_s();
   onnx_io::LoadOptions lo;
@@ -500,7 +753,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   rep.before = compute_stats(m);
   rep.before.file_bytes = api::file_size(in_path);
   try {
-    api::simplify_in_place(m, opts, rep);
+    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
   } catch (const Error& e) {
     std::string msg = e.what();
     // Errors of the model name the input file.
@@ -522,8 +775,10 @@ Verification verify(const Model& reference, const Model& candidate, const Option
   o.verify = Options::Verify::kOn;
   if (o.samples <= 0) o.samples = 3;
   std::string skipped;
-  auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
-  return api::run_check(*checker, api::ir_model(candidate), o);
+  return api::within_limits([&] {
+    auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
+    return api::run_check(*checker, api::ir_model(candidate), o);
+  });
 }
 
 namespace {
@@ -589,16 +844,18 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
   interp.set_fast_float(fast);
   api::throw_if_error(interp.check_supported());
   std::map<std::string, ir::RuntimeValue> in;
-  for (const auto& [name, t] : feeds) {
+  for (const auto& feed : feeds) {
+    const std::string& name = feed.first;  // not a structured binding: clang 14 cannot capture those
+    const Tensor& t = feed.second;
     bool known = false;
     for (const ir::Value* v : m.graph->inputs()) known |= v->name() == name;
     if (!known) throw Error(kExitUsage, "the model has no input named '" + name + "'");
-    in[name] = ir::RuntimeValue::of(to_ir(name, t));
+    in[name] = ir::RuntimeValue::of(api::within_limits([&] { return to_ir(name, t); }));
   }
   for (const ir::Value* v : m.graph->inputs())
     if (!v->is_initializer() && !in.count(v->name()))
       throw Error(kExitUsage, "no value given for input '" + v->name() + "'");
-  auto out = interp.run(in);
+  auto out = api::within_limits([&] { return interp.run(in); });
   api::throw_if_error(out.is_ok() ? Status::ok() : out.status());
   std::map<std::string, Tensor> res;
   for (size_t i = 0; i < out.value().size(); ++i) {
@@ -619,7 +876,7 @@ void infer_shapes(Model& model, const Options& opts) {
   s.write_value_info = true;
   ir::Model& m = api::ir_model(model);
   s.input_shapes = api::resolve_shapes(m, s.input_shapes);
-  auto r = passes::simplify(m, s);
+  auto r = api::within_limits([&] { return passes::simplify(m, s); });
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
 }
 

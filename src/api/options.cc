@@ -74,6 +74,27 @@ std::vector<std::string> split(std::string_view v, char sep) {
 // Space-separated words (the CLI joins a multi-value option's words with spaces).
 std::vector<std::string> words(std::string_view v) { return split(v, ' '); }
 
+void add_unique(std::vector<std::string>& list, const std::string& s) {
+  for (const auto& x : list)
+    if (x == s) return;
+  list.push_back(s);
+}
+
+// "a,b c" -> a, b, c: value names of --inputs/--outputs/--add-outputs (OnnxSlim's spelling is
+// space-separated words; OnnxSlim's "NAME:DTYPE" retyping is refused).
+void add_names(std::vector<std::string>& list, std::string_view option, std::string_view v) {
+  for (const auto& w : words(v))
+    for (const auto& n : split(w, ',')) {
+      auto colon = n.rfind(':');
+      if (colon != std::string::npos && colon + 1 < n.size()) {
+        std::string t = n.substr(colon + 1);
+        if (t == "fp16" || t == "fp32" || t == "int32" || t == "int64" || t == "bool" || t == "bf16")
+          bad(option, "'" + n + "': changing the type of a cut point is not supported (give the name alone)");
+      }
+      add_unique(list, n);
+    }
+}
+
 void add_dim(std::map<std::string, int64_t>& dims, std::string_view name, std::string_view arg) {
   auto eq = arg.find('=');
   if (eq == std::string_view::npos || eq == 0) bad(name, "needs NAME=VALUE, not '" + std::string(arg) + "'");
@@ -103,11 +124,6 @@ void add_shape(std::map<std::string, std::vector<int64_t>>& shapes, std::string_
   shapes[key] = dims;
 }
 
-void add_unique(std::vector<std::string>& list, const std::string& s) {
-  for (const auto& x : list)
-    if (x == s) return;
-  list.push_back(s);
-}
 
 // OnnxSlim's fusion-pattern names -> onnxtrim's passes. Patterns with no counterpart here (onnxtrim
 // never applies them) are accepted: skipping them changes nothing.
@@ -205,6 +221,44 @@ const std::vector<Entry>& entries() {
     t.push_back(value("input-shape", "NAME:D,D", "simplify",
                       "an input's whole shape: the result is simplified for it and declares it (as --dim)",
                       [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
+    // --- surgery (before the passes; checked against the original's values at the cut points)
+    {
+      Entry e = value("inputs", "x,y", "surgery",
+                      "cut: these values (of the original) become the graph inputs, typed as inferred; what "
+                      "they make unnecessary goes (also OnnxSlim's --inputs NAME ...)",
+                      [](Options& o, std::string_view v) { add_names(o.cut_inputs, "inputs", v); }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    {
+      Entry e = value("outputs", "a,b", "surgery",
+                      "cut: these values become the graph outputs; what no longer reaches an output goes (also "
+                      "OnnxSlim's --outputs NAME ...)",
+                      [](Options& o, std::string_view v) { add_names(o.cut_outputs, "outputs", v); }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    t.push_back(value("add-outputs", "all|a,b", "surgery",
+                      "mark intermediate values as extra graph outputs (all: every node output of the main graph), "
+                      "before the passes, so that they survive simplification",
+                      [](Options& o, std::string_view v) { add_names(o.add_outputs, "add-outputs", v); }, true));
+    t.push_back(value("rename", "old=new,...", "surgery",
+                      "rename graph inputs/outputs of the result, and every use (subgraphs too)",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& p : split(v, ',')) {
+                          auto eq = p.find('=');
+                          if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+                            bad("rename", "needs OLD=NEW, not '" + p + "'");
+                          o.rename.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+                        }
+                      }, true));
+    t.push_back(value("batch", "N|dynamic", "surgery",
+                      "N: fix the leading dim of every graph input to N; dynamic: free a batch dim that the export "
+                      "fixed (a symbolic 'batch'), or stop naming the node that bakes it in",
+                      [](Options& o, std::string_view v) {
+                        if (v != "dynamic") parse_int("batch", v, 1);
+                        o.batch = std::string(v);
+                      }));
     // --- the check
     t.push_back(flag("verify", "check",
                      "check the result against the original even where the default would skip it (a costly "
@@ -374,9 +428,21 @@ const std::vector<Entry>& entries() {
     t.push_back(flag("inspect", "onnxslim", "= onnxtrim inspect IN: print a summary of the model, write nothing",
                      [](Options& o, bool b) { o.inspect = b; }));
     t.push_back(flag("no-shape-infer", "onnxslim", "= --no-value-info", [](Options& o, bool b) { o.value_info = !b; }));
-    t.push_back(refuse("dtype", "fp16|fp32", "onnxslim", "precision conversion is not available yet"));
-    t.push_back(refuse("inputs", "NAME ...", "onnxslim", "cutting the graph is not available yet"));
-    t.push_back(refuse("outputs", "NAME ...", "onnxslim", "cutting the graph is not available yet"));
+    // --- precision conversion (also OnnxSlim's --dtype)
+    t.push_back(value("dtype", "fp16|bf16|fp32", "simplify",
+                      "convert float computation and weights to float16 or bfloat16 (or back to float32), keeping "
+                      "in float32 what must stay; checked by relative L2 error per output (1e-2 fp16, 5e-2 bf16)",
+                      [](Options& o, std::string_view v) {
+                        if (v != "fp16" && v != "bf16" && v != "fp32" && v != "float16" && v != "bfloat16" &&
+                            v != "float32")
+                          bad("dtype", "needs fp16, bf16 or fp32, not '" + std::string(v) + "'");
+                        o.dtype = v == "float16" ? "fp16" : v == "bfloat16" ? "bf16" : v == "float32" ? "fp32" : std::string(v);
+                      }));
+    t.push_back(flag("keep-io-types", "simplify",
+                     "with --dtype: inputs and outputs keep their types, with Casts at the boundary (default on)",
+                     [](Options& o, bool b) { o.keep_io_types = b; }));
+    t.push_back(flag("no-keep-io-types", "simplify", "with --dtype: inputs and outputs take the new type too",
+                     [](Options& o, bool b) { o.keep_io_types = !b; }));
     return t;
   }();
   return table;

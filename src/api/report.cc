@@ -95,9 +95,41 @@ std::string Report::to_text() const {
   else std::snprintf(line, sizeof line, " total %.2f s\n", total);
   os << line;
   for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
+  for (const auto& smsg : surgery) os << "surgery: " << smsg << "\n";
+  const Conversion& c = conversion;
+  if (!c.dtype.empty()) {
+    os << "\nconvert to " << c.dtype << (c.keep_io_types ? " (inputs and outputs keep their types)" : "") << ": "
+       << c.converted_nodes << " node" << (c.converted_nodes == 1 ? "" : "s") << " converted, "
+       << c.initializers_converted << " constant" << (c.initializers_converted == 1 ? "" : "s") << " converted, "
+       << c.casts_added << " Cast" << (c.casts_added == 1 ? "" : "s") << " added, " << c.kept.size()
+       << " node" << (c.kept.size() == 1 ? "" : "s") << " kept in float32"
+       << (c.ranges_observed ? "" : " (value ranges not observed: the model could not run)") << "\n";
+    size_t shown = 0;
+    for (const auto& k : c.kept) {
+      if (++shown > 20) {
+        os << "  ... and " << c.kept.size() - 20 << " more (the JSON report lists them all)\n";
+        break;
+      }
+      os << "  kept " << k.node << ": " << k.reason << "\n";
+    }
+  }
   const Verification& v = verification;
   if (!v.skipped.empty()) {
     os << "check: skipped: " << v.skipped << "\n";
+  } else if (v.ran && v.l2_tol > 0) {
+    std::string dims;
+    for (const auto& [k, d] : v.dims) dims += (dims.empty() ? "" : ", ") + k + "=" + std::to_string(d);
+    os << "\ncheck: " << v.samples << " random sample" << (v.samples == 1 ? "" : "s")
+       << (dims.empty() ? "" : " (" + dims + ")") << ", against the original: relative L2 error per output <= "
+       << v.l2_tol << ":\n";
+    std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", "output", "rel L2", "max abs", "result");
+    os << line;
+    for (const auto& o : v.outputs) {
+      std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.rel_l2, o.max_abs,
+                    o.ok ? "ok" : "DIFFERS");
+      os << line;
+    }
+    if (!v.ok) os << "  first difference: " << v.why << "\n";
   } else if (v.ran) {
     std::string dims;
     for (const auto& [k, d] : v.dims) dims += (dims.empty() ? "" : ", ") + k + "=" + std::to_string(d);
@@ -112,6 +144,7 @@ std::string Report::to_text() const {
       os << line;
     }
     if (!v.ok) os << "  first difference: " << v.why << "\n";
+    if (!v.compared.empty()) os << "  compared: " << v.compared << "\n";
   }
   return os.str();
 }
@@ -142,6 +175,7 @@ std::string Report::to_json() const {
     j["passes"].push_back({{"name", p.name}, {"runs", p.runs}, {"changes", p.changes}, {"nodes_removed", p.nodes_removed},
                            {"seconds", p.seconds}});
   j["warnings"] = warnings;
+  j["surgery"] = surgery;
   const Verification& v = verification;
   nlohmann::ordered_json vj;
   vj["ran"] = v.ran;
@@ -150,13 +184,28 @@ std::string Report::to_json() const {
   vj["samples"] = v.samples;
   vj["rtol"] = v.rtol;
   vj["atol"] = v.atol;
+  if (v.l2_tol > 0) vj["l2_tol"] = v.l2_tol;
   vj["dims"] = v.dims;
   vj["outputs"] = nlohmann::json::array();
   for (const auto& o : v.outputs)
     vj["outputs"].push_back(
-        {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"ok", o.ok}, {"why", o.why}});
+        {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"rel_l2", o.rel_l2},
+         {"ok", o.ok}, {"why", o.why}});
   if (!v.why.empty()) vj["why"] = v.why;
+  if (!v.compared.empty()) vj["compared"] = v.compared;
   j["verification"] = vj;
+  if (!conversion.dtype.empty()) {
+    nlohmann::ordered_json cj;
+    cj["dtype"] = conversion.dtype;
+    cj["keep_io_types"] = conversion.keep_io_types;
+    cj["converted_nodes"] = conversion.converted_nodes;
+    cj["initializers_converted"] = conversion.initializers_converted;
+    cj["casts_added"] = conversion.casts_added;
+    cj["ranges_observed"] = conversion.ranges_observed;
+    cj["kept_fp32"] = nlohmann::json::array();
+    for (const auto& k : conversion.kept) cj["kept_fp32"].push_back({{"node", k.node}, {"reason", k.reason}});
+    j["conversion"] = cj;
+  }
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

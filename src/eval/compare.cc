@@ -41,7 +41,7 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
     using T = typename decltype(tag)::type;
     const T* pa = a.data<T>();
     const T* pe = e.data<T>();
-    double scale = 0;
+    double scale = 0, l2_num = 0, l2_den = 0;
     if constexpr (!std::is_integral_v<T>) {
       if (scaled) {
         double sum = 0;
@@ -70,6 +70,8 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
       }
       if (!std::isnan(x) && !std::isnan(y) && !std::isinf(x) && !std::isinf(y)) {
         double diff = std::fabs(x - y);
+        l2_num += diff * diff;
+        l2_den += y * y;
         d.max_abs = std::max(d.max_abs, diff);
         double denom = std::max(std::fabs(y), scale);
         if (denom != 0) d.max_rel = std::max(d.max_rel, diff / denom);
@@ -82,6 +84,7 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
         d.why = os.str();
       }
     }
+    if constexpr (!std::is_integral_v<T>) d.rel_l2 = l2_den > 0 ? std::sqrt(l2_num / l2_den) : (l2_num > 0 ? INFINITY : 0);
   });
   if (!handled) {
     // Other types (float8, int4, complex ...): compare bytes; complex as float pairs.
@@ -101,7 +104,66 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
   return d;
 }
 
-Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double rtol, double atol, bool scaled) {
+namespace {
+std::vector<double> as_doubles(const ir::Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  ops::dispatch(t.dtype(), ops::kFloats, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) out[static_cast<size_t>(i)] = static_cast<double>(static_cast<ops::compute_t<T>>(p[i]));
+  });
+  return out;
+}
+
+bool is_float_dtype(ir::DataType t) {
+  return t == ir::DataType::kFloat || t == ir::DataType::kDouble || t == ir::DataType::kFloat16 ||
+         t == ir::DataType::kBFloat16;
+}
+}  // namespace
+
+Diff compare_tensors_l2(const ir::Tensor& a, const ir::Tensor& e, double l2_tol) {
+  if (!is_float_dtype(a.dtype()) || !is_float_dtype(e.dtype())) return compare_tensors(a, e, 0, 0);
+  Diff d;
+  if (a.dims() != e.dims()) {
+    d.ok = false;
+    d.why = "shape " + dims_str(a.dims()) + " != expected " + dims_str(e.dims());
+    return d;
+  }
+  std::vector<double> x = as_doubles(a), y = as_doubles(e);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    bool special = !std::isfinite(x[i]) || !std::isfinite(y[i]);
+    if (special) {
+      bool same = (std::isnan(x[i]) && std::isnan(y[i])) || x[i] == y[i];
+      if (!same && d.ok) {
+        d.ok = false;
+        std::ostringstream os;
+        os.precision(9);
+        os << "element " << i << ": " << x[i] << " != expected " << y[i];
+        d.why = os.str();
+      }
+      continue;
+    }
+    double diff = std::fabs(x[i] - y[i]);
+    d.max_abs = std::max(d.max_abs, diff);
+    if (y[i] != 0) d.max_rel = std::max(d.max_rel, diff / std::fabs(y[i]));
+    num += diff * diff;
+    den += y[i] * y[i];
+  }
+  d.scale = x.empty() ? 0 : std::sqrt(den / static_cast<double>(x.size()));
+  d.rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0);
+  if (d.ok && !(d.rel_l2 <= l2_tol)) {
+    d.ok = false;
+    std::ostringstream os;
+    os.precision(3);
+    os << "relative L2 error " << d.rel_l2 << " > " << l2_tol;
+    d.why = os.str();
+  }
+  return d;
+}
+
+Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double rtol, double atol, bool scaled,
+                    double l2_tol) {
   Diff d;
   if (a.kind != e.kind) {
     d.ok = false;
@@ -110,6 +172,7 @@ Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double
   }
   switch (a.kind) {
     case ir::RuntimeValue::Kind::kTensor:
+      if (l2_tol > 0) return compare_tensors_l2(a.tensor, e.tensor, l2_tol);
       return compare_tensors(a.tensor, e.tensor, rtol, atol, scaled);
     case ir::RuntimeValue::Kind::kSequence:
     case ir::RuntimeValue::Kind::kOptional:
@@ -124,7 +187,8 @@ Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double
         if (!k.ok) return k;
       }
       for (size_t i = 0; i < a.elems.size(); ++i) {
-        Diff x = compare_values(a.elems[i], e.elems[i], rtol, atol, scaled);
+        Diff x = compare_values(a.elems[i], e.elems[i], rtol, atol, scaled, l2_tol);
+        d.rel_l2 = std::max(d.rel_l2, x.rel_l2);
         d.max_abs = std::max(d.max_abs, x.max_abs);
         d.max_rel = std::max(d.max_rel, x.max_rel);
         if (!x.ok && d.ok) {

@@ -23,12 +23,19 @@ struct Diff {
   double max_rel = 0;  // largest |actual - expected| / |expected| (where expected != 0);
                        // scaled: / max(|expected|, rms)
   double scale = 0;    // scaled: the RMS of the expected output
+  double rel_l2 = 0;   // ||actual - expected||_2 / ||expected||_2 of float outputs (0 when both are 0)
   std::string why;     // first mismatch, for people
 };
 
 Diff compare_values(const ir::RuntimeValue& actual, const ir::RuntimeValue& expected, double rtol, double atol,
-                    bool scaled = false);
+                    bool scaled = false, double l2_tol = 0);
 Diff compare_tensors(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol,
                      bool scaled = false);
+
+// The check of a precision conversion (--dtype): a float output passes when its relative L2
+// error ||actual - expected|| / ||expected|| is at most l2_tol; the two may be of different
+// float types (a float16 result against the float32 original). NaN and infinities must sit
+// where the expected output has them. Other types must be equal.
+Diff compare_tensors_l2(const ir::Tensor& actual, const ir::Tensor& expected, double l2_tol);
 
 }  // namespace onnxtrim::eval

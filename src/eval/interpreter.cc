@@ -1,11 +1,17 @@
 #include "eval/interpreter.h"
 
+#include <algorithm>
+
 #include "support/cancel.h"
 
+#include <new>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "ir/clone.h"
+#include "ir/mapped.h"
 #include "ops/registry.h"
+#include "support/limits.h"
 
 #include <functional>
 
@@ -16,6 +22,7 @@ namespace onnxtrim::eval {
 struct Interpreter::Plan {
   std::vector<const ir::Node*> nodes;
   std::vector<std::vector<const ir::Value*>> reads;  // per node: distinct values of this graph it reads
+  std::vector<bool> has_subgraphs;                    // per node: it owns graph attributes
   std::unordered_map<const ir::Value*, int64_t> use_count;
 };
 
@@ -78,6 +85,7 @@ const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
     std::unordered_set<const ir::Value*> reads;
     collect_reads(g, *n, reads);
     p->reads.emplace_back(reads.begin(), reads.end());
+    p->has_subgraphs.push_back(!n->subgraphs().empty());
     for (const ir::Value* v : reads) p->use_count[v]++;
   });
   const Plan& ref = *p;
@@ -86,7 +94,7 @@ const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
 }
 
 Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
-                                                        const Scope* outer) const {
+                                                        const Scope* outer, std::vector<bool> takeable) const {
   int64_t opset = model_.opset(n.domain);
   const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.domain, n.op_type, opset);
   if (schema == nullptr || schema->eval == nullptr) {
@@ -120,7 +128,24 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
                            return run_graph(sg, std::move(in), outer);
                          });
   ctx.set_fast_float(fast_float_);
-  Status st = schema->eval(ctx);
+  ctx.set_takeable(std::move(takeable));
+  Status st;
+  try {
+    charge_step();
+    st = schema->eval(ctx);
+  } catch (const LimitExceeded& e) {
+    // A tensor past the evaluator's limits (support/limits.h): refused before allocating.
+    return Status(ErrorCode::kUnsupported, std::string("cannot evaluate: ") + e.what()).with_node(n.describe());
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::kUnsupported, "cannot evaluate: out of memory").with_node(n.describe());
+  } catch (const ops::MissingInput& e) {
+    const RuntimeValue* v = e.index < inputs.size() ? inputs[e.index] : nullptr;
+    return Status(ErrorCode::kInvalidModel, "input " + std::to_string(e.index) +
+                                                (v ? " is a sequence or an optional where a tensor is needed" : " is missing"))
+        .with_node(n.describe());
+  } catch (const std::length_error&) {
+    return Status(ErrorCode::kUnsupported, "cannot evaluate: a buffer larger than memory can hold").with_node(n.describe());
+  }
   if (!st.is_ok()) return st.with_node(n.describe());
   auto& outs = ctx.outputs();
   for (size_t i = 0; i < outs.size(); ++i)
@@ -132,6 +157,13 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
 
 Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
                                                          const Scope* outer) const {
+  try {
+    charge_step();  // a Loop of 10^12 trips over an empty body still ends under a step limit
+  } catch (const LimitExceeded& e) {
+    Status st(ErrorCode::kUnsupported, std::string("cannot evaluate: ") + e.what());
+    if (g.owner()) st.with_node(g.owner()->describe());
+    return st;
+  }
   const Plan& plan = plan_for(g);
   Scope scope;
   scope.parent = outer;
@@ -152,7 +184,12 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
     const ir::Node& n = *plan.nodes[k];
     if (support::cancelled()) return Status(ErrorCode::kInterrupted, "interrupted");
     ins.clear();
-    for (const ir::Value* v : n.inputs()) {
+    // An input of this scope that this node reads last, in one slot and not from a subgraph,
+    // may be taken by the kernel.
+    std::vector<bool> takeable(n.num_inputs(), false);
+    bool any_takeable = false;
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      const ir::Value* v = n.input(i);
       if (!v) {
         ins.push_back(nullptr);
         continue;
@@ -160,23 +197,46 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
       const RuntimeValue* rv = scope.find(v);
       if (!rv) return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
       ins.push_back(rv);
+      auto it = remaining.find(v);
+      if (it != remaining.end() && it->second == 1 && !v->is_graph_output() && !plan.has_subgraphs[k] &&
+          std::count(n.inputs().begin(), n.inputs().end(), v) == 1 && scope.values.count(v)) {
+        takeable[i] = true;
+        any_takeable = true;
+      }
     }
-    auto r = run_node(n, ins, &scope);
+    auto r = run_node(n, ins, &scope, any_takeable ? std::move(takeable) : std::vector<bool>{});
     if (!r) return r;
     auto& outs = r.value();
+    if (observer_) observer_(n, ins, outs);
     for (size_t i = 0; i < n.num_outputs() && i < outs.size(); ++i)
       if (const ir::Value* o = n.output(i)) scope.values[o] = std::move(outs[i]);
     // Free what nobody reads any more.
     for (const ir::Value* v : plan.reads[k]) {
       auto it = remaining.find(v);
-      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) scope.values.erase(v);
+      if (it != remaining.end() && --it->second == 0 && !v->is_graph_output()) {
+        // A weight read for the last time: its file-backed pages may leave memory, so running
+        // a model larger than the machine's memory holds one layer's weights at a time.
+        if (v->is_initializer()) {
+          auto sv = scope.values.find(v);
+          if (sv != scope.values.end() && sv->second.is_tensor() && sv->second.tensor.byte_size() >= (1u << 20))
+            ir::release_pages(sv->second.tensor);
+        }
+        scope.values.erase(v);
+      }
     }
   }
+  // Outputs leave the scope by move where they are its own and listed once more at most (a
+  // Loop body's carried sequence must not be copied each iteration).
   std::vector<RuntimeValue> result;
-  for (const ir::Value* v : g.outputs()) {
+  const auto& gout = g.outputs();
+  for (size_t i = 0; i < gout.size(); ++i) {
+    const ir::Value* v = gout[i];
     const RuntimeValue* rv = scope.find(v);
     if (!rv) return Status(ErrorCode::kInvalidModel, "graph output '" + v->name() + "' was not computed");
-    result.push_back(*rv);
+    auto own = scope.values.find(v);
+    bool last = std::find(gout.begin() + static_cast<std::ptrdiff_t>(i) + 1, gout.end(), v) == gout.end();
+    if (own != scope.values.end() && last) result.push_back(std::move(own->second));
+    else result.push_back(*rv);
   }
   return result;
 }

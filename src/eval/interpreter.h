@@ -3,6 +3,7 @@
 // as its last consumer has run.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,12 +44,18 @@ class Interpreter {
   // Float kernels accumulate in float where they would otherwise use double (Conv): faster,
   // as ONNX Runtime computes, but less accurate on ill-conditioned models.
   void set_fast_float(bool on) { fast_float_ = on; }
+  // Called after every node runs (subgraph nodes too, once per iteration), with the node's
+  // inputs (nullptr where absent) and outputs: the float conversion records value ranges here.
+  using Observer = std::function<void(const ir::Node&, const std::vector<const RuntimeValue*>&,
+                                      const std::vector<RuntimeValue>&)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
   // Fails naming the first node (op, domain) that has no kernel, searching subgraphs too.
   Status check_supported() const;
 
   // Runs a single node on the given inputs (fold_constants uses this).
+  // `takeable` (optional): inputs this node reads last, which the kernel may move from.
   Result<std::vector<RuntimeValue>> run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
-                                             const Scope* outer) const;
+                                             const Scope* outer, std::vector<bool> takeable = {}) const;
 
  private:
   struct Plan;
@@ -63,6 +70,7 @@ class Interpreter {
   mutable std::unordered_map<const ir::Node*, std::vector<FunctionInstance>> instances_;
   const ir::Model& model_;
   bool fast_float_ = false;
+  Observer observer_;
   mutable std::mutex mu_;
   mutable std::unordered_map<const ir::Graph*, std::unique_ptr<Plan>> plans_;
 };

@@ -1,8 +1,12 @@
 #include "eval/verify.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <random>
 
 #include "ops/kernel_util.h"
+#include "support/limits.h"
 
 namespace onnxtrim::eval {
 
@@ -64,7 +68,12 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
     }
     std::mt19937_64 rng(mix(seed, v->name()));
     ir::DataType dt = v->type.elem;
-    ir::Tensor t(dt, dims);
+    ir::Tensor t;
+    try {
+      t = ir::Tensor(dt, dims);
+    } catch (const LimitExceeded& e) {
+      return Status(ErrorCode::kUnsupported, "input '" + v->name() + "': cannot make random values: " + e.what());
+    }
     int64_t n = t.numel();
     if (dt == ir::DataType::kString) {
       for (auto& s : t.strings()) s = std::string(1 + rng() % 5, static_cast<char>('a' + rng() % 26));
@@ -94,10 +103,62 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
   return feeds;
 }
 
+namespace {
+
+// Tensors joined along axis 0 (equal dtypes and trailing dims).
+Result<ir::RuntimeValue> join_axis0(const std::vector<const ir::RuntimeValue*>& parts, const std::string& name) {
+  auto bad = [&](const std::string& why) {
+    return Status(ErrorCode::kUsage, "the batch check cannot join '" + name + "' of the samples: " + why);
+  };
+  const ir::Tensor& first = parts[0]->tensor;
+  std::vector<int64_t> dims = first.dims();
+  if (dims.empty()) return bad("it is a scalar");
+  int64_t rows = 0;
+  for (const ir::RuntimeValue* p : parts) {
+    if (!p->is_tensor()) return bad("it is not a tensor");
+    const ir::Tensor& t = p->tensor;
+    if (t.dtype() != first.dtype() || t.rank() != first.rank() ||
+        !std::equal(t.dims().begin() + 1, t.dims().end(), first.dims().begin() + 1))
+      return bad("the samples give it different shapes");
+    rows += t.dims()[0];
+  }
+  dims[0] = rows;
+  ir::Tensor out(first.dtype(), dims);
+  if (first.dtype() == ir::DataType::kString) {
+    out.strings().clear();
+    for (const ir::RuntimeValue* p : parts)
+      out.strings().insert(out.strings().end(), p->tensor.strings().begin(), p->tensor.strings().end());
+    return ir::RuntimeValue::of(std::move(out));
+  }
+  uint8_t* dst = out.numel() ? out.mutable_bytes() : nullptr;
+  size_t at = 0;
+  for (const ir::RuntimeValue* p : parts) {
+    size_t n = p->tensor.byte_size();
+    if (at + n > out.byte_size()) return bad("its element type is not byte-aligned");
+    if (n) std::memcpy(dst + at, p->tensor.bytes(), n);
+    at += n;
+  }
+  if (at != out.byte_size()) return bad("its element type is not byte-aligned");
+  return ir::RuntimeValue::of(std::move(out));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, const VerifyOptions& opts) {
   auto v = std::unique_ptr<Verifier>(new Verifier());
   v->opts_ = opts;
-  for (const ir::Value* o : reference.graph->outputs()) v->output_names_.push_back(o->name());
+  auto cand_name = [&](const std::string& n) {
+    auto it = opts.renamed.find(n);
+    return it == opts.renamed.end() ? n : it->second;
+  };
+  std::vector<std::string> ref_outputs;
+  std::vector<bool> carried;
+  for (const ir::Value* o : reference.graph->outputs()) {
+    ref_outputs.push_back(o->name());
+    bool c = std::find(opts.carried.begin(), opts.carried.end(), o->name()) != opts.carried.end();
+    carried.push_back(c);
+    if (!c) v->output_names_.push_back(cand_name(o->name()));
+  }
   Interpreter interp(reference);
   interp.set_fast_float(opts.fast);
   OT_RETURN_IF_ERROR(interp.check_supported());
@@ -109,18 +170,76 @@ Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, c
       if (!d.is_known() && !d.param.empty())
         v->dims_used_[d.param] = opts.inputs.dims.count(d.param) ? opts.inputs.dims.at(d.param) : opts.inputs.default_dim;
   }
+  const int stack = std::max(1, opts.stack);
+  auto stacked = [&](const std::string& n) {
+    return stack > 1 && std::find(opts.stacked.begin(), opts.stacked.end(), n) != opts.stacked.end();
+  };
   for (int s = 0; s < opts.samples; ++s) {
-    auto feeds = make_random_inputs(reference, opts.inputs, opts.seed + static_cast<uint64_t>(s));
-    if (!feeds) return std::move(feeds).take_status();
-    auto out = interp.run(feeds.value());
-    if (!out) return std::move(out).take_status();
-    v->feeds_.push_back(std::move(feeds.value()));
-    v->expected_.push_back(std::move(out.value()));
+    // Each run: reference inputs by name, then its outputs by name.
+    std::vector<std::map<std::string, ir::RuntimeValue>> runs;
+    for (int j = 0; j < stack; ++j) {
+      auto feeds = make_random_inputs(reference, opts.inputs,
+                                      opts.seed + static_cast<uint64_t>(s) * static_cast<uint64_t>(stack) +
+                                          static_cast<uint64_t>(j));
+      if (!feeds) return std::move(feeds).take_status();
+      if (j > 0)
+        for (auto& [name, val] : feeds.value())
+          if (!stacked(name)) val = runs[0].at(name);
+      auto out = interp.run(feeds.value());
+      if (!out) return std::move(out).take_status();
+      std::map<std::string, ir::RuntimeValue> run = std::move(feeds.value());
+      for (size_t i = 0; i < ref_outputs.size(); ++i) run["\x01out:" + ref_outputs[i]] = out.value()[i];
+      runs.push_back(std::move(run));
+    }
+    auto pick = [&](const std::string& key, const std::string& name, bool join) -> Result<ir::RuntimeValue> {
+      if (!join) return runs[0].at(key);
+      std::vector<const ir::RuntimeValue*> parts;
+      for (const auto& r : runs) parts.push_back(&r.at(key));
+      return join_axis0(parts, name);
+    };
+    std::map<std::string, ir::RuntimeValue> feeds;
+    for (const auto& [name, val] : runs[0]) {
+      if (name.rfind("\x01out:", 0) == 0) continue;
+      auto x = pick(name, name, stacked(name));
+      if (!x) return std::move(x).take_status();
+      feeds[cand_name(name)] = std::move(x.value());
+    }
+    std::vector<ir::RuntimeValue> expected;
+    for (size_t i = 0; i < ref_outputs.size(); ++i) {
+      bool join = stack > 1 && (!carried[i] || stacked(ref_outputs[i]));
+      auto x = pick("\x01out:" + ref_outputs[i], ref_outputs[i], join);
+      if (!x) return std::move(x).take_status();
+      if (carried[i]) feeds[cand_name(ref_outputs[i])] = std::move(x.value());
+      else expected.push_back(std::move(x.value()));
+    }
+    v->feeds_.push_back(std::move(feeds));
+    v->expected_.push_back(std::move(expected));
   }
   return v;
 }
 
-Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
+namespace {
+// A float tensor as another float type (round to nearest even), for a candidate whose inputs
+// were converted (--dtype without --keep-io-types).
+ir::RuntimeValue cast_float(const ir::RuntimeValue& v, ir::DataType to) {
+  if (!v.is_tensor() || v.tensor.dtype() == to || !ir::dtype_is_float(v.tensor.dtype())) return v;
+  const ir::Tensor& t = v.tensor;
+  ir::Tensor out(to, t.dims());
+  bool ok = ops::dispatch(t.dtype(), ops::kFloats, [&](auto from) {
+    using F = typename decltype(from)::type;
+    ops::dispatch(to, ops::kFloats, [&](auto into) {
+      using T = typename decltype(into)::type;
+      const F* p = t.data<F>();
+      T* q = out.mutable_data<T>();
+      for (int64_t i = 0; i < t.numel(); ++i)
+        q[i] = T(static_cast<ops::compute_t<T>>(static_cast<double>(static_cast<ops::compute_t<F>>(p[i]))));
+    });
+  });
+  return ok ? ir::RuntimeValue::of(std::move(out)) : v;
+}
+}  // namespace
+
+Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate, const CompareExtras& extras) const {
   VerifyReport rep;
   const auto& outs = candidate.graph->outputs();
   if (outs.size() != output_names_.size())
@@ -134,6 +253,7 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
   }
   Interpreter interp(candidate);
   interp.set_fast_float(opts_.fast);
+  if (extras.observer) interp.set_observer(extras.observer);
   OT_RETURN_IF_ERROR(interp.check_supported());
   for (size_t s = 0; s < feeds_.size(); ++s) {
     // Inputs the candidate no longer has (folded away) are dropped; new ones are an error.
@@ -144,13 +264,16 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate) const {
       if (it == feeds_[s].end())
         return Status(ErrorCode::kMismatch, "input '" + in->name() + "' exists only in the second model");
       feeds[in->name()] = it->second;
+      if (extras.cast_float_inputs && in->type.is_tensor() && ir::dtype_is_float(in->type.elem))
+        feeds[in->name()] = cast_float(it->second, in->type.elem);
     }
     auto out = interp.run(feeds);
     if (!out) return std::move(out).take_status();
     for (size_t i = 0; i < outs.size(); ++i) {
-      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol, opts_.scaled);
+      Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol, opts_.scaled, extras.l2_tol);
       Diff& acc = rep.outputs[i].diff;
       acc.scale = std::max(acc.scale, d.scale);
+      acc.rel_l2 = std::max(acc.rel_l2, d.rel_l2);
       acc.max_abs = std::max(acc.max_abs, d.max_abs);
       acc.max_rel = std::max(acc.max_rel, d.max_rel);
       if (!d.ok && acc.ok) {
@@ -284,7 +407,12 @@ Status pin_input(const ir::Model& m, const std::string& arg, InputSpec& spec) {
       for (const ir::Dim& d : input->type.dims)
         dims.push_back(d.is_known() ? *d.value : (spec.dims.count(d.param) ? spec.dims.at(d.param) : spec.default_dim));
     }
-    ir::Tensor t(input->type.elem, dims);
+    ir::Tensor t;
+    try {
+      t = ir::Tensor(input->type.elem, dims);
+    } catch (const LimitExceeded& e) {
+      return Status(ErrorCode::kUnsupported, "--input " + name + ": " + e.what());
+    }
     bool ok = ops::dispatch(input->type.elem, ops::kAll, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* p = t.mutable_data<T>();

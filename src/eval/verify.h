@@ -36,6 +36,16 @@ struct VerifyOptions {
   double rtol = 1e-4, atol = 1e-5;
   bool scaled = true;  // tolerances relative to each output's scale (compare.h)
   bool fast = false;   // float accumulation in Conv (Interpreter::set_fast_float)
+  // Graph surgery (src/surgery): how the candidate's interface relates to the reference's.
+  // Reference outputs fed to the candidate as its inputs of the same name (cut points), not
+  // compared:
+  std::vector<std::string> carried;
+  std::map<std::string, std::string> renamed;  // reference name -> candidate name
+  // > 1: each sample is `stack` runs of the reference (each on its own random inputs), joined
+  // along axis 0 of `stacked` inputs (reference input or carried names; the others are shared:
+  // the first run's) and of every output: the candidate sees one batch of `stack` samples.
+  int stack = 0;
+  std::vector<std::string> stacked;
 };
 
 struct OutputDiff {
@@ -49,11 +59,21 @@ struct VerifyReport {
   std::vector<OutputDiff> outputs;  // worst over all samples
 };
 
+// How one comparison departs from the defaults (the check of a precision conversion).
+struct CompareExtras {
+  double l2_tol = 0;               // > 0: float outputs pass on relative L2 error (compare_tensors_l2)
+  bool cast_float_inputs = false;  // a float feed is cast to the candidate's float input type
+  Interpreter::Observer observer;  // sees every node of the candidate's runs
+};
+
 // Holds the reference model's feeds and outputs, to compare candidates against.
 class Verifier {
  public:
   static Result<std::unique_ptr<Verifier>> create(const ir::Model& reference, const VerifyOptions& opts);
-  Result<VerifyReport> compare_with(const ir::Model& candidate) const;
+  Result<VerifyReport> compare_with(const ir::Model& candidate) const { return compare_with(candidate, {}); }
+  Result<VerifyReport> compare_with(const ir::Model& candidate, const CompareExtras& extras) const;
+  // The random (or pinned) inputs of each sample.
+  const std::vector<std::map<std::string, ir::RuntimeValue>>& feeds() const { return feeds_; }
   // The values given to every symbolic dim of the inputs (for the report).
   const std::map<std::string, int64_t>& dims_used() const { return dims_used_; }
 

@@ -62,6 +62,30 @@ std::string Node::describe() const {
   return who + " (" + (domain.empty() ? "" : domain + ".") + op_type + ")";
 }
 
+// ---------------------------------------------------------------- Graph: lifetime
+
+Graph::~Graph() {
+  std::vector<std::shared_ptr<Graph>> pending;
+  auto take_subgraphs = [&pending](Graph& g) {
+    auto from = [&pending](Node& n) {
+      for (Attribute& a : n.attributes) {
+        if (a.g) pending.push_back(std::move(a.g));
+        for (auto& sg : a.graphs) pending.push_back(std::move(sg));
+        a.graphs.clear();
+      }
+    };
+    for (auto& n : g.nodes_) from(*n);
+    for (auto& n : g.graveyard_) from(*n);
+  };
+  take_subgraphs(*this);
+  while (!pending.empty()) {
+    std::shared_ptr<Graph> sg = std::move(pending.back());
+    pending.pop_back();
+    // The last owner empties it first, so that its own destruction finds nothing nested.
+    if (sg.use_count() == 1) take_subgraphs(*sg);
+  }
+}
+
 // ---------------------------------------------------------------- Graph: values
 
 Value* Graph::create_value(const std::string& name) {
@@ -113,6 +137,18 @@ void Graph::set_output(size_t i, Value* v) {
   outputs_[i]->graph_outputs_--;
   v->graph_outputs_++;
   outputs_[i] = v;
+}
+
+void Graph::set_inputs(const std::vector<Value*>& vs) {
+  for (Value* v : inputs_) v->graph_input_ = false;
+  inputs_ = vs;
+  for (Value* v : inputs_) v->graph_input_ = true;
+}
+
+void Graph::set_outputs(const std::vector<Value*>& vs) {
+  for (Value* v : outputs_) v->graph_outputs_--;
+  outputs_ = vs;
+  for (Value* v : outputs_) v->graph_outputs_++;
 }
 
 void Graph::set_initializer(Value* v, std::shared_ptr<Tensor> t) {

@@ -116,6 +116,9 @@ class Graph {
   Graph(Model* model, Graph* parent, Node* owner) : model_(model), parent_(parent), owner_(owner) {}
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
+  // Nested graphs are released one at a time, never by recursion through their owners'
+  // attributes: tearing down any nest depth takes constant stack.
+  ~Graph();
 
   std::string name;
   std::string doc_string;
@@ -147,6 +150,10 @@ class Graph {
   void add_input(Value* v);
   void add_output(Value* v);
   void set_output(size_t i, Value* v);
+  // Replace the whole input / output list (graph surgery). Values leaving the input list stop
+  // being graph inputs; a value may be listed as an output more than once.
+  void set_inputs(const std::vector<Value*>& vs);
+  void set_outputs(const std::vector<Value*>& vs);
   void set_initializer(Value* v, std::shared_ptr<Tensor> t);  // makes v an initializer
   void remove_initializer(Value* v);
   void drop_value_info(Value* v) {

@@ -100,6 +100,13 @@ void Rewriter::remove_trailing_inputs(Node* n, size_t keep) {
   ++changes_;
 }
 
+void Rewriter::set_graph_output(Graph& g, size_t i, Value* v) {
+  assert(i < g.outputs().size() && visible_in(v, &g));
+  if (g.outputs()[i] == v) return;
+  g.set_output(i, v);
+  ++changes_;
+}
+
 void Rewriter::set_attribute(Node* n, Attribute a) {
   for (auto& existing : n->attributes)
     if (existing.name == a.name) {

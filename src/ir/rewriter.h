@@ -34,6 +34,9 @@ class Rewriter {
   // a node of an enclosing graph) moves to n's graph (or is copied there if read elsewhere).
   void set_input(Node* n, size_t i, Value* v);
   void remove_trailing_inputs(Node* n, size_t keep);
+  // Output i of g becomes v (positional: for subgraph outputs, whose names nobody outside
+  // reads; a main-graph output keeps its name through replace_all_uses_with instead).
+  void set_graph_output(Graph& g, size_t i, Value* v);
   void set_attribute(Node* n, Attribute a);  // adds or replaces by name
   void remove_attribute(Node* n, std::string_view name);
   void set_op_type(Node* n, std::string op_type);

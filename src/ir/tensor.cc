@@ -1,8 +1,13 @@
 #include "ir/tensor.h"
 
+#include "ir/mapped.h"
+#include "ir/scratch.h"
+
 #include <sys/mman.h>
 
 #include <new>
+
+#include "support/limits.h"
 
 namespace onnxtrim::ir {
 
@@ -18,19 +23,42 @@ std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
 }
 
 namespace {
-int64_t product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+// The element count of dims; a count past int64 (or a negative dim) is refused here, before
+// anything is allocated.
+int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
+  int64_t n = checked_numel(dims);
+  if (n < 0) charge_tensor(-1, 0, dtype_name(dtype), dims);
   return n;
+}
+
+// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else the heap.
+std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
+  if (n >= ScratchScope::threshold()) {
+    if (auto b = scratch::allocate(n)) {
+      *p = b->writable_data();
+      return b;
+    }
+  }
+  auto v = std::make_shared<VectorBuffer>(n);
+  *p = v->mutable_data();
+  return v;
+}
+
+uint64_t alloc_bytes(DataType dtype, int64_t numel) {
+  if (dtype == DataType::kString) return static_cast<uint64_t>(numel) * sizeof(std::string);
+  return dtype_storage_bytes(dtype, numel);
 }
 }  // namespace
 
-Tensor::Tensor(DataType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)), numel_(product(dims_)) {
+Tensor::Tensor(DataType dtype, std::vector<int64_t> dims)
+    : dtype_(dtype), dims_(std::move(dims)), numel_(product(dtype_, dims_)) {
+  charge_tensor(numel_, alloc_bytes(dtype_, numel_), dtype_name(dtype_), dims_);
   if (dtype_ == DataType::kString) {
     strings_.resize(static_cast<size_t>(numel()));
   } else {
     nbytes_ = dtype_storage_bytes(dtype_, numel());
-    buf_ = std::make_shared<VectorBuffer>(nbytes_);
+    uint8_t* p = nullptr;
+    buf_ = allocate_bytes(nbytes_, &p);
   }
 }
 
@@ -38,21 +66,25 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
   Tensor t;
   t.dtype_ = dtype;
   t.dims_ = std::move(dims);
-  t.numel_ = product(t.dims_);
+  t.numel_ = product(dtype, t.dims_);
   t.nbytes_ = dtype == DataType::kString ? 0 : dtype_storage_bytes(dtype, t.numel());
   return t;
 }
 
 
 uint8_t* Tensor::mutable_bytes() {
-  // Sole owner of a vector we allocated: write in place. Otherwise copy first.
+  // Sole owner of memory we may write (a vector we allocated, a writable region of the
+  // scratch file): write in place. Otherwise copy first.
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
     if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
       return const_cast<VectorBuffer*>(vb)->mutable_data();
+    if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
+      if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
   }
-  auto fresh = std::make_shared<VectorBuffer>(nbytes_);
-  if (nbytes_ != 0 && buf_) std::memcpy(fresh->mutable_data(), bytes(), nbytes_);
-  uint8_t* p = fresh->mutable_data();
+  charge_tensor(numel_, nbytes_, dtype_name(dtype_), dims_);
+  uint8_t* p = nullptr;
+  auto fresh = allocate_bytes(nbytes_, &p);
+  if (nbytes_ != 0 && buf_) std::memcpy(p, bytes(), nbytes_);
   buf_ = std::move(fresh);
   offset_ = 0;
   return p;

@@ -105,6 +105,34 @@ Status verify_graph(const Graph& g) {
   return check(g, defined);
 }
 
-Status verify_model(const Model& m) { return verify_graph(*m.graph); }
+Status verify_model(const Model& m) {
+  OT_RETURN_IF_ERROR(check_subgraph_depth(m));
+  return verify_graph(*m.graph);
+}
+
+int subgraph_depth(const Model& m) {
+  int deepest = 0;
+  std::vector<std::pair<const Graph*, int>> todo;
+  todo.emplace_back(m.graph.get(), 0);
+  for (const Function& f : m.functions)
+    if (f.body) todo.emplace_back(f.body.get(), 0);
+  while (!todo.empty()) {
+    const Graph* g = todo.back().first;
+    int depth = todo.back().second;  // not a structured binding: clang 14 cannot capture those in a lambda
+    todo.pop_back();
+    deepest = std::max(deepest, depth);
+    if (depth > kMaxSubgraphDepth) break;
+    g->for_each_node([&](Node* n) {
+      for (Graph* sg : n->subgraphs()) todo.emplace_back(sg, depth + 1);
+    });
+  }
+  return deepest;
+}
+
+Status check_subgraph_depth(const Model& m) {
+  if (subgraph_depth(m) <= kMaxSubgraphDepth) return Status::ok();
+  return make_error(ErrorCode::kUnsupported, "subgraphs (If/Loop/Scan bodies) nest more than " +
+                                                 std::to_string(kMaxSubgraphDepth) + " levels deep, the most onnxtrim handles");
+}
 
 }  // namespace onnxtrim::ir

@@ -10,4 +10,14 @@ namespace onnxtrim::ir {
 Status verify_model(const Model& m);
 Status verify_graph(const Graph& g);
 
+// Subgraphs (If branches, Loop/Scan bodies, any graph attribute) may nest at most this many
+// levels below the main graph. The loader refuses deeper models, and so do simplify and save
+// (the IR's walkers recurse once per level: the limit keeps them far from the stack's end).
+constexpr int kMaxSubgraphDepth = 64;
+// How deeply the subgraphs of m (functions included) nest, counted without recursion; stops
+// counting past kMaxSubgraphDepth + 1.
+int subgraph_depth(const Model& m);
+// An "unsupported" error when m nests deeper than kMaxSubgraphDepth.
+Status check_subgraph_depth(const Model& m);
+
 }  // namespace onnxtrim::ir

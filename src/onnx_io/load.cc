@@ -1,23 +1,32 @@
-// protobuf -> IR. The parsed ModelProto is consumed destructively: tensor bytes are moved into
-// the IR (never copied), and what the IR does not interpret is re-serialized into `extra`.
+// protobuf -> IR. The model file is mapped, not read. The main graph's initializers are decoded
+// by a small wire-format reader (the fast path below): their raw_data stays in the mapping, so
+// loading copies no weights and saving can copy them file to file. The rest of the model goes
+// through libprotobuf; the parsed messages are consumed destructively (tensor bytes moved into
+// the IR, not copied), and what the IR does not interpret is re-serialized into `extra`.
 #include <google/protobuf/unknown_field_set.h>
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cctype>
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <vector>
 
 #include "onnx/onnx_pb.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
+#include "ir/verifier.h"
+#include "ir/mapped.h"
 
 namespace onnxtrim::onnx_io {
 
@@ -31,19 +40,28 @@ struct LoadCtx {
   std::string base_dir;  // external data is relative to this
   const LoadOptions* opts;
   ir::Model* model;
-  std::map<std::string, std::shared_ptr<ir::MmapBuffer>> mapped;  // external files
+  std::map<std::string, std::shared_ptr<ir::MappedBuffer>> mapped;  // external files
+  // The mapped model file, when raw_data may stay in it (load_model); null: copy the bytes.
+  std::shared_ptr<const ir::MappedBuffer> owner;
+  int depth = 0;  // subgraph nesting of the graph being converted
 };
+
+// An external-data offset or length: decimal digits that fit int64, nothing else.
+bool byte_count(const std::string& v, int64_t* n) {
+  errno = 0;
+  char* end = nullptr;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE || x < 0 || !std::isdigit(static_cast<unsigned char>(v[0])))
+    return false;
+  *n = x;
+  return true;
+}
 
 Status err(ErrorCode c, std::string detail) { return make_error(c, std::move(detail)); }
 
 // ---------------------------------------------------------------- files
 
-struct MappedFile {
-  void* base = nullptr;
-  size_t size = 0;
-};
-
-Result<std::shared_ptr<ir::MmapBuffer>> map_file(const std::string& path) {
+Result<std::shared_ptr<ir::MappedBuffer>> map_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return err(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
@@ -52,14 +70,70 @@ Result<std::shared_ptr<ir::MmapBuffer>> map_file(const std::string& path) {
     return err(ErrorCode::kIo, "not a regular file");
   }
   size_t n = static_cast<size_t>(st.st_size);
-  if (n == 0) {
-    ::close(fd);
-    return std::make_shared<ir::MmapBuffer>(nullptr, 0, 0, 0);
+  auto origin = std::make_shared<ir::FileOrigin>();
+  origin->path = path;
+  origin->dev = static_cast<uint64_t>(st.st_dev);
+  origin->ino = static_cast<uint64_t>(st.st_ino);
+  void* p = nullptr;
+  if (n != 0) {
+    p = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      ::close(fd);
+      return err(ErrorCode::kIo, std::string("cannot map: ") + std::strerror(e));
+    }
   }
-  void* p = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
-  if (p == MAP_FAILED) return err(ErrorCode::kIo, std::string("cannot map: ") + std::strerror(errno));
-  return std::make_shared<ir::MmapBuffer>(p, n, 0, n);
+  return std::make_shared<ir::MappedBuffer>(p, n, n, std::move(origin), 0, false);
+}
+
+// Points t at bytes [off, off + n) of buf without copying them. Kernels read elements through
+// typed pointers, so bytes that are not aligned for the element type are read through an
+// AlignedView (copied on first use; saving still copies them from the file).
+void attach_view(ir::Tensor& t, std::shared_ptr<const ir::MappedBuffer> buf, size_t off, size_t n) {
+  size_t align = std::min<size_t>(8, std::max<size_t>(1, static_cast<size_t>(ir::dtype_bits(t.dtype())) / 8));
+  auto addr = reinterpret_cast<uintptr_t>(buf->data() + off);
+  if (n != 0 && addr % align != 0) {
+    t.set_buffer(std::make_shared<ir::AlignedView>(std::move(buf), off, n), 0, n);
+    return;
+  }
+  t.set_buffer(std::move(buf), off, n);
+}
+
+// Resolves an external-data reference: maps the file (once per file) and points t at its range.
+Status attach_external(const std::string& name, const ir::ExternalRef& ref, size_t expect, ir::Tensor& t, LoadCtx& ctx) {
+  if (ref.location.empty())
+    return err(ErrorCode::kInvalidModel, "tensor '" + name + "' uses external data without a location");
+  fs::path rel(ref.location);
+  if (rel.is_absolute() || ref.location.find("..") != std::string::npos)
+    return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data location '" + ref.location +
+                                             "' must be a relative path inside the model's folder");
+  t.external = ref;
+  if (!ctx.opts->load_external_data) {
+    t.set_buffer(nullptr, 0, expect);
+    return Status::ok();
+  }
+  std::string full = (fs::path(ctx.base_dir) / rel).string();
+  auto it = ctx.mapped.find(full);
+  if (it == ctx.mapped.end()) {
+    auto m = map_file(full);
+    if (!m)
+      return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data file '" + ref.location +
+                                               "': " + m.status().detail());
+    it = ctx.mapped.emplace(full, m.value()).first;
+  }
+  const auto& buf = it->second;
+  uint64_t off = static_cast<uint64_t>(ref.offset);
+  uint64_t len = ref.length >= 0 ? static_cast<uint64_t>(ref.length) : buf->size() - std::min<uint64_t>(off, buf->size());
+  if (ref.offset < 0 || off + len > buf->size() || off > buf->size())
+    return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data file '" + ref.location +
+                                             "' is too short (" + std::to_string(buf->size()) + " bytes, need " +
+                                             std::to_string(off + len) + ")");
+  if (len != expect)
+    return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data holds " + std::to_string(len) +
+                                             " bytes, the tensor needs " + std::to_string(expect));
+  attach_view(t, buf, static_cast<size_t>(off), static_cast<size_t>(len));
+  return Status::ok();
 }
 
 // ---------------------------------------------------------------- tensors
@@ -112,42 +186,20 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
   } else if (external) {
     ir::ExternalRef ref;
     for (const auto& kv : tp.external_data()) {
-      if (kv.key() == "location") ref.location = kv.value();
-      else if (kv.key() == "offset") ref.offset = std::strtoll(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "length") ref.length = std::strtoll(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "checksum") ref.checksum = kv.value();
-    }
-    if (ref.location.empty())
-      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' uses external data without a location");
-    fs::path rel(ref.location);
-    if (rel.is_absolute() || ref.location.find("..") != std::string::npos)
-      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data location '" + ref.location +
-                                               "' must be a relative path inside the model's folder");
-    t.external = ref;
-    if (ctx.opts->load_external_data) {
-      std::string full = (fs::path(ctx.base_dir) / rel).string();
-      auto it = ctx.mapped.find(full);
-      if (it == ctx.mapped.end()) {
-        auto m = map_file(full);
-        if (!m)
-          return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data file '" + ref.location +
-                                                   "': " + m.status().detail());
-        it = ctx.mapped.emplace(full, m.value()).first;
+      if (kv.key() == "location") {
+        ref.location = kv.value();
+      } else if (kv.key() == "offset" || kv.key() == "length") {
+        const std::string& v = kv.value();
+        int64_t n = 0;
+        if (!byte_count(v, &n))
+          return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data " + kv.key() + " '" + v +
+                                                   "' is not a byte count");
+        (kv.key() == "offset" ? ref.offset : ref.length) = n;
+      } else if (kv.key() == "checksum") {
+        ref.checksum = kv.value();
       }
-      const auto& buf = it->second;
-      uint64_t off = static_cast<uint64_t>(ref.offset);
-      uint64_t len = ref.length >= 0 ? static_cast<uint64_t>(ref.length) : buf->size() - std::min<uint64_t>(off, buf->size());
-      if (ref.offset < 0 || off + len > buf->size() || off > buf->size())
-        return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data file '" + ref.location +
-                                                 "' is too short (" + std::to_string(buf->size()) + " bytes, need " +
-                                                 std::to_string(off + len) + ")");
-      if (len != expect)
-        return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data holds " + std::to_string(len) +
-                                                 " bytes, the tensor needs " + std::to_string(expect));
-      t.set_buffer(buf, static_cast<size_t>(off), static_cast<size_t>(len));
-    } else {
-      t.set_buffer(nullptr, 0, expect);
     }
+    OT_RETURN_IF_ERROR(attach_external(tp.name(), ref, expect, t, ctx));
     tp.clear_external_data();
   } else if (tp.has_raw_data()) {
     std::string* raw = tp.mutable_raw_data();
@@ -210,6 +262,211 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
   out = std::move(t);
   return Status::ok();
 }
+
+// ---------------------------------------------------------------- the wire format (fast path)
+//
+// The main graph's initializers (nearly all the bytes of a model) are read straight from the
+// mapped file: TensorProto fields are decoded here and raw_data stays where it is. Everything
+// else is parsed by libprotobuf as before. A tensor with anything this reader does not handle
+// itself (typed data fields, strings, segments, doc strings, unknown fields) is parsed by
+// libprotobuf too, and anything unexpected in the model or graph framing sends the whole file
+// to the general parser: the fast path changes how fast, never what is read.
+
+namespace wire {
+
+enum WireType : int { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
+
+struct Reader {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool done() const { return p >= end; }
+  bool varint(uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p >= end) return false;
+      uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+  bool tag(uint32_t& field, int& wt) {
+    uint64_t t = 0;
+    if (!varint(t) || (t >> 32) != 0 || (t >> 3) == 0) return false;
+    field = static_cast<uint32_t>(t >> 3);
+    wt = static_cast<int>(t & 7);
+    return true;
+  }
+  bool bytes(const uint8_t*& data, size_t& n) {
+    uint64_t len = 0;
+    if (!varint(len) || len > static_cast<uint64_t>(end - p)) return false;
+    data = p;
+    n = static_cast<size_t>(len);
+    p += n;
+    return true;
+  }
+  bool skip(int wt) {
+    uint64_t v = 0;
+    const uint8_t* d = nullptr;
+    size_t n = 0;
+    switch (wt) {
+      case kVarint: return varint(v);
+      case kFixed64: if (end - p < 8) return false; p += 8; return true;
+      case kFixed32: if (end - p < 4) return false; p += 4; return true;
+      case kLen: return bytes(d, n);
+      default: return false;  // groups: left to libprotobuf
+    }
+  }
+};
+
+}  // namespace wire
+
+// The TensorProto fields of a raw or external tensor, as views into the file.
+struct FastTensor {
+  std::vector<int64_t> dims;
+  int32_t data_type = 0;
+  int32_t location = 0;
+  std::string_view name;
+  const uint8_t* raw = nullptr;
+  size_t raw_size = 0;
+  std::vector<std::pair<std::string_view, std::string_view>> external;
+  bool has_data_type = false, has_name = false, has_raw = false, has_location = false;
+};
+
+std::string_view view(const uint8_t* d, size_t n) { return {reinterpret_cast<const char*>(d), n}; }
+
+// Decodes a TensorProto that holds raw_data or an external reference and nothing else this
+// reader would have to keep; false: the general parser takes it.
+bool parse_fast_tensor(const uint8_t* data, size_t size, FastTensor& t) {
+  wire::Reader r{data, data + size};
+  while (!r.done()) {
+    uint32_t f = 0;
+    int wt = 0;
+    if (!r.tag(f, wt)) return false;
+    uint64_t v = 0;
+    const uint8_t* d = nullptr;
+    size_t n = 0;
+    switch (f) {
+      case 1:  // dims: packed or not
+        if (wt == wire::kVarint) {
+          if (!r.varint(v)) return false;
+          t.dims.push_back(static_cast<int64_t>(v));
+        } else if (wt == wire::kLen) {
+          if (!r.bytes(d, n)) return false;
+          wire::Reader q{d, d + n};
+          while (!q.done()) {
+            if (!q.varint(v)) return false;
+            t.dims.push_back(static_cast<int64_t>(v));
+          }
+        } else {
+          return false;
+        }
+        break;
+      case 2:
+        if (wt != wire::kVarint || !r.varint(v)) return false;
+        t.data_type = static_cast<int32_t>(v);
+        t.has_data_type = true;
+        break;
+      case 8:
+        if (wt != wire::kLen || !r.bytes(d, n)) return false;
+        t.name = view(d, n);
+        t.has_name = true;
+        break;
+      case 9:
+        if (wt != wire::kLen || !r.bytes(d, n)) return false;
+        t.raw = d;
+        t.raw_size = n;
+        t.has_raw = true;
+        break;
+      case 13: {  // external_data: StringStringEntryProto {key = 1, value = 2}
+        if (wt != wire::kLen || !r.bytes(d, n)) return false;
+        std::string_view key, value;
+        wire::Reader e{d, d + n};
+        while (!e.done()) {
+          uint32_t ef = 0;
+          int ewt = 0;
+          if (!e.tag(ef, ewt)) return false;
+          if ((ef == 1 || ef == 2) && ewt == wire::kLen) {
+            const uint8_t* sd = nullptr;
+            size_t sn = 0;
+            if (!e.bytes(sd, sn)) return false;
+            (ef == 1 ? key : value) = view(sd, sn);
+          } else if (!e.skip(ewt)) {
+            return false;
+          }
+        }
+        t.external.emplace_back(key, value);
+        break;
+      }
+      case 14:  // data_location: a closed enum (other values would be unknown fields)
+        if (wt != wire::kVarint || !r.varint(v) || v > 1) return false;
+        t.location = static_cast<int32_t>(v);
+        t.has_location = true;
+        break;
+      default:
+        return false;
+    }
+  }
+  const bool external = t.location == onnx::TensorProto::EXTERNAL;
+  if (t.data_type == static_cast<int32_t>(ir::DataType::kString)) return false;
+  return external ? !t.has_raw : t.has_raw;
+}
+
+// convert_tensor for a FastTensor: the same checks, the same messages, no copy of raw_data.
+Status convert_fast_tensor(const FastTensor& ft, ir::Tensor& out, LoadCtx& ctx) {
+  std::string name(ft.name);
+  if (!ir::dtype_is_known(ft.data_type))
+    return err(ErrorCode::kInvalidModel, "tensor '" + name + "' has unknown data type " + std::to_string(ft.data_type));
+  for (int64_t d : ft.dims)
+    if (d < 0) return err(ErrorCode::kInvalidModel, "tensor '" + name + "' has a negative dimension");
+  int64_t numel = 1;
+  for (int64_t d : ft.dims) {
+    if (d != 0 && numel > INT64_MAX / d) return err(ErrorCode::kInvalidModel, "tensor '" + name + "' is too large");
+    numel *= d;
+  }
+  auto dtype = static_cast<ir::DataType>(ft.data_type);
+  ir::Tensor t = ir::Tensor::shell(dtype, ft.dims);
+  t.set_name(name);
+  if (ft.has_data_type) t.presence |= kTensorDataType;
+  if (ft.has_name) t.presence |= kTensorName;
+  if (ft.has_raw) t.presence |= kTensorRaw;
+  if (ft.has_location) t.presence |= kTensorLocation;
+  size_t expect = ir::dtype_storage_bytes(dtype, numel);
+  if (ft.location == onnx::TensorProto::EXTERNAL) {
+    ir::ExternalRef ref;
+    for (const auto& [k, v] : ft.external) {
+      if (k == "location") ref.location = std::string(v);
+      else if (k == "offset" || k == "length") {
+        int64_t n = 0;
+        if (!byte_count(std::string(v), &n))
+          return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data " + std::string(k) + " '" +
+                                                   std::string(v) + "' is not a byte count");
+        (k == "offset" ? ref.offset : ref.length) = n;
+      }
+      else if (k == "checksum") ref.checksum = std::string(v);
+    }
+    OT_RETURN_IF_ERROR(attach_external(name, ref, expect, t, ctx));
+  } else {
+    if (ft.raw_size != expect)
+      return err(ErrorCode::kInvalidModel, "tensor '" + name + "' has " + std::to_string(ft.raw_size) +
+                                               " bytes of data, its type and shape need " + std::to_string(expect));
+    if (ctx.owner) {
+      attach_view(t, ctx.owner, static_cast<size_t>(ft.raw - ctx.owner->data()), expect);
+    } else {
+      auto buf = std::make_shared<ir::VectorBuffer>(std::vector<uint8_t>(ft.raw, ft.raw + expect));
+      t.set_buffer(std::move(buf), 0, expect);
+    }
+  }
+  out = std::move(t);
+  return Status::ok();
+}
+
+// A main-graph initializer read by the fast path: decoded here, or parsed by libprotobuf.
+struct PendingInit {
+  bool fast = false;
+  FastTensor ft;
+  onnx::TensorProto tp;
+};
 
 // ---------------------------------------------------------------- types
 
@@ -305,7 +562,81 @@ void apply_value_info(onnx::ValueInfoProto& vi, ir::Value* v) {
 
 // ---------------------------------------------------------------- graphs
 
-Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx);
+Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx, std::vector<PendingInit>* pre = nullptr);
+
+Status too_deep() {
+  return err(ErrorCode::kUnsupported, "subgraphs (If/Loop/Scan bodies) nest more than " +
+                                          std::to_string(ir::kMaxSubgraphDepth) + " levels deep, the most onnxtrim handles");
+}
+
+// How deeply the graph attributes of a serialized ModelProto nest, read from the wire format
+// without recursion and without building anything (stops counting past the limit). The
+// protobuf parser refuses deep nesting (its recursion limit) without saying so; this tells a
+// model nested too deeply from a corrupt file.
+int wire_subgraph_depth(const uint8_t* p, const uint8_t* end) {
+  enum Kind { kModel, kGraph, kNode, kAttr, kFunction };
+  struct Frame {
+    const uint8_t* end;
+    Kind kind;
+    int depth;
+  };
+  // Reads a varint that must end before `limit` (the end of the enclosing message: reading on
+  // past it would let a length computed from a negative remainder send p anywhere).
+  auto varint = [&](uint64_t& v, const uint8_t* limit) {
+    v = 0;
+    for (int shift = 0; shift < 64 && p < limit; shift += 7) {
+      uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  };
+  std::vector<Frame> stack{{end, kModel, 0}};
+  int deepest = 0;
+  while (!stack.empty() && deepest <= ir::kMaxSubgraphDepth) {
+    Frame& f = stack.back();
+    if (p >= f.end) {
+      if (p > f.end) break;  // malformed
+      stack.pop_back();
+      continue;
+    }
+    uint64_t tag = 0, len = 0;
+    if (!varint(tag, f.end)) break;
+    uint64_t field = tag >> 3;
+    switch (tag & 7) {
+      case 0:
+        if (!varint(len, f.end)) return deepest;
+        continue;
+      case 1:
+      case 5: {
+        size_t w = (tag & 7) == 1 ? 8 : 4;
+        if (static_cast<size_t>(f.end - p) < w) return deepest;
+        p += w;
+        continue;
+      }
+      case 2: break;
+      default: return deepest;  // groups: not in ONNX
+    }
+    if (!varint(len, f.end) || len > static_cast<uint64_t>(f.end - p)) break;
+    const uint8_t* sub_end = p + len;
+    Kind child = kModel;
+    bool follow = true;
+    int depth = f.depth;
+    if (f.kind == kModel && field == 7) child = kGraph;
+    else if (f.kind == kModel && field == 25) child = kFunction;
+    else if ((f.kind == kGraph && field == 1) || (f.kind == kFunction && field == 7)) child = kNode;
+    else if (f.kind == kNode && field == 5) child = kAttr;
+    else if (f.kind == kAttr && (field == 6 || field == 11)) child = kGraph, depth += 1;
+    else follow = false;
+    if (!follow) {
+      p = sub_end;
+      continue;
+    }
+    deepest = std::max(deepest, depth);
+    stack.push_back(Frame{sub_end, child, depth});
+  }
+  return deepest;
+}
 
 Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& g, ir::Node* owner, LoadCtx& ctx) {
   a.name = ap.name();
@@ -320,6 +651,19 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
   }
   if (ap.has_type()) a.presence |= kAttrType;
   a.type = static_cast<ir::AttrType>(ap.type());
+  // A graph payload must be what the type says: the IR walks subgraphs by the type (If, Loop,
+  // Scan bodies), so a graph under another type would read outer values unseen by every pass.
+  // A file without the type field (it came in IR version 2) gets it from the payload.
+  {
+    const bool has_g = ap.has_g(), has_graphs = ap.graphs_size() > 0;
+    if (a.type == ir::AttrType::kUndefined && has_g != has_graphs)
+      a.type = has_g ? ir::AttrType::kGraph : ir::AttrType::kGraphs;
+    if ((has_g && a.type != ir::AttrType::kGraph) || (has_graphs && a.type != ir::AttrType::kGraphs))
+      return err(ErrorCode::kInvalidModel, "attribute '" + ap.name() + "' holds " +
+                                               (has_g && has_graphs ? std::string("a graph and a list of graphs")
+                                                                    : std::string(has_g ? "a graph" : "a list of graphs")) +
+                                               " but its type is " + onnx::AttributeProto_AttributeType_Name(ap.type()));
+  }
   if (ap.has_f()) a.presence |= kAttrF;
   if (ap.has_i()) a.presence |= kAttrI;
   if (ap.has_s()) a.presence |= kAttrS;
@@ -331,10 +675,13 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
     a.t = std::make_shared<ir::Tensor>();
     OT_RETURN_IF_ERROR(convert_tensor(*ap.mutable_t(), *a.t, ctx));
   }
+  if ((ap.has_g() || ap.graphs_size() > 0) && ctx.depth >= ir::kMaxSubgraphDepth) return too_deep();
   if (ap.has_g()) {
     a.presence |= kAttrG;
     a.g = std::make_shared<ir::Graph>(ctx.model, &g, owner);
+    ++ctx.depth;
     OT_RETURN_IF_ERROR(convert_graph(*ap.mutable_g(), *a.g, ctx));
+    --ctx.depth;
   }
   a.floats.assign(ap.floats().begin(), ap.floats().end());
   a.ints.assign(ap.ints().begin(), ap.ints().end());
@@ -345,7 +692,9 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
   }
   for (auto& sgp : *ap.mutable_graphs()) {
     auto sg = std::make_shared<ir::Graph>(ctx.model, &g, owner);
+    ++ctx.depth;
     OT_RETURN_IF_ERROR(convert_graph(sgp, *sg, ctx));
+    --ctx.depth;
     a.graphs.push_back(std::move(sg));
   }
   ap.clear_name();
@@ -432,7 +781,8 @@ Status convert_nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
   return Status::ok();
 }
 
-Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx) {
+// pre: the initializers, when the fast path read them (gp then has none of its own).
+Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx, std::vector<PendingInit>* pre) {
   g.name = gp.name();
   if (gp.has_name()) g.presence |= kGraphName;
   if (gp.has_doc_string()) {
@@ -446,10 +796,7 @@ Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx) {
     apply_value_info(vi, v);
     g.add_input(v);
   }
-  for (auto& tp : *gp.mutable_initializer()) {
-    auto t = std::make_shared<ir::Tensor>();
-    std::string name = tp.name();
-    OT_RETURN_IF_ERROR(convert_tensor(tp, *t, ctx));
+  auto add_initializer = [&](const std::string& name, std::shared_ptr<ir::Tensor> t) -> Status {
     ir::Value* v = g.find_value(name);
     if (v != nullptr && v->is_initializer())
       return err(ErrorCode::kInvalidModel, "initializer '" + name + "' is defined twice");
@@ -459,6 +806,21 @@ Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx) {
       for (int64_t d : t->dims()) v->type.dims.push_back(ir::Dim::known(d));
     }
     g.set_initializer(v, std::move(t));
+    return Status::ok();
+  };
+  if (pre) {
+    for (auto& pi : *pre) {
+      auto t = std::make_shared<ir::Tensor>();
+      std::string name = pi.fast ? std::string(pi.ft.name) : pi.tp.name();
+      OT_RETURN_IF_ERROR(pi.fast ? convert_fast_tensor(pi.ft, *t, ctx) : convert_tensor(pi.tp, *t, ctx));
+      OT_RETURN_IF_ERROR(add_initializer(name, std::move(t)));
+    }
+  }
+  for (auto& tp : *gp.mutable_initializer()) {
+    auto t = std::make_shared<ir::Tensor>();
+    std::string name = tp.name();
+    OT_RETURN_IF_ERROR(convert_tensor(tp, *t, ctx));
+    OT_RETURN_IF_ERROR(add_initializer(name, std::move(t)));
   }
   OT_RETURN_IF_ERROR(convert_nodes(*gp.mutable_node(), g, ctx));
   for (auto& vi : *gp.mutable_output()) {
@@ -538,6 +900,10 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
       return err(ErrorCode::kInvalidModel, "function '" + f.name + "' output '" + out + "' is not produced");
     g.add_output(v);
   }
+  // Function bodies, like graphs, may list their nodes out of order: sorted (stably).
+  std::string cycle;
+  if (!g.topological_sort(&cycle))
+    return Status(ErrorCode::kInvalidModel, "function '" + f.name + "' has a cycle").with_node(cycle);
   fp.clear_name();
   fp.clear_domain();
   fp.clear_doc_string();
@@ -550,7 +916,8 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
   return Status::ok();
 }
 
-Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& ctx) {
+Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& ctx,
+                                                 std::vector<PendingInit>* pre = nullptr) {
   auto model = std::make_unique<ir::Model>();
   ctx.model = model.get();
   ir::Model& m = *model;
@@ -575,7 +942,7 @@ Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& 
   }
   for (const auto& kv : mp.metadata_props()) m.metadata_props.emplace_back(kv.key(), kv.value());
   if (!mp.has_graph()) return err(ErrorCode::kParse, "not an ONNX model: it has no graph");
-  OT_RETURN_IF_ERROR(convert_graph(*mp.mutable_graph(), *m.graph, ctx));
+  OT_RETURN_IF_ERROR(convert_graph(*mp.mutable_graph(), *m.graph, ctx, pre));
   for (auto& fp : *mp.mutable_functions()) {
     m.functions.emplace_back();
     OT_RETURN_IF_ERROR(convert_function(fp, m.functions.back(), ctx));
@@ -611,80 +978,148 @@ Status tensor_from_proto_bytes(const std::string& bytes, ir::Tensor& out) {
 namespace {
 
 // Parses from any zero-copy stream; convert_model then consumes the message.
+// `rescan` measures the nesting of the bytes when the parser refuses them.
 Result<std::unique_ptr<ir::Model>> parse_stream(google::protobuf::io::ZeroCopyInputStream& in, uint64_t size,
                                                 const std::string& display_name, const std::string& base_dir,
-                                                const LoadOptions& opts) {
+                                                const LoadOptions& opts, const std::function<int()>& rescan) {
   LoadCtx ctx;
   ctx.display = display_name;
   ctx.base_dir = base_dir;
   ctx.opts = &opts;
-  if (size > static_cast<uint64_t>(INT_MAX))
-    return Status(ErrorCode::kParse, "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
-        .with_file(display_name);
   onnx::ModelProto mp;
   {
     google::protobuf::io::CodedInputStream cis(&in);
     cis.SetTotalBytesLimit(INT_MAX);
     cis.SetRecursionLimit(256);
-    if (!mp.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
+    if (!mp.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage()) {
+      if (rescan && rescan() > ir::kMaxSubgraphDepth) return too_deep().with_file(display_name);
       return Status(ErrorCode::kParse, "not a valid ONNX model (protobuf parsing failed: truncated or corrupt file?)")
           .with_file(display_name);
+    }
   }
   auto r = convert_model(mp, ctx);
   if (!r) return std::move(r).take_status().with_file(display_name);
   return r;
 }
 
-// Reads a file in chunks, reporting progress: the file is never held in memory whole, so
-// peak memory is the parsed model, not the model plus the file.
-class ProgressFileStream final : public google::protobuf::io::ZeroCopyInputStream {
- public:
-  ProgressFileStream(int fd, uint64_t total, const ProgressFn& progress)
-      : in_(fd, 1 << 20), total_(total), progress_(progress) {}
-  bool Next(const void** data, int* size) override {
-    bool ok = in_.Next(data, size);
-    if (ok && progress_) progress_(static_cast<uint64_t>(in_.ByteCount()), total_);
-    return ok;
-  }
-  void BackUp(int count) override { in_.BackUp(count); }
-  bool Skip(int count) override { return in_.Skip(count); }
-  int64_t ByteCount() const override { return in_.ByteCount(); }
-  int error() const { return in_.GetErrno(); }
+bool parse_part(const std::string& bytes, google::protobuf::MessageLite& m, int recursion_limit) {
+  google::protobuf::io::CodedInputStream cis(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  cis.SetRecursionLimit(recursion_limit);
+  return m.MergeFromCodedStream(&cis) && cis.ConsumedEntireMessage();
+}
 
- private:
-  google::protobuf::io::FileInputStream in_;
-  uint64_t total_;
-  const ProgressFn& progress_;
-};
+// The fast path: the model and graph framing are walked here, the main graph's initializers
+// decoded by parse_fast_tensor, and the remaining fields (nodes, inputs, functions ...)
+// handed to libprotobuf, which sees exactly the bytes it would have seen in the whole file.
+// Sets `fallback` when the general parser must read the file instead.
+Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, LoadCtx& ctx, bool& fallback) {
+  fallback = true;
+  auto no = []() -> Result<std::unique_ptr<ir::Model>> { return Status(ErrorCode::kInternal, "fallback"); };
+  std::string rest;
+  const uint8_t* graph = nullptr;
+  size_t graph_size = 0;
+  int graphs = 0;
+  wire::Reader r{data, data + size};
+  while (!r.done()) {
+    const uint8_t* field = r.p;
+    uint32_t f = 0;
+    int wt = 0;
+    if (!r.tag(f, wt)) return no();
+    if (f == 7 && wt == wire::kLen) {
+      if (!r.bytes(graph, graph_size)) return no();
+      ++graphs;
+    } else {
+      if (!r.skip(wt)) return no();
+      rest.append(reinterpret_cast<const char*>(field), static_cast<size_t>(r.p - field));
+    }
+  }
+  if (graphs != 1) return no();  // none (an error to report) or several (merged by protobuf)
+
+  std::string graph_rest;
+  std::vector<PendingInit> inits;
+  wire::Reader g{graph, graph + graph_size};
+  while (!g.done()) {
+    const uint8_t* field = g.p;
+    uint32_t f = 0;
+    int wt = 0;
+    if (!g.tag(f, wt)) return no();
+    if (f == 5 && wt == wire::kLen) {
+      const uint8_t* d = nullptr;
+      size_t n = 0;
+      if (!g.bytes(d, n)) return no();
+      inits.emplace_back();
+      PendingInit& pi = inits.back();
+      if (parse_fast_tensor(d, n, pi.ft)) {
+        pi.fast = true;
+      } else {
+        pi.ft = FastTensor();
+        google::protobuf::io::CodedInputStream cis(d, static_cast<int>(n));
+        cis.SetRecursionLimit(254);
+        if (!pi.tp.MergeFromCodedStream(&cis) || !cis.ConsumedEntireMessage()) return no();
+      }
+    } else {
+      if (!g.skip(wt)) return no();
+      graph_rest.append(reinterpret_cast<const char*>(field), static_cast<size_t>(g.p - field));
+    }
+  }
+  onnx::ModelProto mp;
+  if (!parse_part(rest, mp, 256) || !parse_part(graph_rest, *mp.mutable_graph(), 255)) return no();
+  fallback = false;
+  return convert_model(mp, ctx, &inits);
+}
+
+// Bytes of a whole model file; `owner` keeps them alive when tensors may point into them.
+Result<std::unique_ptr<ir::Model>> parse_bytes(const uint8_t* data, size_t size, const std::string& display_name,
+                                               const std::string& base_dir, const LoadOptions& opts,
+                                               std::shared_ptr<const ir::MappedBuffer> owner) {
+  if (size > static_cast<uint64_t>(INT_MAX))
+    return Status(ErrorCode::kParse, "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
+        .with_file(display_name);
+  if (!opts.general_parser) {
+    LoadCtx ctx;
+    ctx.display = display_name;
+    ctx.base_dir = base_dir;
+    ctx.opts = &opts;
+    ctx.owner = std::move(owner);
+    bool fallback = false;
+    auto r = parse_fast(data, size, ctx, fallback);
+    if (!fallback) {
+      if (!r) return std::move(r).take_status().with_file(display_name);
+      if (opts.progress) opts.progress(size, size);
+      return r;
+    }
+  }
+  google::protobuf::io::ArrayInputStream ais(data, static_cast<int>(size));
+  auto rescan = [&] { return wire_subgraph_depth(data, data + size); };
+  auto r = parse_stream(ais, size, display_name, base_dir, opts, rescan);
+  if (r && opts.progress) opts.progress(size, size);
+  return r;
+}
 
 }  // namespace
 
 Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
                                                const std::string& base_dir, const LoadOptions& opts) {
-  google::protobuf::io::ArrayInputStream ais(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
-  return parse_stream(ais, bytes.size(), display_name, base_dir, opts);
+  return parse_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), display_name, base_dir, opts, nullptr);
 }
 
 Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status(ErrorCode::kIo, "no such file").with_file(path);
   if (fs::is_directory(path, ec)) return Status(ErrorCode::kIo, "is a directory, not a model file").with_file(path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno)).with_file(path);
-  struct stat st {};
-  fstat(fd, &st);
-  uint64_t size = static_cast<uint64_t>(st.st_size);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";
-  Result<std::unique_ptr<ir::Model>> r = Status(ErrorCode::kInternal, "");
-  {
-    ProgressFileStream in(fd, size, opts.progress);
-    r = parse_stream(in, size, path, base, opts);
-    if (!r && in.error() != 0)
-      r = Status(ErrorCode::kIo, std::string("read failed: ") + std::strerror(in.error())).with_file(path);
+  if (!fs::is_regular_file(path, ec)) {
+    // A pipe or a device cannot be mapped: read it (the tensors then own their bytes).
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return Status(ErrorCode::kIo, std::string("cannot open: ") + std::strerror(errno)).with_file(path);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    return parse_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), path, base, opts, nullptr);
   }
-  ::close(fd);
-  return r;
+  auto m = map_file(path);
+  if (!m) return Status(m.status()).with_file(path);
+  const auto& buf = m.value();
+  return parse_bytes(buf->data(), buf->size(), path, base, opts, buf);
 }
 
 }  // namespace onnxtrim::onnx_io

@@ -18,9 +18,13 @@ using ProgressFn = std::function<void(uint64_t, uint64_t)>;
 struct LoadOptions {
   bool load_external_data = true;  // map external tensors in; false keeps only the references
   ProgressFn progress;
+  // Read the file with libprotobuf alone, never the fast path (tests compare the two).
+  bool general_parser = false;
 };
 
-// Loads a model; errors name the file (and the node, where there is one).
+// Loads a model; errors name the file (and the node, where there is one). The file is mapped:
+// raw_data of the main graph's initializers stays in the mapping (as external data does), so
+// loading copies no weights, and saving copies unchanged ones file to file.
 Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts = {});
 // Parses a model held in memory. External data is resolved relative to base_dir.
 Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,

@@ -12,10 +12,15 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "onnx/onnx_pb.h"
+#include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
+#include "ir/mapped.h"
+#include "ir/scratch.h"
 
 namespace onnxtrim::onnx_io {
 
@@ -249,6 +254,8 @@ struct Initializer {
   const ir::Tensor* tensor;      // for the bytes
   enum class Where { kInProto, kStreamed, kExternal } where = Where::kInProto;
   uint64_t size = 0;             // serialized size of the TensorProto
+  uint64_t ext_offset = 0;       // kExternal: where in the external file
+  bool in_place = false;         // kExternal: already there (the scratch file kept as that file)
 };
 
 uint64_t varint_size(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
@@ -257,11 +264,40 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual bool write(const void* p, size_t n) = 0;
+  // The bytes of a tensor: copied file to file in the kernel when they are stored in a file.
+  virtual bool write_tensor(const ir::Tensor& t) { return write(t.bytes(), t.byte_size()); }
+};
+
+// Descriptors of the files tensors are copied from, opened once per save. A file that is no
+// longer the one the tensors were mapped from (same path, another inode) is not used.
+class SourceFiles {
+ public:
+  ~SourceFiles() {
+    for (auto& [origin, fd] : fds_)
+      if (fd >= 0 && fd != origin->fd) ::close(fd);
+  }
+  int fd_for(const ir::FileOrigin* origin) {
+    if (origin->fd >= 0) return origin->fd;
+    auto it = fds_.find(origin);
+    if (it != fds_.end()) return it->second;
+    int fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
+                    static_cast<uint64_t>(st.st_ino) != origin->ino)) {
+      ::close(fd);
+      fd = -1;
+    }
+    fds_.emplace(origin, fd);
+    return fd;
+  }
+
+ private:
+  std::map<const ir::FileOrigin*, int> fds_;
 };
 
 class FdSink final : public Sink {
  public:
-  explicit FdSink(int fd) : fd_(fd) {}
+  FdSink(int fd, SourceFiles* sources) : fd_(fd), sources_(sources) {}
   ~FdSink() override { flush(); }
   bool write(const void* p, size_t n) override {
     const char* c = static_cast<const char*>(p);
@@ -272,6 +308,41 @@ class FdSink final : public Sink {
     buf_.insert(buf_.end(), c, c + n);
     written_ += n;
     return true;
+  }
+  bool write_tensor(const ir::Tensor& t) override {
+    size_t n = t.byte_size();
+    ir::FileRef ref = ir::file_ref(t);
+    if (!ref || n < kCopyMin) {
+      bool ok = write(t.bytes(), n);
+      if (ref) ir::release_pages(t);
+      return ok;
+    }
+    // Straight from the source file: no page of it passes through this process.
+    size_t done = 0;
+    int in = sources_ ? sources_->fd_for(ref.file) : -1;
+    if (in >= 0 && can_copy_ && flush()) {
+      loff_t off = static_cast<loff_t>(ref.offset);
+      while (done < n) {
+        ssize_t c = copy_file_range(in, &off, fd_, nullptr, n - done, 0);
+        if (c > 0) {
+          done += static_cast<size_t>(c);
+          continue;
+        }
+        if (c < 0 && errno == EINTR) continue;
+        if (c < 0 && (errno == ENOSPC || errno == EIO || errno == EDQUOT || errno == EFBIG)) {
+          ok_ = false;
+          errno_ = errno;
+          return false;
+        }
+        can_copy_ = false;  // not supported between these files: write from memory
+        break;
+      }
+      written_ += done;
+    }
+    if (done == n) return true;
+    bool ok = write(t.bytes() + done, n - done);
+    ir::release_pages(t);
+    return ok;
   }
   bool flush() {
     if (buf_.empty()) return ok_;
@@ -287,6 +358,7 @@ class FdSink final : public Sink {
   void reserve() { buf_.reserve(1 << 20); }
 
  private:
+  static constexpr size_t kCopyMin = 64 << 10;  // smaller tensors go through the buffer
   bool raw(const char* c, size_t n) {
     written_ += n;
     return raw_nocount(c, n);
@@ -306,6 +378,8 @@ class FdSink final : public Sink {
     return ok_;
   }
   int fd_;
+  SourceFiles* sources_;
+  bool can_copy_ = true;
   std::vector<char> buf_;
   uint64_t written_ = 0;
   bool ok_ = true;
@@ -372,7 +446,7 @@ Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_extern
     auto& in = p.inits[i];
     in.tensor = &t;
     bool raw = t.dtype() != ir::DataType::kString && !t.typed_encoding;
-    if (raw && t.byte_size() > 0 && t.bytes() == nullptr)
+    if (raw && t.byte_size() > 0 && !t.buffer())
       return err(ErrorCode::kInvalidModel, "tensor '" + inits[i]->name() + "' has no data loaded (external data was not read)");
     bool ext = allow_external && raw && t.byte_size() >= opts.size_threshold &&
                (opts.external == SaveOptions::ExternalData::kAlways ||
@@ -407,13 +481,24 @@ Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_extern
   return Status::ok();
 }
 
-// Assigns offsets in the external file (aligned to 4 KiB for large tensors, so they can be mapped).
-void place_external(Plan& p, const std::string& location) {
-  uint64_t off = 0;
+// Assigns offsets in the external file (aligned to 4 KiB for large tensors, so they can be
+// mapped). With `kept` (the scratch file becomes the external file), tensors that live in it
+// keep their place and the others go after its end.
+void place_external(Plan& p, const std::string& location, const ir::scratch::Current* kept) {
+  uint64_t off = kept ? kept->end : 0;
+  std::set<uint64_t> claimed;
   for (auto& in : p.inits) {
     if (in.where != Initializer::Where::kExternal) continue;
     uint64_t n = in.tensor->byte_size();
-    if (n >= (1u << 20)) off = (off + 4095) & ~uint64_t(4095);
+    ir::FileRef r = ir::file_ref(*in.tensor);
+    if (kept && n > 0 && r && r.file == kept->origin.get() && r.offset + n <= kept->end && claimed.insert(r.offset).second) {
+      in.in_place = true;
+      in.ext_offset = r.offset;
+    } else {
+      if (n >= (1u << 20)) off = (off + 4095) & ~uint64_t(4095);
+      in.ext_offset = off;
+      off += n;
+    }
     in.head.set_data_location(onnx::TensorProto::EXTERNAL);
     in.head.clear_raw_data();
     auto add = [&](const char* k, const std::string& v) {
@@ -422,9 +507,8 @@ void place_external(Plan& p, const std::string& location) {
       e->set_value(v);
     };
     add("location", location);
-    add("offset", std::to_string(off));
+    add("offset", std::to_string(in.ext_offset));
     add("length", std::to_string(n));
-    off += n;
   }
   p.external_bytes = off;
   size_plan(p);
@@ -439,7 +523,7 @@ bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
     ok = put_varint(s, (5u << 3) | 2) && put_varint(s, in.size) && put_message(s, in.head);
     if (ok && in.where == Initializer::Where::kStreamed) {
       uint64_t n = in.tensor->byte_size();
-      ok = put_varint(s, (9u << 3) | 2) && put_varint(s, n) && s.write(in.tensor->bytes(), n);
+      ok = put_varint(s, (9u << 3) | 2) && put_varint(s, n) && s.write_tensor(*in.tensor);
     }
     done += in.size;
     if (progress) progress(done, p.total);
@@ -447,19 +531,19 @@ bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
   return ok;
 }
 
-bool write_external(Sink& s, const Plan& p) {
-  uint64_t off = 0;
+// Writes the external tensors that are not in place yet, in order, from offset `start` on.
+bool write_external(Sink& s, const Plan& p, uint64_t start) {
+  uint64_t off = start;
   static const char zeros[4096] = {};
   for (const auto& in : p.inits) {
-    if (in.where != Initializer::Where::kExternal) continue;
-    uint64_t n = in.tensor->byte_size();
-    if (n >= (1u << 20)) {
-      uint64_t aligned = (off + 4095) & ~uint64_t(4095);
-      if (aligned > off && !s.write(zeros, aligned - off)) return false;
-      off = aligned;
+    if (in.where != Initializer::Where::kExternal || in.in_place) continue;
+    while (off < in.ext_offset) {
+      size_t pad = static_cast<size_t>(std::min<uint64_t>(in.ext_offset - off, sizeof zeros));
+      if (!s.write(zeros, pad)) return false;
+      off += pad;
     }
-    if (!s.write(in.tensor->bytes(), n)) return false;
-    off += n;
+    if (!s.write_tensor(*in.tensor)) return false;
+    off += in.tensor->byte_size();
   }
   return true;
 }
@@ -484,6 +568,29 @@ class TempFile {
     fchmod(fd_, 0644);
     return Status::ok();
   }
+  // Gives the unnamed file `fd` (O_TMPFILE) the temporary name instead of creating a file;
+  // `fd_` becomes a second descriptor of it, for writing (its own file position).
+  bool adopt(int fd) {
+    fs::path dir = fs::path(final_).parent_path();
+    std::string pattern = (dir.empty() ? std::string(".") : dir.string()) + "/." +
+                          fs::path(final_).filename().string() + ".tmp-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    int probe = mkstemp(buf.data());  // a fresh name, then the file takes it
+    if (probe < 0) return false;
+    ::close(probe);
+    ::unlink(buf.data());
+    std::string proc = "/proc/self/fd/" + std::to_string(fd);
+    if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, buf.data(), AT_SYMLINK_FOLLOW) != 0) return false;
+    fd_ = ::open(proc.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      ::unlink(buf.data());
+      return false;
+    }
+    tmp_ = buf.data();
+    fchmod(fd_, 0644);
+    return true;
+  }
   int fd() const { return fd_; }
   Status close() {
     if (fd_ >= 0 && ::close(fd_) != 0) {
@@ -507,12 +614,13 @@ class TempFile {
   bool committed_ = false;
 };
 
-Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std::string& path) {
-  OT_RETURN_IF_ERROR(tf.open());
+Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std::string& path, SourceFiles& sources,
+                bool opened = false) {
+  if (!opened) OT_RETURN_IF_ERROR(tf.open());
   bool ok;
   int e = 0;
   {
-    FdSink sink(tf.fd());
+    FdSink sink(tf.fd(), &sources);
     sink.reserve();
     ok = body(sink) && sink.flush();
     e = sink.error();
@@ -524,6 +632,10 @@ Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std:
 }  // namespace
 
 Status save_model(const ir::Model& model, const std::string& path, const SaveOptions& opts) {
+  {
+    Status st = ir::check_subgraph_depth(model);
+    if (!st.is_ok()) return st.with_file(path);
+  }
   Plan plan;
   {
     Status st = build_plan(model, opts, true, plan);
@@ -533,14 +645,42 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
   for (const auto& in : plan.inits) has_external |= in.where == Initializer::Where::kExternal;
   std::string location = opts.location.empty() ? fs::path(path).filename().string() + ".data" : opts.location;
   std::string ext_path = (fs::path(path).parent_path() / location).string();
-  if (has_external) place_external(plan, location);
+
+  // Folded weights live in the scratch file. When they go to the external file and the scratch
+  // file is on its file system, the scratch file becomes the external file: those weights
+  // are then written once, where they were computed, and only the others are copied.
+  TempFile ext_tmp(ext_path);
+  ir::scratch::Current kept;
+  if (has_external) {
+    kept = ir::scratch::current();
+    bool useful = false;
+    if (kept.origin)
+      for (const auto& in : plan.inits)
+        if (in.where == Initializer::Where::kExternal && ir::file_ref(*in.tensor).file == kept.origin.get()) useful = true;
+    if (!useful || !ext_tmp.adopt(kept.origin->fd)) kept = {};
+    place_external(plan, location, kept.origin ? &kept : nullptr);
+  }
 
   // Write both files completely before either is renamed into place.
   TempFile model_tmp(path);
-  TempFile ext_tmp(ext_path);
-  OT_RETURN_IF_ERROR(write_to(model_tmp, [&](Sink& s) { return write_plan(s, plan, opts.progress); }, path));
-  if (has_external) OT_RETURN_IF_ERROR(write_to(ext_tmp, [&](Sink& s) { return write_external(s, plan); }, ext_path));
-  if (has_external) OT_RETURN_IF_ERROR(ext_tmp.commit());
+  SourceFiles sources;
+  OT_RETURN_IF_ERROR(write_to(model_tmp, [&](Sink& s) { return write_plan(s, plan, opts.progress); }, path, sources));
+  if (has_external) {
+    uint64_t start = kept.origin ? kept.end : 0;
+    if (kept.origin && lseek(ext_tmp.fd(), static_cast<off_t>(start), SEEK_SET) < 0)
+      return Status(ErrorCode::kIo, std::string("write failed: ") + std::strerror(errno)).with_file(ext_path);
+    Status st = write_to(ext_tmp, [&](Sink& s) { return write_external(s, plan, start); }, ext_path, sources,
+                         kept.origin != nullptr);
+    if (st.is_ok() && kept.origin && ftruncate(kept.origin->fd, static_cast<off_t>(plan.external_bytes)) != 0)
+      st = Status(ErrorCode::kIo, std::string("write failed: ") + std::strerror(errno)).with_file(ext_path);
+    if (!st.is_ok()) {
+      // The scratch file stays scratch: what was appended past its regions goes.
+      if (kept.origin && ftruncate(kept.origin->fd, static_cast<off_t>(kept.end)) != 0) {}
+      return st;
+    }
+    OT_RETURN_IF_ERROR(ext_tmp.commit());
+    if (kept.origin) ir::scratch::detach(kept.origin.get());
+  }
   OT_RETURN_IF_ERROR(model_tmp.commit());
   return Status::ok();
 }
@@ -552,6 +692,7 @@ Result<std::string> serialize_tensor_proto(const ir::Tensor& t) {
 }
 
 Result<std::string> serialize_model(const ir::Model& model) {
+  OT_RETURN_IF_ERROR(ir::check_subgraph_depth(model));
   Plan plan;
   OT_RETURN_IF_ERROR(build_plan(model, SaveOptions{}, false, plan));
   std::string out;

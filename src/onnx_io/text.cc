@@ -3,11 +3,20 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_io/onnx_io.h"
 
+#include <stdexcept>
+
 namespace onnxtrim::onnx_io {
 
 Result<std::unique_ptr<ir::Model>> parse_text_model(const std::string& text) {
   onnx::ModelProto mp;
-  auto st = onnx::OnnxParser::Parse(mp, text.c_str());
+  onnx::Common::Status st;
+  try {
+    st = onnx::OnnxParser::Parse(mp, text.c_str());
+  } catch (const std::exception& e) {
+    // libonnx's parser lets std::stof and friends throw on some literals (`float {inf}`).
+    return Status(ErrorCode::kParse, std::string("ONNX text syntax: a literal it cannot read (") + e.what() + ")")
+        .with_file("<text>");
+  }
   if (!st.IsOK()) return Status(ErrorCode::kParse, "ONNX text syntax: " + st.ErrorMessage()).with_file("<text>");
   std::string bytes = mp.SerializeAsString();
   return parse_model(bytes, "<text>", ".");

@@ -1,5 +1,9 @@
 #include "ops/kernel_util.h"
 
+#include <climits>
+
+#include "support/limits.h"
+
 #include <algorithm>
 
 namespace onnxtrim::ops {
@@ -67,9 +71,10 @@ uint16_t float_to_bf16(float f) {
 }
 
 int64_t numel_of(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
+  // Saturates instead of overflowing: a count past int64 can only be refused (the Tensor
+  // that would hold it refuses to exist, see support/limits.h).
+  int64_t n = checked_numel(d);
+  return n < 0 ? INT64_MAX : n;
 }
 
 Dims strides_of(const Dims& d) {

@@ -17,6 +17,12 @@ namespace onnxtrim::ops {
 
 using ir::RuntimeValue;
 
+// Thrown by KernelContext::input for an input that is absent or not a tensor.
+struct MissingInput {
+  size_t index;
+  explicit MissingInput(size_t i) : index(i) {}
+};
+
 // What a kernel sees: the node (attributes), the opset version the model imports for the
 // node's domain, its inputs (nullptr where absent) and room for its outputs.
 class KernelContext {
@@ -33,8 +39,20 @@ class KernelContext {
   size_t num_outputs() const { return outputs_.size(); }
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   const RuntimeValue* input_value(size_t i) const { return has_input(i) ? inputs_[i] : nullptr; }
-  // The tensor of input i (the caller checks has_input and that it is a tensor).
-  const ir::Tensor& input(size_t i) const { return inputs_[i]->tensor; }
+  // Input i for the kernel to take (move from) when this node is its last reader, else nullptr
+  // (then copy input_value). Sequence kernels in a Loop body stay linear this way.
+  RuntimeValue* take_input_value(size_t i) const {
+    return has_input(i) && i < takeable_.size() && takeable_[i] ? const_cast<RuntimeValue*>(inputs_[i]) : nullptr;
+  }
+  void set_takeable(std::vector<bool> t) { takeable_ = std::move(t); }
+  // The tensor of input i. An input the node lacks, or one that holds a sequence or an
+  // optional, throws MissingInput, which the interpreter reports as an invalid node: a kernel
+  // that reads a required input need not check it first.
+  const ir::Tensor& input(size_t i) const {
+    if (!has_input(i) || (inputs_[i]->kind != RuntimeValue::Kind::kTensor && inputs_[i]->kind != RuntimeValue::Kind::kMap))
+      throw MissingInput(i);
+    return inputs_[i]->tensor;
+  }
   // True when output i is wanted (present in the node).
   bool wants_output(size_t i) const { return i < node_.num_outputs() && node_.output(i) != nullptr; }
   void set_output(size_t i, ir::Tensor t) {
@@ -65,6 +83,7 @@ class KernelContext {
   const ir::Node& node_;
   int64_t opset_;
   std::vector<const RuntimeValue*> inputs_;
+  std::vector<bool> takeable_;  // the interpreter owns those values and nobody reads them later
   std::vector<RuntimeValue> outputs_;
   SubgraphRunner runner_;
   bool fast_float_ = false;

@@ -8,6 +8,14 @@
 //     then judged as a whole by the tensors it leaves behind (folding_policy.h): accepted, it
 //     leaves only those tensors (and generator nodes for large splats); refused, its nodes are
 //     judged one by one by the size guard, as a node-by-node policy would.
+//
+// Memory: large outputs are computed straight into the scratch file (see ir::ScratchScope), and
+// the pages of large inputs and outputs are released once a node is evaluated, so folding a
+// model's weights (the Transposes an export leaves behind them) holds one node's tensors in
+// memory at a time, not the model. "Large" is 1 MB, or 16 MB while the outputs this pass has
+// kept in the heap total less than 256 MB: the heap is faster for the many medium-sized folds of
+// an ordinary model, and the bound stays. What one evaluation may allocate is bounded too
+// (support/limits.h), so a generator whose size nothing predicted is refused at its allocation.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -16,6 +24,8 @@
 #include <unordered_set>
 
 #include "eval/interpreter.h"
+#include "ir/mapped.h"
+#include "ir/scratch.h"
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
 #include "passes/folding_policy.h"
@@ -23,9 +33,14 @@
 #include "passes/pass_manager.h"
 #include "passes/pass_util.h"
 #include "passes/shape_inference.h"
+#include "support/limits.h"
 
 namespace onnxtrim::passes {
 namespace {
+
+constexpr size_t kScratchBytes = size_t{1} << 20;
+constexpr size_t kHeapTensorBytes = size_t{16} << 20;
+constexpr uint64_t kHeapBudget = uint64_t{256} << 20;
 
 // Builds the tensor that propagated facts describe, when they describe it completely.
 std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
@@ -33,8 +48,7 @@ std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
   auto vals = f.static_values();
   auto dims = f.static_shape();
   if (!vals || !dims) return std::nullopt;
-  int64_t n = 1;
-  for (int64_t d : *dims) n *= d;
+  int64_t n = checked_numel(*dims);
   if (n != static_cast<int64_t>(vals->size())) return std::nullopt;
   ir::Tensor t(f.elem, *dims);
   bool ok = ops::dispatch(f.elem, ops::kSigned | ops::kUnsigned | ops::kBool, [&](auto tag) {
@@ -188,9 +202,31 @@ class FoldConstants final : public Pass {
       uint64_t limit = std::max(kConeEvalCap, freed_here);
       if (si) {
         std::optional<uint64_t> predicted = predicted_bytes(*n, *si);
-        if (predicted && (*predicted > limit || held + *predicted > std::max(kConeHoldCap, freed_here))) continue;
+        if (predicted) {
+          // Only what stays in the heap counts against the hold cap; large outputs go to scratch.
+          uint64_t to_heap = heap_bytes_ < kHeapBudget ? kHeapTensorBytes : kScratchBytes;
+          uint64_t heap_part = *predicted < to_heap ? *predicted : 0;
+          if (*predicted > limit || held + heap_part > std::max(kConeHoldCap, freed_here)) continue;
+        }
       }
-      auto r = interp.run_node(*n, inputs, nullptr);
+      // What one evaluation may allocate is bounded: a generator whose size nothing predicted
+      // (ConstantOfShape of 10^12 elements) is refused at its allocation, not computed.
+      uint64_t in_bytes = 0;
+      for (const ir::RuntimeValue& h : held_inputs) in_bytes += tensor_bytes(h.tensor);
+      EvalLimits limits;
+      limits.max_tensor_bytes = std::max<uint64_t>({kFoldTensorBytes, 4 * in_bytes, limit});
+      limits.max_total_bytes = 8 * limits.max_tensor_bytes;
+      Result<std::vector<ir::RuntimeValue>> r = Status(ErrorCode::kInternal, "");
+      bool exceeded = false;
+      {
+        ScopedLimits scope(limits);
+        ir::ScratchScope scratch(heap_bytes_ < kHeapBudget ? kHeapTensorBytes : kScratchBytes);
+        r = interp.run_node(*n, inputs, nullptr);
+        exceeded = scope.exceeded();
+      }
+      for (const ir::RuntimeValue& h : held_inputs)
+        if (h.tensor.byte_size() >= kScratchBytes) ir::release_pages(h.tensor);
+      if (!r && exceeded) continue;  // the size guard's business, not worth a note
       if (!r) {
         note(ctx, "fold_constants: could not evaluate " + n->describe() + ": " + r.status().detail());
         continue;
@@ -211,7 +247,17 @@ class FoldConstants final : public Pass {
         c.outs.emplace_back(std::move(r.value()[i].tensor));
       }
       if (!ok || bytes > limit) continue;
-      held += bytes;
+      // Outputs in the scratch file leave memory now (they are read back when needed); the
+      // cone's hold cap counts what stays in the heap.
+      for (const auto& o : c.outs) {
+        if (!o) continue;
+        if (ir::file_ref(*o)) {
+          ir::release_pages(*o);
+        } else {
+          held += tensor_bytes(*o);
+          heap_bytes_ += o->byte_size();
+        }
+      }
       for (size_t i = 0; i < n->num_outputs(); ++i)
         if (n->output(i)) made[n->output(i)] = {cone.size(), i};
       cone.push_back(std::move(c));
@@ -437,12 +483,9 @@ class FoldConstants final : public Pass {
       const ops::TypeInfo* f = si.facts(o);
       auto dims = f ? f->static_shape() : std::nullopt;
       if (!dims || !f->is_tensor() || f->elem == ir::DataType::kString) return std::nullopt;
-      int64_t numel = 1;
-      for (int64_t d : *dims) {
-        if (d < 0 || (d > 0 && numel > INT64_MAX / d)) return std::nullopt;
-        numel *= d;
-      }
-      predicted += ir::dtype_storage_bytes(f->elem, numel);
+      int64_t numel = checked_numel(*dims);
+      if (numel < 0) return UINT64_MAX / 2;  // more elements than int64 counts: never computed
+      predicted = std::min<uint64_t>(predicted + ir::dtype_storage_bytes(f->elem, numel), UINT64_MAX / 2);
     }
     return predicted;
   }
@@ -458,6 +501,7 @@ class FoldConstants final : public Pass {
   }
   std::set<std::string> noted_;
   bool budget_set_ = false;
+  uint64_t heap_bytes_ = 0;  // bytes of computed outputs this pass left in the heap
   uint64_t budget_left_ = 0;  // what cones may still add to the model's tensors
 };
 

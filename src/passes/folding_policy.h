@@ -19,7 +19,9 @@
 //    ConstantOfShape, Expand and Tile of a scalar make, which stay generator nodes). So
 //    Tile/Expand/ConstantOfShape/Range and broadcasting arithmetic cannot blow up the file;
 //  - tiny outputs (<= kTinyBytes: shapes, scalars, indices) always fold;
-//  - outputs whose size shape inference predicts past the guard are not even computed.
+//  - outputs whose size shape inference predicts past the guard are not even computed, and
+//    what one evaluation may allocate is bounded (kFoldTensorBytes, kConeEvalCap) when it
+//    cannot predict them.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,10 @@ constexpr uint64_t kSplatBytes = 64;
 constexpr uint64_t kConeEvalCap = uint64_t{64} << 20;
 constexpr uint64_t kConeHoldCap = uint64_t{512} << 20;
 constexpr uint64_t kMinFoldBudget = uint64_t{64} << 10;
+// One evaluation may allocate tensors of at most max(kFoldTensorBytes, 4x its inputs, the
+// cone's limit for the node), and 8x that in all: outputs past it are refused at their
+// allocation even when shape inference could not predict their size.
+constexpr uint64_t kFoldTensorBytes = 16ull << 20;
 
 // The fold budget for a model whose tensors (initializers and Constant nodes, subgraphs
 // included) take `model_bytes`: `requested` when >= 0, else max(kMinFoldBudget, model_bytes/16).

@@ -10,6 +10,7 @@
 #include "ir/verifier.h"
 #include "passes/pass.h"
 #include "passes/shape_inference.h"
+#include "support/limits.h"
 
 namespace onnxtrim::passes {
 
@@ -76,6 +77,7 @@ void run_on_graph_tree(Pass& pass, ir::Graph& g, ir::Rewriter& rw, PassContext& 
 
 Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(check_pass_names(opts));
+  OT_RETURN_IF_ERROR(ir::check_subgraph_depth(model));
   if (!opts.target.empty() && opts.target != "coreml")
     return Status(ErrorCode::kUsage, "unknown target '" + opts.target + "' (known: coreml)");
   InferOptions infer_opts;
@@ -137,7 +139,13 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       if (opts.on_pass) opts.on_pass(round + 1, result.passes[i].name);
       ir::Rewriter rw(model);
       double t0 = now_s();
-      run_on_graph_tree(*instances[i], *model.graph, rw, ctx);
+      try {
+        run_on_graph_tree(*instances[i], *model.graph, rw, ctx);
+      } catch (const LimitExceeded& e) {
+        // A pass computed a tensor past the evaluator's limits outside the places that catch
+        // them (fold_constants bounds its own work): an error, never an out-of-memory kill.
+        return Status(ErrorCode::kUnsupported, "pass " + result.passes[i].name + ": " + e.what());
+      }
       PassStats& st = result.passes[i];
       st.seconds += now_s() - t0;
       st.runs++;

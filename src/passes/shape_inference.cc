@@ -135,11 +135,18 @@ class GraphInferContext final : public ops::InferContext {
     if (const ir::Tensor* p = si_.pinned(n_.input(i))) return p;
     return ops::FoldContext::constant(n_.input(i));
   }
-  TypeInfo& output(size_t i) override { return outputs_.at(i); }
+  TypeInfo& output(size_t i) override {
+    // A rule may fill outputs the node does not list (an invalid node with too few outputs):
+    // those land in a scratch slot nobody reads.
+    if (i < outputs_.size()) return outputs_[i];
+    scratch_ = TypeInfo{};
+    return scratch_;
+  }
   Result<std::vector<TypeInfo>> infer_subgraph(const ir::Graph& g, std::vector<TypeInfo> inputs) override {
     return si_.infer_graph(g, std::move(inputs));
   }
   std::vector<TypeInfo>& outputs() { return outputs_; }
+  TypeInfo scratch_;
 
  private:
   ShapeInference& si_;
@@ -255,6 +262,40 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
   }
 }
 
+// A call of a model-local function: its body, inferred with the call's input facts, gives the
+// outputs' facts. Only bodies without attribute references (whose rules would see an attribute
+// the caller fills in) and of the model's own default-domain opset; the body is not written
+// back (its calls may differ), and a function never calls itself (the guard is cheap insurance).
+static void infer_function_call_impl(const ir::Model& model, const ir::Node& n, std::vector<TypeInfo>& outputs,
+                              const std::function<TypeInfo(size_t)>& input,
+                              const std::function<Result<std::vector<TypeInfo>>(const ir::Graph&,
+                                                                                std::vector<TypeInfo>)>& infer) {
+  static thread_local std::vector<const ir::Function*> active;
+  for (const ir::Function& f : model.functions) {
+    if (f.name != n.op_type || f.domain != n.domain || !f.body) continue;
+    if (std::find(active.begin(), active.end(), &f) != active.end()) return;
+    for (const ir::OpsetImport& o : f.opset_import)
+      if ((o.domain.empty() || o.domain == "ai.onnx") && o.version != model.opset("")) return;
+    bool refs = false;
+    std::function<void(const ir::Graph&)> scan = [&](const ir::Graph& g) {
+      g.for_each_node([&](const ir::Node* b) {
+        for (const ir::Attribute& a : b->attributes) refs |= !a.ref_attr_name.empty();
+        for (const ir::Graph* sg : b->subgraphs()) scan(*sg);
+      });
+    };
+    scan(*f.body);
+    if (refs) return;
+    std::vector<TypeInfo> ins;
+    for (size_t i = 0; i < f.body->inputs().size(); ++i) ins.push_back(input(i));
+    active.push_back(&f);
+    auto r = infer(*f.body, std::move(ins));
+    active.pop_back();
+    if (!r) return;
+    for (size_t i = 0; i < outputs.size() && i < r.value().size(); ++i) outputs[i] = r.value()[i];
+    return;
+  }
+}
+
 void ShapeInference::infer_node(const ir::Node& n) {
   GraphInferContext ctx(*this, n, model_.opset(n.domain));
   ops::InferFn rule = ops::find_infer(n.domain, n.op_type);
@@ -269,6 +310,12 @@ void ShapeInference::infer_node(const ir::Node& n) {
       if (st.code() == ErrorCode::kInvalidModel) errors_.push_back(st);
       for (auto& o : ctx.outputs()) o = TypeInfo{};
     }
+  } else if (!n.is_default_domain()) {
+    size_t graphs = graphs_.size();
+    infer_function_call_impl(
+        model_, n, ctx.outputs(), [&](size_t i) { return i < n.num_inputs() ? ctx.input(i) : TypeInfo{}; },
+        [&](const ir::Graph& g, std::vector<TypeInfo> ins) { return infer_graph(g, std::move(ins)); });
+    graphs_.resize(graphs);  // the body's facts are not written back
   }
   evaluate_if_constant(n, ctx);
   for (size_t i = 0; i < n.num_outputs(); ++i) {

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import onnx
 from onnx import helper, TensorProto
@@ -45,6 +46,59 @@ def good_model():
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
     n = helper.make_node("Relu", ["x"], ["y"], name="relu0")
     return helper.make_model(helper.make_graph([n], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
+
+
+def nested_if_bytes(depth):
+    """A model whose If nodes nest `depth` levels deep (if_k's then-branch holds if_k+1, the
+    innermost an Identity of x; else-branches are Neg(x)), written straight in the protobuf
+    wire format in linear time (onnx.helper copies each level into the next)."""
+    def varint(n):
+        out = bytearray()
+        while True:
+            b, n = n & 0x7F, n >> 7
+            out.append(b | 0x80 if n else b)
+            if not n:
+                return bytes(out)
+
+    def ld(field, payload):
+        return varint(field << 3 | 2) + varint(len(payload)) + payload
+
+    def vint(field, n):
+        return varint(field << 3) + varint(n)
+
+    def value_info(name):  # float[1]
+        return ld(1, name.encode()) + ld(2, ld(1, vint(1, 1) + ld(2, ld(1, vint(1, 1)))))
+
+    def node(inputs, outputs, op, name):
+        return (b"".join(ld(1, i.encode()) for i in inputs) + b"".join(ld(2, o.encode()) for o in outputs)
+                + ld(3, name.encode()) + ld(4, op.encode()))
+
+    inner = (ld(1, node(["x"], [f"o{depth}"], "Identity", f"id{depth}")) + ld(2, f"b{depth}".encode())
+             + ld(12, value_info(f"o{depth}")))
+    size = len(inner)
+    heads, tails = [], []
+    for k in range(depth - 1, -1, -1):
+        els = ld(1, node(["x"], [f"e{k}"], "Neg", f"neg{k}")) + ld(2, f"e{k}".encode()) + ld(12, value_info(f"e{k}"))
+        else_attr = ld(5, ld(1, b"else_branch") + vint(20, 5) + ld(6, els))
+        then_head = ld(1, b"then_branch") + vint(20, 5) + varint(6 << 3 | 2) + varint(size)
+        then_attr_head = varint(5 << 3 | 2) + varint(len(then_head) + size) + then_head
+        fixed = node(["c"], [f"o{k}"], "If", f"if{k}")
+        node_head = varint(1 << 3 | 2) + varint(len(fixed) + len(then_attr_head) + size + len(else_attr)) + fixed + then_attr_head
+        if k == 0:
+            cond = ld(1, b"c") + ld(2, ld(1, vint(1, 9) + ld(2, b"")))
+            tail = else_attr + ld(2, b"main") + ld(11, cond) + ld(11, value_info("x")) + ld(12, value_info("o0"))
+        else:
+            tail = else_attr + ld(2, f"b{k}".encode()) + ld(12, value_info(f"o{k}"))
+        heads.append(node_head)
+        tails.append(tail)
+        size += len(node_head) + len(tail)
+    opset = ld(8, ld(1, b"") + vint(2, 17))
+    return vint(1, 8) + opset + varint(7 << 3 | 2) + varint(size) + b"".join(reversed(heads)) + inner + b"".join(tails)
+
+
+def simple_graph_model(nodes, inputs, outputs, inits=(), opset=17):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -126,6 +180,208 @@ with tempfile.TemporaryDirectory() as d:
         expect("read-only dir", run(good, os.path.join(ro, "o.onnx")), 3, "o.onnx", tmpdir=ro)
     os.chmod(ro, 0o700)
     expect("output is a directory", run(good, ro), 3, "ro", tmpdir=d)
+
+
+    # ---- Hostile but well-formed models: a correct result or one clear error, never a crash,
+    # a hang or an out-of-memory.
+    import numpy as np
+    from onnx import numpy_helper
+    fx = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    fy = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+
+    def i64(name, *v):
+        return numpy_helper.from_array(np.array(v, dtype=np.int64).reshape(-1 if len(v) != 1 else ()), name)
+
+    # A generator of 10^12 elements: simplifying keeps it (folding refuses at once); running or
+    # verifying it is one error naming the node, with nothing written.
+    huge = {
+        "ConstantOfShape": ([helper.make_node("ConstantOfShape", ["shp"], ["big"], name="gen0")], [i64("shp", 1000000, 1000000)]),
+        "Expand": ([helper.make_node("Expand", ["x", "shp"], ["big"], name="gen0")], [i64("shp", 1000000, 1000000)]),
+        "Range": ([helper.make_node("Range", ["s", "l", "dl"], ["r"], name="gen0"),
+                   helper.make_node("Cast", ["r"], ["big"], to=TensorProto.FLOAT)], [i64("s", 0), i64("l", 10**12), i64("dl", 1)]),
+    }
+    for op, (nodes, inits) in huge.items():
+        m = simple_graph_model(nodes + [helper.make_node("Add", ["big", "x"], ["y"], name="add0")], [fx], [fy], inits)
+        path = os.path.join(d, f"huge_{op}.onnx")
+        onnx.save(m, path)
+        t0 = time.time()
+        r = run(path, out, "--quiet")
+        expect(f"huge {op}: simplify", r, 0, tmpdir=d)
+        if r.returncode == 0:
+            checks += 1
+            res = onnx.load(out)
+            kept = [n.op_type for n in res.graph.node]
+            if op not in kept or os.path.getsize(out) > 4096:
+                failures.append(f"huge {op}: the generator was not kept as a node: {kept}, {os.path.getsize(out)} bytes")
+            os.remove(out)
+        expect(f"huge {op}: --verify", run(path, out, "--verify"), 6, f"huge_{op}.onnx", "gen0", "TB", out_path=out, tmpdir=d)
+        expect(f"huge {op}: run", run("run", path), 6, "gen0", "TB")
+        checks += 1
+        if time.time() - t0 > 20:
+            failures.append(f"huge {op}: took {time.time() - t0:.1f} s")
+    # A declared input of 10^12 elements: no random values are made for it.
+    m = simple_graph_model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1000000, 1000000])], [fy])
+    path = os.path.join(d, "huge_input.onnx")
+    onnx.save(m, path)
+    expect("huge input: run", run("run", path), 6, "input 'x'", "TB")
+    expect("huge input: --verify", run(path, out, "--verify"), 6, "input 'x'", "TB", out_path=out, tmpdir=d)
+
+    # 10,000 nested If levels: one error (exit 6), no stack overflow; 10 levels are fine and
+    # come out valid for onnx.checker; 64 (the limit) still load, simplify and verify.
+    deep = os.path.join(d, "deep.onnx")
+    with open(deep, "wb") as f:
+        f.write(nested_if_bytes(10000))
+    for name, args in (("simplify", (deep, out)), ("inspect", ("inspect", deep)), ("run", ("run", deep))):
+        expect(f"10000 nested Ifs: {name}", run(*args), 6, "deep.onnx", "nest more than 64 levels", out_path=out, tmpdir=d)
+    for levels in (65, 100):
+        with open(deep, "wb") as f:
+            f.write(nested_if_bytes(levels))
+        expect(f"{levels} nested Ifs", run(deep, out), 6, "deep.onnx", "nest more than 64 levels", out_path=out, tmpdir=d)
+    for levels in (10, 64):
+        with open(deep, "wb") as f:
+            f.write(nested_if_bytes(levels))
+        expect(f"{levels} nested Ifs: simplify", run(deep, out, "--quiet", "--verify"), 0, tmpdir=d)
+        expect(f"{levels} nested Ifs: reload", run("verify", deep, out), 0)
+        if levels == 10 and os.path.exists(out):
+            checks += 1
+            try:
+                onnx.checker.check_model(onnx.load(out), full_check=True)
+            except Exception as e:
+                failures.append(f"10 nested Ifs: output fails onnx.checker: {e}")
+        if os.path.exists(out):
+            os.remove(out)  # the cases below that must fail check that they write nothing
+
+    # External data whose offset or length points past the end of the file, or is not a number.
+    m = good_model()
+    m.graph.initializer.append(helper.make_tensor("w", TensorProto.FLOAT, [16], [1.0] * 16))
+    m.graph.node.append(helper.make_node("Add", ["y", "w"], ["z"], name="add0"))
+    m.graph.output[0].name = "z"
+    m.graph.node[0].output[0] = "y"
+    for what, offset, length, needle in (("offset past the end", "4096", "64", "too short"),
+                                         ("offset and length past int64", "9223372036854775807", "9223372036854775807", "too short"),
+                                         ("negative offset", "-8", "64", "'w'"),
+                                         ("offset not a number", "12abc", "64", "offset"),
+                                         ("length not a number", "0", "sixty-four", "length")):
+        with open(os.path.join(d, "w.bin"), "wb") as f:
+            f.write(b"\0" * 64)
+        mm = onnx.ModelProto()
+        mm.CopyFrom(m)
+        t = mm.graph.initializer[0]
+        del t.float_data[:]
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", "w.bin"), ("offset", offset), ("length", length)):
+            e = t.external_data.add()
+            e.key, e.value = k, v
+        path = os.path.join(d, "extoff.onnx")
+        with open(path, "wb") as f:
+            f.write(mm.SerializeToString())
+        expect(f"external data: {what}", run(path, out), 5, "extoff.onnx", "'w'", needle, out_path=out, tmpdir=d)
+
+    # Duplicate value names: every value has one definition (exit 5, naming node and value).
+    xin = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    yout = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    w2 = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
+    N = helper.make_node
+    dups = {
+        "two nodes produce one name": [N("Relu", ["x"], ["a"], name="n1"), N("Neg", ["x"], ["a"], name="n2"), N("Add", ["a", "w"], ["y"], name="n3")],
+        "node output named like a graph input": [N("Relu", ["x"], ["x"], name="n2"), N("Add", ["x", "w"], ["y"], name="n3")],
+        "node output named like an initializer": [N("Relu", ["x"], ["w"], name="n2"), N("Add", ["x", "w"], ["y"], name="n3")],
+        "one node produces a name twice": [N("Split", ["x"], ["a", "a"], name="n2", num_outputs=2), N("Concat", ["a", "w"], ["y"], name="n3", axis=0)],
+        "two nodes of a branch produce one name": [
+            N("If", ["c"], ["y"], name="n2",
+              then_branch=helper.make_graph([N("Neg", ["x"], ["tb"], name="n3"), N("Abs", ["x"], ["tb"], name="n4")], "t", [],
+                                            [helper.make_tensor_value_info("tb", TensorProto.FLOAT, [2])]),
+              else_branch=helper.make_graph([N("Abs", ["x"], ["y2"], name="n5")], "e", [],
+                                            [helper.make_tensor_value_info("y2", TensorProto.FLOAT, [2])]))],
+    }
+    for what, nodes in dups.items():
+        ins = [xin] + ([helper.make_tensor_value_info("c", TensorProto.BOOL, [])] if "branch" in what else [])
+        m = simple_graph_model(nodes, ins, [yout], [w2], opset=18)
+        path = os.path.join(d, "dup.onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        expect(f"duplicate names: {what}", run(path, out), 5, "dup.onnx", "n2" if "branch" not in what else "n4",
+               "defined more than once", out_path=out, tmpdir=d)
+
+    # An export-like model listed in reverse order (tests/models/unsorted_tiny.onnx: shape
+    # plumbing, Constant nodes after their consumers, an If reading values listed after it) is
+    # sorted and simplified like its sorted twin: fewer nodes, valid for onnx.checker, checked.
+    tiny = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "unsorted_tiny.onnx")
+    r = run(tiny, out, "--quiet", "--verify")
+    expect("unsorted_tiny: simplify", r, 0, tmpdir=d)
+    if r.returncode == 0:
+        checks += 1
+        before, after = len(onnx.load(tiny).graph.node), len(onnx.load(out).graph.node)
+        if after >= before:
+            failures.append(f"unsorted_tiny: not simplified ({before} -> {after} nodes)")
+        try:
+            onnx.checker.check_model(onnx.load(out), full_check=True)
+        except Exception as e:
+            failures.append(f"unsorted_tiny: output fails onnx.checker: {e}")
+        os.remove(out)
+
+    # A branch whose attribute type is not GRAPH (found by fuzz.pipeline_short: a mutant of
+    # squeeze_ifs.onnx whose else_branch lost its type field). Without the type field the type
+    # comes from the payload (the output is valid and computes the same); a payload that
+    # contradicts the type is an invalid model, never a graph that passes walk past unseen.
+    def branchy(attr_type):
+        then_g = helper.make_graph([N("Neg", ["x"], ["o1"], name="neg1")], "t1", [], [helper.make_tensor_value_info("o1", TensorProto.FLOAT, [2])])
+        else_g = helper.make_graph([N("Abs", ["x"], ["o2"], name="abs1")], "t2", [], [helper.make_tensor_value_info("o2", TensorProto.FLOAT, [2])])
+        nd = N("If", ["c"], ["y"], name="if0", then_branch=then_g, else_branch=else_g)
+        for a in nd.attribute:
+            if a.name == "else_branch":
+                if attr_type is None:
+                    a.ClearField("type")
+                else:
+                    a.type = attr_type
+        return simple_graph_model([nd], [xin, helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [yout])
+    typeless = os.path.join(d, "typeless.onnx")
+    with open(typeless, "wb") as f:
+        f.write(branchy(None).SerializeToString())
+    for extra in ((), ("--input", "c=1"), ("--input", "c=0")):
+        r = run(typeless, out, "--quiet", *extra)
+        expect("branch without a type field " + " ".join(extra), r, 0, tmpdir=d)
+        if r.returncode == 0:
+            checks += 1
+            try:
+                onnx.checker.check_model(onnx.load(out), full_check=True)
+            except Exception as e:
+                failures.append(f"branch without a type field: output fails onnx.checker: {e}")
+            for c in ("0", "1"):
+                expect(f"branch without a type field: same outputs (c={c})", run("verify", typeless, out, "--input", f"c={c}"), 0)
+            os.remove(out)
+    mistyped = os.path.join(d, "mistyped.onnx")
+    with open(mistyped, "wb") as f:
+        f.write(branchy(onnx.AttributeProto.FLOAT).SerializeToString())
+    expect("branch typed FLOAT", run(mistyped, out), 5, "mistyped.onnx", "if0", "else_branch", "FLOAT", out_path=out, tmpdir=d)
+
+    # Nodes out of topological order (ONNX Runtime runs such models; exports ship them):
+    # sorted on load, the result is valid for onnx.checker and computes what the input does.
+    nodes = [N("Add", ["t", "b2"], ["y"], name="last"),
+             N("If", ["c"], ["t"], name="branch",
+               then_branch=helper.make_graph([N("Mul", ["late", "x"], ["o1"])], "t1", [], [helper.make_tensor_value_info("o1", TensorProto.FLOAT, [2])]),
+               else_branch=helper.make_graph([N("Sub", ["late", "x"], ["o2"])], "t2", [], [helper.make_tensor_value_info("o2", TensorProto.FLOAT, [2])])),
+             N("Neg", ["b2"], ["late"], name="late"),
+             N("Relu", ["x"], ["b1"], name="first"),
+             N("Abs", ["b1"], ["b2"], name="second")]
+    m = simple_graph_model(nodes, [xin, helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [yout])
+    unsorted = os.path.join(d, "unsorted.onnx")
+    with open(unsorted, "wb") as f:
+        f.write(m.SerializeToString())
+    for args in ((), ("--no-passes",)):
+        what = "unsorted nodes" + (" --no-passes" if args else "")
+        r = run(unsorted, out, "--quiet", *args)
+        expect(what, r, 0, tmpdir=d)
+        if r.returncode == 0:
+            checks += 1
+            try:
+                onnx.checker.check_model(onnx.load(out), full_check=True)
+            except Exception as e:
+                failures.append(f"{what}: output fails onnx.checker: {e}")
+            for c in ("0", "1"):
+                expect(f"{what}: same outputs (c={c})", run("verify", unsorted, out, "--input", f"c={c}"), 0)
+            os.remove(out)
 
     # Usage errors.
     expect("no output", run(good), 2)

@@ -148,6 +148,25 @@ def test_inspect():
     assert "nodes:" in r.stdout and "inputs:" in r.stdout
 
 
+def test_onnxslim_inputs_outputs():
+    # OnnxSlim's space-separated names: the graph is cut there (onnxtrim's --inputs/--outputs).
+    fixture = os.path.join(os.path.dirname(RESNET), "cut_if_function.onnx")
+    out = os.path.join(tmp, "slim_cut.onnx")
+    run(fixture, out, "--inputs", "f2", "bias", "threshold", "--outputs", "logits", "--quiet")
+    m = onnx.load(out)
+    assert [i.name for i in m.graph.input] == ["f2", "bias", "threshold"]
+    assert [o.name for o in m.graph.output] == ["logits"]
+    r = run(fixture, out + "2", "--outputs", "logits:fp16", ok=False)
+    assert r.returncode == 2 and "changing the type" in r.stderr, r.stderr
+
+
+def test_dtype():
+    m, rep = simplify(RESNET, "--dtype", "fp16")
+    assert rep["conversion"]["dtype"] == "fp16" and rep["verification"]["ok"], rep
+    assert any(t.data_type == onnx.TensorProto.FLOAT16 for t in m.graph.initializer)
+    assert m.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
 def test_refused_and_accepted():
     r = run(DIRTY, os.path.join(tmp, "x.onnx"), "--custom-lib", "libmy.so", ok=False)
     assert r.returncode == 2 and "not supported by onnxtrim" in r.stderr and r.stderr.count("\n") == 1, r.stderr

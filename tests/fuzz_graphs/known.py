@@ -66,10 +66,12 @@ def f6(model):
 
 KNOWN = [
     # F1 (Reduce* noop_with_empty_axes), F2 (BatchNormalization training outputs), F3 (fusions
-    # across If/Loop borders), F4 (Resize align_corners) and F6 (Pad wrap with negative pads) are
-    # fixed: a failure with them fails again. Their patterns (f1..f4, f6 above) stay, to put an
-    # entry back while a regression is being fixed.
-    ("F5", "element type 0 after a custom-domain op", f5, {"ort_error", "checker"}),
+    # across If/Loop borders), F4 (Resize align_corners), F5 (element type 0 after a
+    # custom-domain op) and F6 (Pad wrap with negative pads) are fixed: a failure with them fails
+    # again. Their patterns (f1..f6 above) stay, to put an entry back while a regression is being
+    # fixed, e.g. ("F5", "element type 0 after a custom-domain op", f5, {"ort_error", "checker"}).
+    # F5 was checked on the ten generator seeds of 3000-3399 that make its Gelu -> Reshape
+    # (3020, 3082, 3133, 3181, 3237, 3274, 3282, 3305, 3382, 3388): all pass with --strict-known.
 ]
 
 

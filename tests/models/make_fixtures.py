@@ -33,6 +33,25 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
 - repeat_interleave_tiny.onnx: `x.repeat_interleave(4, dim=-1)` over 100 frames at opset 11
   (WaveRNN's upsampling): torch writes the constant repeats as Expand(4, [100]) -> Split into
   100 -> per-frame Concat/Equal/Where -> Expand.
+- unsorted_tiny.onnx: written with onnx.helper (random weights, dynamic batch) with its nodes
+  in reverse topological order, as some exports ship them (ONNX Runtime runs them): shape
+  plumbing into a Reshape, a MatMul, Constant nodes listed after their consumers, and an If on
+  a data-dependent condition whose branches read outer values produced later in the list.
+
+- keypoint_rcnn.onnx: torchvision's Keypoint R-CNN (the library's classes: transform, FPN,
+  RPN, RoI heads, keypoint heads) on torchvision's ResNet-18 structure with narrow channels
+  (8/16/32/64, FPN 16) and small heads, so that the file stays small; random weights, opset 11,
+  dynamic image height and width. torch writes its squeeze(1) of per-level RoIs as
+  If(dim == 1, Squeeze, Identity) whose branch outputs share one dim name although their sizes
+  differ: ONNX Runtime must still run the simplified model (issue 16).
+- squeeze_ifs.onnx: the smallest form of that: two NonZero lengths through
+  If(dim == 1, Squeeze, Identity), every branch output declaring dim `n`.
+- custom_gelu.onnx: com.microsoft.Gelu -> Concat -> Relu: element types behind a custom-domain
+  op are unknown, and no value_info with element type 0 may be written for them.
+- cut_if_function.onnx: graph surgery's fixture (issue 17): a model-local function (called
+  twice) feeding an If whose branches read main-graph values from the outer scope (one of them a
+  graph input), with a Conv before and a MatMul after; dynamic batch. Cutting at the function's
+  output or at the If's inputs must keep the captured values.
 
 - keypoint_rcnn.onnx: torchvision's Keypoint R-CNN (the library's classes: transform, FPN,
   RPN, RoI heads, keypoint heads) on torchvision's ResNet-18 structure with narrow channels
@@ -452,10 +471,98 @@ def repeat_interleave_tiny():
            {"frames": {0: "batch"}, "samples": {0: "batch"}}, fold=False, opset=11)
 
 
+def cut_if_function():
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    N = helper.make_node
+    rng = np.random.default_rng(0)
+    # local.ScaleShift(X, S) = X * S + X
+    fn = helper.make_function("local", "ScaleShift", ["X", "S"], ["Y"],
+                              [N("Mul", ["X", "S"], ["XS"]), N("Add", ["XS", "X"], ["Y"])],
+                              [helper.make_opsetid("", 17)])
+    then_g = helper.make_graph([N("Mul", ["f2", "f2"], ["o1"])], "then",
+                               [], [helper.make_tensor_value_info("o1", TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([N("Sub", ["f2", "bias"], ["o2"])], "else",
+                               [], [helper.make_tensor_value_info("o2", TensorProto.FLOAT, None)])
+    inits = [numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal((4, 1, 1)).astype(np.float32), "scale"),
+             numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "proj"),
+             numpy_helper.from_array(np.array([0, 1, 2, 3], np.int64), "keep")]
+    nodes = [
+        N("Conv", ["image", "w"], ["conv"], pads=[1, 1, 1, 1], name="conv"),
+        N("ScaleShift", ["conv", "scale"], ["f1"], domain="local", name="ss1"),
+        N("Relu", ["f1"], ["r1"], name="relu"),
+        N("ScaleShift", ["r1", "scale"], ["f2"], domain="local", name="ss2"),
+        N("ReduceMean", ["f2"], ["mean"], keepdims=0, name="mean"),
+        N("Greater", ["mean", "threshold"], ["cond"], name="cmp"),
+        N("If", ["cond"], ["picked"], then_branch=then_g, else_branch=else_g, name="pick"),
+        N("GlobalAveragePool", ["picked"], ["pooled"], name="gap"),
+        N("Flatten", ["pooled"], ["flat"], axis=1, name="flat"),
+        N("MatMul", ["flat", "proj"], ["logits"], name="head"),
+        N("Gather", ["conv", "keep"], ["kept"], axis=1, name="gather"),
+        N("Sigmoid", ["kept"], ["gate"], name="gate"),
+    ]
+    graph = helper.make_graph(
+        nodes, "cut_if_function",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, 8, 8]),
+         helper.make_tensor_value_info("bias", TensorProto.FLOAT, ["batch", 4, 8, 8]),
+         helper.make_tensor_value_info("threshold", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 5]),
+         helper.make_tensor_value_info("gate", TensorProto.FLOAT, ["batch", 4, 8, 8])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                              ir_version=8, producer_name="make_fixtures.py", functions=[fn])
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(HERE, "cut_if_function.onnx")
+    onnx.save(model, path)
+
+
+def unsorted_tiny():
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.RandomState(1)
+    N = helper.make_node
+    w = numpy_helper.from_array(rng.uniform(-1, 1, (6, 5)).astype(np.float32), "w")
+
+    def branch(name, op):
+        out = helper.make_tensor_value_info(name + "_o", TensorProto.FLOAT, None)
+        return helper.make_graph([N(op, ["proj", "half"], [name + "_o"])], name, [], [out])
+
+    in_order = [
+        N("Shape", ["x"], ["shp"]),
+        N("Constant", [], ["i0"], value=numpy_helper.from_array(np.array([0], dtype=np.int64))),
+        N("Gather", ["shp", "i0"], ["b"], axis=0),
+        N("Constant", [], ["rest"], value=numpy_helper.from_array(np.array([4, 6], dtype=np.int64))),
+        N("Concat", ["b", "rest"], ["newshape"], axis=0),
+        N("Relu", ["x"], ["r"]),
+        N("Reshape", ["r", "newshape"], ["rr"]),
+        N("MatMul", ["rr", "w"], ["proj"]),
+        N("Constant", [], ["half"], value=numpy_helper.from_array(np.array(0.5, dtype=np.float32))),
+        N("ReduceSum", ["x"], ["total"], keepdims=0),
+        N("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0.0, dtype=np.float32))),
+        N("Greater", ["total", "zero"], ["flag"]),
+        N("If", ["flag"], ["t"], then_branch=branch("then", "Mul"), else_branch=branch("else", "Sub")),
+        N("Add", ["t", "proj"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        list(reversed(in_order)), "unsorted_tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, 5])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7,
+                              producer_name="make_fixtures.py")
+    path = os.path.join(HERE, "unsorted_tiny.onnx")
+    onnx.save(model, path)  # not checked: onnx.checker refuses the order on purpose
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
 FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_tiny(),
             "keypoint_rcnn": keypoint_rcnn, "squeeze_ifs": squeeze_ifs, "custom_gelu": custom_gelu, "vit_tiny": vit_tiny,
             "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
-            "repeat_interleave_tiny": repeat_interleave_tiny}
+            "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
+            "unsorted_tiny": unsorted_tiny}
 
 
 def main():

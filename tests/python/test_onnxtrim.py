@@ -183,10 +183,55 @@ def test_onnxslim_drop_in_matches_the_cli(tmp_path):
     assert onnx.load(out).graph == cli_nodes(tmp_path, "--no-shape-infer", src=path).graph
     info = onnxslim.slim(path, inspect=True)
     assert info["nodes"] == len(onnx.load(path).graph.node)
-    with pytest.raises(TypeError, match="'dtype' is not supported"):
-        onnxslim.slim(path, dtype="fp16")
+    half = onnxslim.slim(path, dtype="fp16").graph
+    cli_half = cli_nodes(tmp_path, "--dtype", "fp16", src=path).graph
+    # The same conversion; the suffixes of the Casts' generated names may differ after other
+    # runs in this process (a known defect, see the issue-17 note), so compare all but those.
+    assert [(n.op_type, list(n.attribute)) for n in half.node] == [(n.op_type, list(n.attribute)) for n in cli_half.node]
+    assert sorted(t.SerializeToString() for t in half.initializer) == \
+        sorted(t.SerializeToString() for t in cli_half.initializer)
+    assert half.input == cli_half.input and half.output == cli_half.output
+    assert any(t.data_type == onnx.TensorProto.FLOAT16 for t in half.initializer)
     with pytest.raises(TypeError, match="unexpected keyword argument 'speed'"):
         onnxslim.slim(path, speed=3)
+
+
+def test_surgery_keywords(tmp_path):
+    path = os.path.join(MODELS, "cut_if_function.onnx")
+    rng = np.random.default_rng(0)
+    image = rng.uniform(-1, 1, (2, 3, 8, 8)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (2, 4, 8, 8)).astype(np.float32)
+    thr = np.array(0.0, np.float32)
+    # the original's values at the cut points (marked, not simplified)
+    ref_model, _ = onnxtrim.simplify(path, add_outputs=["f2"], no_passes=True, verify=False)
+    ref = onnxtrim.run(ref_model, {"image": image, "bias": bias, "threshold": thr})
+    cut, rep = onnxtrim.simplify(path, inputs=["f2", "bias", "threshold"], outputs=["logits"],
+                                 rename={"f2": "features"})
+    assert [i.name for i in cut.graph.input] == ["features", "bias", "threshold"]
+    assert rep.verification["ran"] and rep.verification["ok"] and "compared" in rep.verification
+    got = run_ort(_write(tmp_path, cut), {"features": ref["f2"], "bias": bias, "threshold": thr})["logits"]
+    np.testing.assert_allclose(got, ref["logits"], rtol=1e-4, atol=1e-5)
+    with pytest.raises(onnxtrim.UsageError, match="still depends on graph input 'threshold'"):
+        onnxtrim.simplify(path, inputs=["f2", "bias"], outputs=["logits"])
+    with pytest.raises(onnxtrim.UsageError, match="no value named 'ghost'"):
+        onnxtrim.simplify(path, outputs=["ghost"])
+    every, _ = onnxtrim.simplify(path, add_outputs="all")
+    assert len(every.graph.output) > 10
+    b4, _ = onnxtrim.simplify(path, batch=4)
+    assert b4.graph.input[0].type.tensor_type.shape.dim[0].dim_value == 4
+    out = str(tmp_path / "cut.onnx")
+    onnxtrim.simplify_file(path, out, outputs=["f1"])
+    assert [o.name for o in onnx.load(out).graph.output] == ["f1"]
+    # OnnxSlim's names for the same cut
+    slim = onnxslim.slim(path, inputs=["f2", "bias", "threshold"], outputs=["logits"])
+    assert [i.name for i in slim.graph.input] == ["f2", "bias", "threshold"]
+    assert [o.name for o in slim.graph.output] == ["logits"]
+
+
+def _write(tmp_path, model):
+    p = str(tmp_path / "m.onnx")
+    onnx.save(model, p)
+    return p
 
 
 def save(graph, path, opset=17):
@@ -305,3 +350,17 @@ except KeyboardInterrupt:
     out, _ = p.communicate(timeout=30)
     assert "interrupted" in out, out
     assert time.time() - t < 5
+
+
+def test_dtype_keywords():
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    half, rep = onnxtrim.simplify(path, dtype="fp16")
+    assert rep.conversion["dtype"] == "fp16" and rep.conversion["converted_nodes"] > 0
+    assert rep.verification["ok"] and rep.verification["l2_tol"] == 1e-2
+    assert all(o["rel_l2"] <= 1e-2 for o in rep.verification["outputs"])
+    assert half.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    open_io, rep2 = onnxtrim.simplify(path, dtype="fp16", keep_io_types=False)
+    assert open_io.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT16
+    assert open_io.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT16
+    with pytest.raises(onnxtrim.UsageError):
+        onnxtrim.simplify(path, dtype="int8")

@@ -59,6 +59,7 @@ std::string help_text() {
   std::string out = kUsage;
   const std::pair<const char*, const char*> groups[] = {
       {"simplify", "simplify options"},
+      {"surgery", "surgery (before the passes; the check compares with the original's values at the cut points)"},
       {"check", "the check (on by default: the result is compared with the original on random inputs)"},
       {"inputs", "input options (run, verify, and the check)"},
       {"save", "saving"},

@@ -31,7 +31,9 @@ def slim(model, *args, **kwargs):
     no_shape_infer -> shapes not written; skip_optimizations -> passes skipped (constant_folding,
     graph_fusion, dead_node_elimination, subexpression_elimination, weight_tying);
     skip_fusion_patterns -> OnnxSlim pattern names or onnxtrim passes; size_threshold -> folding's
-    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model).
+    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model);
+    inputs / outputs ["name", ...] -> the graph cut there (onnxtrim's inputs= / outputs=).
+    dtype "fp16" / "fp32" (or "bf16") -> onnxtrim's --dtype (inputs and outputs keep their types).
     """
     if len(args) > 1:
         raise TypeError("slim() takes the model and at most one output_model positionally")
@@ -39,10 +41,7 @@ def slim(model, *args, **kwargs):
     for k in kwargs:
         if k not in _KNOWN:
             raise TypeError(f"slim() got an unexpected keyword argument '{k}'")
-    for k, instead in (("dtype", "precision conversion is not available yet"),
-                       ("inputs", "cutting the graph is not available yet"),
-                       ("outputs", "cutting the graph is not available yet"),
-                       ("dump_to_disk", "use onnxtrim.inspect(model) and write its dict")):
+    for k, instead in (("dump_to_disk", "use onnxtrim.inspect(model) and write its dict"),):
         if kwargs.get(k):
             raise TypeError(f"slim(): '{k}' is not supported by onnxtrim: {instead}")
     if kwargs.get("inspect"):
@@ -55,6 +54,10 @@ def slim(model, *args, **kwargs):
         opts["input_shapes"] = " ".join(kwargs["input_shapes"])
     if kwargs.get("model_check_inputs"):
         opts["model_check_inputs"] = " ".join(kwargs["model_check_inputs"])
+    for k in ("inputs", "outputs"):  # OnnxSlim's cut: ["name", ...] (a "name:dtype" retyping is refused)
+        if kwargs.get(k):
+            names = kwargs[k]
+            opts[k] = " ".join([names] if isinstance(names, str) else [str(n) for n in names])
     if kwargs.get("no_shape_infer"):
         opts["no_shape_infer"] = True
     if kwargs.get("no_constant_folding"):
@@ -66,6 +69,9 @@ def slim(model, *args, **kwargs):
         skip += _OPTIMIZATIONS[o]
     if kwargs.get("skip_fusion_patterns"):
         opts["skip_fusion_patterns"] = " ".join(kwargs["skip_fusion_patterns"])
+    if kwargs.get("dtype"):
+        # OnnxSlim's "fp16" / "fp32" (and onnxtrim's "bf16"): inputs and outputs keep their types
+        opts["dtype"] = str(kwargs["dtype"])
     if kwargs.get("size_threshold") is not None:
         opts["size_threshold"] = int(kwargs["size_threshold"])
     try:

@@ -47,7 +47,7 @@ Status eval_loop(KernelContext& ctx) {
     Tensor c(DataType::kBool, {});
     c.mutable_data<uint8_t>()[0] = cond;
     in.push_back(RuntimeValue::of(c));
-    for (auto& s : state) in.push_back(s);
+    for (auto& s : state) in.push_back(std::move(s));  // refilled from the body's outputs below
     auto r = ctx.run_subgraph(body, std::move(in));
     if (!r) return std::move(r).take_status();
     auto& out = r.value();

@@ -17,7 +17,8 @@ std::optional<int64_t> position(const KernelContext& ctx, size_t input, int64_t 
 Status eval_sequence_erase(KernelContext& ctx) {
   const RuntimeValue* s = ctx.input_value(0);
   if (!s || !s->is_sequence()) return ctx.error("SequenceErase needs a sequence");
-  RuntimeValue out = *s;
+  RuntimeValue* own = ctx.take_input_value(0);
+  RuntimeValue out = own ? std::move(*own) : *s;
   auto p = position(ctx, 1, static_cast<int64_t>(out.elems.size()), false);
   if (!p) return ctx.error("SequenceErase position out of range");
   out.elems.erase(out.elems.begin() + *p);

@@ -17,7 +17,8 @@ std::optional<int64_t> position(const KernelContext& ctx, size_t input, int64_t 
 Status eval_sequence_insert(KernelContext& ctx) {
   const RuntimeValue* s = ctx.input_value(0);
   if (!s || !s->is_sequence() || !ctx.has_input(1)) return ctx.error("SequenceInsert needs a sequence and a tensor");
-  RuntimeValue out = *s;
+  RuntimeValue* own = ctx.take_input_value(0);
+  RuntimeValue out = own ? std::move(*own) : *s;
   auto p = position(ctx, 2, static_cast<int64_t>(out.elems.size()), true);
   if (!p) return ctx.error("SequenceInsert position out of range");
   out.elems.insert(out.elems.begin() + *p, *ctx.input_value(1));

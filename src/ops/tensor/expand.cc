@@ -13,7 +13,7 @@ Status eval_expand(KernelContext& ctx) {
   if (!movable(x.dtype())) return ctx.unsupported("Expand on sub-byte types");
   auto dims = broadcast_shapes(x.dims(), to_int64_vector(ctx.input(1)));
   if (!dims) return ctx.error("Expand: shapes cannot be broadcast");
-  std::vector<int64_t> index(static_cast<size_t>(numel_of(*dims)));
+  std::vector<int64_t> index = take_index(x.dtype(), *dims);
   BroadcastIndex bi(x.dims(), *dims);
   for (auto& i : index) {
     i = bi.offset();

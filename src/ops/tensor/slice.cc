@@ -77,7 +77,7 @@ Status eval_slice(KernelContext& ctx) {
     out[static_cast<size_t>(*a)] = n;
   }
   Dims st = strides_of(x.dims());
-  std::vector<int64_t> index(static_cast<size_t>(numel_of(out)));
+  std::vector<int64_t> index = take_index(x.dtype(), out);
   std::vector<int64_t> c(static_cast<size_t>(r), 0);
   for (size_t i = 0; i < index.size(); ++i) {
     int64_t off = 0;

@@ -1,8 +1,20 @@
 #include "ops/tensor/tensor_util.h"
 
+#include "support/limits.h"
+
 namespace onnxtrim::ops::tensor {
 
 bool movable(DataType t) { return t == DataType::kString || ir::dtype_bits(t) >= 8; }
+
+std::vector<int64_t> take_index(DataType dtype, const Dims& out_dims) {
+  int64_t n = checked_numel(out_dims);
+  uint64_t out_bytes = n < 0 ? 0
+                       : dtype == DataType::kString ? static_cast<uint64_t>(n) * sizeof(std::string)
+                                                    : ir::dtype_storage_bytes(dtype, n);
+  check_tensor(n, out_bytes, ir::dtype_name(dtype), out_dims);
+  charge_tensor(n, static_cast<uint64_t>(n) * sizeof(int64_t), "int64 (gather index)", out_dims);
+  return std::vector<int64_t>(static_cast<size_t>(n));
+}
 
 Tensor take(const Tensor& src, const Dims& out_dims, const std::vector<int64_t>& index) {
   Tensor out(src.dtype(), out_dims);

@@ -14,6 +14,11 @@ inline size_t elem_size(DataType t) { return t == DataType::kString ? 0 : static
 
 // out[i] = src[index[i]] for a tensor of dims `out_dims`.
 Tensor take(const Tensor& src, const Dims& out_dims, const std::vector<int64_t>& index);
+// Room for the index `take` reads: one element offset per element of an output of `out_dims`
+// and `dtype`. The output's size is checked against the evaluator's limits first (and the index
+// counted as what it is, an int64 tensor of that shape), so that an Expand or Tile of 10^12
+// elements is refused by name instead of by the allocator.
+std::vector<int64_t> take_index(DataType dtype, const Dims& out_dims);
 // Copies `count` elements from src (starting at element src_off) into dst at element dst_off.
 void copy_elements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t count);
 // Same data, new dims (shares bytes).

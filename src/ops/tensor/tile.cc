@@ -19,7 +19,7 @@ Status eval_tile(KernelContext& ctx) {
     out.push_back(x.dims()[i] * rep[i]);
   }
   Dims st = strides_of(x.dims());
-  std::vector<int64_t> index(static_cast<size_t>(numel_of(out)));
+  std::vector<int64_t> index = take_index(x.dtype(), out);
   std::vector<int64_t> c(out.size(), 0);
   for (auto& i : index) {
     int64_t off = 0;

@@ -1,7 +1,9 @@
 // Transpose: permutes the axes (reversed by default).
 #include <cstring>
+#include "ir/mapped.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
+#include "support/parallel.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -29,15 +31,48 @@ bool valid_perm(const std::vector<int64_t>& p, int64_t rank) {
 // Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
 // the output's last axis are gathered with a fixed input stride; 2-D transposes go by tiles.
 template <size_t W>
-void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out) {
+void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out,
+                    const Tensor& y) {
   size_t r = out.size();
   if (r == 2 && p[0] == 1 && p[1] == 0) {
     int64_t R = out[0], C = out[1];  // y[i][j] = x[j][i], x is C x R
-    const int64_t B = 32;
-    for (int64_t i0 = 0; i0 < R; i0 += B)
-      for (int64_t j0 = 0; j0 < C; j0 += B)
-        for (int64_t i = i0; i < std::min(i0 + B, R); ++i)
-          for (int64_t j = j0; j < std::min(j0 + B, C); ++j) std::memcpy(dst + W * static_cast<size_t>(i * C + j), src + W * static_cast<size_t>(j * R + i), W);
+    // Tiles of T x T elements, T elements being one cache line: each source line is read
+    // whole into the tile and each output line written whole from it. (Reading a column of
+    // wider tiles straight from x thrashed the cache: weight rows are a power of two apart.)
+    constexpr int64_t T = W >= 64 ? 1 : static_cast<int64_t>(64 / W);
+    auto rows = [&](int64_t lo, int64_t hi) {
+      alignas(64) uint8_t tile[T][T * W];
+      for (int64_t i0 = lo; i0 < hi; i0 += T) {
+        const int64_t ni = std::min(T, hi - i0);
+        for (int64_t j0 = 0; j0 < C; j0 += T) {
+          const int64_t nj = std::min(T, C - j0);
+          for (int64_t j = 0; j < nj; ++j) {
+            const uint8_t* s = src + W * static_cast<size_t>((j0 + j) * R + i0);
+            for (int64_t i = 0; i < ni; ++i) std::memcpy(&tile[i][W * static_cast<size_t>(j)], s + W * static_cast<size_t>(i), W);
+          }
+          for (int64_t i = 0; i < ni; ++i)
+            std::memcpy(dst + W * static_cast<size_t>((i0 + i) * C + j0), tile[i], W * static_cast<size_t>(nj));
+        }
+      }
+    };
+    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W < (8u << 20)) {
+      rows(0, R);
+      return;
+    }
+    // Large transposes (weights behind an exporter's Transpose) use every core, band by band
+    // (about 32 MB of output each): a band's pages are faulted in front to back before the
+    // threads write them, and handed back once written, so a folded weight, which lives in the
+    // scratch file, never sits in memory whole (for a tensor in the heap this changes nothing).
+    const size_t ps = 4096;
+    const int64_t row_bytes = C * static_cast<int64_t>(W);
+    const int64_t band = std::max<int64_t>(4 * T, ((int64_t{32} << 20) / std::max<int64_t>(row_bytes, 1)) / T * T);
+    for (int64_t lo = 0; lo < R; lo += band) {
+      const int64_t hi = std::min(R, lo + band);
+      const size_t off = static_cast<size_t>(lo * row_bytes), n = static_cast<size_t>((hi - lo) * row_bytes);
+      for (size_t k = 0; k < n; k += ps) static_cast<volatile uint8_t*>(dst + off)[k] = 0;
+      parallel_for(hi - lo, 4 * T, [&](int64_t a, int64_t e) { rows(lo + a, lo + e); });
+      ir::release_pages(y, off, n);
+    }
     return;
   }
   int64_t inner = r ? out[r - 1] : 1;
@@ -67,11 +102,11 @@ void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims&
   const uint8_t* src = x.bytes();
   uint8_t* dst = y.mutable_bytes();
   switch (tensor::elem_size(x.dtype())) {
-    case 1: transpose_rows<1>(src, dst, in_strides, p, out); break;
-    case 2: transpose_rows<2>(src, dst, in_strides, p, out); break;
-    case 4: transpose_rows<4>(src, dst, in_strides, p, out); break;
-    case 8: transpose_rows<8>(src, dst, in_strides, p, out); break;
-    default: transpose_rows<16>(src, dst, in_strides, p, out); break;
+    case 1: transpose_rows<1>(src, dst, in_strides, p, out, y); break;
+    case 2: transpose_rows<2>(src, dst, in_strides, p, out, y); break;
+    case 4: transpose_rows<4>(src, dst, in_strides, p, out, y); break;
+    case 8: transpose_rows<8>(src, dst, in_strides, p, out, y); break;
+    default: transpose_rows<16>(src, dst, in_strides, p, out, y); break;
   }
 }
 

@@ -1,0 +1,92 @@
+// Buffers mapped from files: the model file, external-data files and the scratch file of
+// folded weights. A tensor whose bytes are mapped knows where they are on disk (file_ref), so
+// that saving copies them file to file and their pages can leave memory (release_pages).
+// Kept apart from tensor.h (which every file includes): tensors reach these through the
+// free functions below.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ir/tensor.h"
+
+namespace onnxtrim::ir {
+
+// A file that buffers are mapped from.
+struct FileOrigin {
+  std::string path;  // empty for a file without a name (the scratch file): then fd is open
+  uint64_t dev = 0;  // the identity of the file that was mapped: a file later moved onto the
+  uint64_t ino = 0;  // same path is another file, and is not read in its place
+  int fd = -1;       // an open descriptor of it, or -1 (saving opens path)
+};
+
+// Where bytes are stored in a file; false when they are only in memory.
+struct FileRef {
+  const FileOrigin* file = nullptr;
+  uint64_t offset = 0;
+  explicit operator bool() const { return file != nullptr; }
+};
+
+// A mapping of (part of) a file; unmapped when the last tensor lets go of it.
+class MappedBuffer final : public Buffer {
+ public:
+  // base: the mapping of map_size bytes, showing `origin` from byte file_offset on.
+  // writable: a shared mapping whose only holder may write it in place.
+  MappedBuffer(void* base, size_t map_size, size_t size, std::shared_ptr<const FileOrigin> origin,
+               uint64_t file_offset, bool writable)
+      : base_(base), map_size_(map_size), size_(size), origin_(std::move(origin)), file_offset_(file_offset),
+        writable_(writable) {}
+  ~MappedBuffer() override;
+  const uint8_t* data() const override { return static_cast<const uint8_t*>(base_); }
+  size_t size() const override { return size_; }
+  uint8_t* writable_data() { return writable_ ? static_cast<uint8_t*>(base_) : nullptr; }
+  void set_writable(bool w) { writable_ = w; }
+  FileRef file_ref(size_t off) const { return {origin_.get(), file_offset_ + off}; }
+  // Drops bytes [off, off + n) from this process's memory (read back from the file on the
+  // next access; a shared mapping's writes are in the page cache, so nothing is lost).
+  void release(size_t off, size_t n) const;
+  // Runs after the unmapping (the scratch file gives the region back).
+  void on_unmap(std::function<void()> f) { on_unmap_ = std::move(f); }
+
+ private:
+  void* base_;
+  size_t map_size_;
+  size_t size_;
+  std::shared_ptr<const FileOrigin> origin_;
+  uint64_t file_offset_;
+  bool writable_;
+  std::function<void()> on_unmap_;
+};
+
+// Bytes of a mapping that are not aligned for their element type (raw_data in the model file
+// sits wherever the protobuf framing put it): copied to aligned memory on first read. Its
+// file_ref is still the source's, so saving copies the bytes file to file.
+class AlignedView final : public Buffer {
+ public:
+  AlignedView(std::shared_ptr<const MappedBuffer> src, size_t offset, size_t size)
+      : src_(std::move(src)), offset_(offset), size_(size) {}
+  const uint8_t* data() const override;
+  size_t size() const override { return size_; }
+  FileRef file_ref(size_t off) const { return src_->file_ref(offset_ + off); }
+  void release(size_t off, size_t n) const { src_->release(offset_ + off, n); }
+
+ private:
+  std::shared_ptr<const MappedBuffer> src_;
+  size_t offset_;
+  size_t size_;
+  mutable std::once_flag once_;
+  mutable std::unique_ptr<uint64_t[]> copy_;
+};
+
+// Where a tensor's bytes are stored in a file (a mapped tensor), else false.
+FileRef file_ref(const Tensor& t);
+// Lets a mapped tensor's pages leave memory (they are read back on the next access); nothing
+// for a tensor in the heap.
+void release_pages(const Tensor& t);
+// The same for bytes [off, off + n) of the tensor (a kernel hands back what it has written).
+void release_pages(const Tensor& t, size_t off, size_t n);
+
+}  // namespace onnxtrim::ir
