@@ -67,6 +67,9 @@ Status check_types(const InferContext& ctx) {
     if (var.empty()) continue;
     const TypeInfo& t = ctx.input(i);
     if (!t.is_tensor() || t.elem == ir::DataType::kUndefined) continue;
+    if (!ir::dtype_is_known(static_cast<int32_t>(t.elem)))
+      return ctx.error("input " + std::to_string(i) + " ('" + n.input(i)->name() + "') has unknown element type " +
+                       std::to_string(static_cast<int32_t>(t.elem)));
     auto set = c->sets.find(var);
     if (set != c->sets.end() && (set->second & type_bit(t.elem)) == 0)
       return ctx.error("input " + std::to_string(i) + " ('" + n.input(i)->name() + "') is " +

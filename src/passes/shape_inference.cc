@@ -305,6 +305,15 @@ void ShapeInference::infer_node(const ir::Node& n) {
   }
   if (rule) {
     Status st = rule(ctx);
+    // An attribute that names an element type (Cast's `to`, a generator's `dtype` ...) with a
+    // code this build does not know: the model is invalid, and no such type reaches a consumer.
+    for (size_t i = 0; st.is_ok() && i < ctx.outputs().size(); ++i) {
+      const TypeInfo* o = &ctx.outputs()[i];
+      while (o->inner && !o->is_tensor()) o = o->inner.get();
+      if (o->is_tensor() && !ir::dtype_is_known(static_cast<int32_t>(o->elem)))
+        st = ctx.error("output " + std::to_string(i) + " would have unknown element type " +
+                       std::to_string(static_cast<int32_t>(o->elem)));
+    }
     if (!st.is_ok()) {
       warnings_.push_back(st.message());
       if (st.code() == ErrorCode::kInvalidModel) errors_.push_back(st);
