@@ -29,6 +29,8 @@ esac
 # sequences, shape plumbing and the generators folding must bound.
 seeds() {
   ls examples/*.onnx tests/models/{custom_gelu,fusions_tiny,squeeze_ifs,unsorted_tiny}.onnx 2>/dev/null || true
+  # Inputs that once crashed the pipeline (minimized), replayed by every run.
+  ls fuzz/regressions/*.onnx 2>/dev/null || true
   local data="${ONNXTRIM_TEST_DATA:-../shared/onnx-tests}"
   if [ ! -d "$data" ]; then
     echo "fuzz.sh: no ONNX test data in $data (set ONNXTRIM_TEST_DATA): seeding with the bundled models only" >&2
