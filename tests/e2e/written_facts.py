@@ -8,7 +8,8 @@ tests also in a variant whose graph inputs have named dims d<i>_<k>), `onnxtrim 
      and inside sequences and optionals);
   3. every dim name written (value_info, and graph and body outputs beyond what the input
      declared) must be an expression over the graph inputs' dim names: two values share a name
-     only when they share the expression, i.e. when their dims were proved equal;
+     only when they share the expression, i.e. when their dims were proved equal; and one that
+     is not an input's own dim name is at most 40 characters long (longer ones are unnamed);
   4. on running OUT with our evaluator (every main-graph value_info value made an extra output)
      at one or two dim settings, each value's dims equal what its written type says: its fixed
      sizes, and its named dims evaluated at the inputs' sizes. Node tests run on their own test
@@ -136,6 +137,9 @@ def expression(text, params):
     return "".join(out).replace("/", "//") if out else None
 
 
+# passes/shape_inference.h kMaxWrittenDimChars: a longer expression is written unnamed (issue 16,
+# item 3: WaveRNN's dims had been written as 26-term max(...) expressions).
+MAX_DIM_CHARS = 40
 FUNCS = {"floor": lambda x: x, "mod": lambda a, b: a % b, "min": min, "max": max}
 
 
@@ -170,6 +174,9 @@ def check_model(name, path, runs, variant_of=None):
                             ddims[k].dim_param == d.dim_param:
                         continue  # the model's own declaration of its output
                     bump("named dims")
+                    if d.dim_param not in params and len(d.dim_param) > MAX_DIM_CHARS:
+                        fail(name, f"{where} '{vi.name}' dim {k} is named '{d.dim_param}': longer than "
+                                   f"{MAX_DIM_CHARS} characters (README: such dims are written unnamed)")
                     e = expression(d.dim_param, params)
                     if e is None:
                         fail(name, f"{where} '{vi.name}' dim {k} is named '{d.dim_param}', not an expression over "
