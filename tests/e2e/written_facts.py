@@ -15,7 +15,9 @@ tests also in a variant whose graph inputs have named dims d<i>_<k>), `onnxtrim 
      sizes, and its named dims evaluated at the inputs' sizes. Node tests run on their own test
      data; fixtures on random inputs at two settings of their dims.
 
-usage: written_facts.py ONNXTRIM [--data DIR | --default-data DIR] FIXTURE.onnx[@dim=v,...[|dim=v,...]] ...
+usage: written_facts.py ONNXTRIM [--data DIR | --default-data DIR] [--fixtures-dir DIR] FIXTURE.onnx[@dim=v,...[|dim=v,...]] ...
+(--fixtures-dir: every DIR/*.onnx must be among the fixtures given)
+(a fixture given without @ is run once, with its static input shapes)
 (the test data is found as tests/e2e/test_data.py says)
 """
 import concurrent.futures
@@ -37,6 +39,11 @@ import test_data  # noqa: E402
 
 args = sys.argv[1:]
 data = test_data.take(args)
+fixtures_dir = None
+if "--fixtures-dir" in args:  # every model in this folder must be among the fixtures given
+    k = args.index("--fixtures-dir")
+    fixtures_dir = args[k + 1]
+    del args[k:k + 2]
 binary, fixture_specs = args[0], args[1:]
 test_data.require(data)
 failures = []
@@ -253,9 +260,14 @@ def symbolic_variant(path, tmp):
 
 start = time.time()
 models = []
+if fixtures_dir:
+    given = {os.path.realpath(spec.partition("@")[0]) for spec in fixture_specs}
+    for f in sorted(glob.glob(os.path.join(fixtures_dir, "*.onnx"))):
+        if os.path.realpath(f) not in given:
+            fail(os.path.basename(f), "a fixture of --fixtures-dir that is not checked (add it, with its dim settings)")
 for spec in fixture_specs:
     path, _, settings = spec.partition("@")
-    runs = []
+    runs = [] if settings else [("static", ["--seed", "0"], {})]  # a model without named input dims: one run
     for k, s in enumerate(filter(None, settings.split("|"))):
         dims = dict((kv.split("=")[0], int(kv.split("=")[1])) for kv in s.split(","))
         args = [a for kv in s.split(",") for a in ("--dim", kv)] + ["--seed", str(k)]
