@@ -77,6 +77,7 @@ struct Options {
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml
   std::string dtype;                      // --dtype fp16|bf16|fp32 ("": no conversion)
+  int64_t opset = 0;                      // --opset N: convert the default domain to opset N (0: no conversion)
   bool keep_io_types = true;              // --keep-io-types / --no-keep-io-types
   bool strict = false;                    // --strict
   // The result is simplified for these sizes, and its inputs declare them.
@@ -174,9 +175,19 @@ struct Conversion {
   std::vector<Kept> kept;  // nodes whose float computation stays in float32, and why
 };
 
+// --opset: what the opset conversion did.
+struct OpsetConversion {
+  int64_t from = 0, to = 0;      // 0: no conversion ran
+  int64_t nodes_converted = 0;   // nodes whose op version changed
+  int64_t nodes_rewritten = 0;   // of those, nodes whose attributes, inputs or neighbours changed
+  int64_t nodes_expanded = 0;    // nodes replaced by their function body (no version at the target)
+  std::vector<std::string> notes;
+};
+
 struct Report {
   std::string input_path, output_path;
   Conversion conversion;
+  OpsetConversion opset;
   ModelStats before, after;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::vector<PassStats> passes;

@@ -24,6 +24,7 @@
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
+#include "convert/opset.h"
 #include "rewrites/convert_float.h"
 #include "support/cancel.h"
 #include "support/limits.h"
@@ -536,7 +537,9 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   const bool cutting = !req.empty();
   std::unique_ptr<ir::Model> original;
   bool convert = !o.dtype.empty();
-  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert)) original = ir::clone_model(m);
+  const bool reopset = o.opset != 0;
+  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert || reopset))
+    original = ir::clone_model(m);
 
   surgery::Plan plan;
   if (cutting) {
@@ -548,6 +551,24 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     // With --dtype as well, the simplification and the conversion are checked against the cut
     // model (the surgery's own check needs the float result; it is not run twice).
     if (convert && original) original = ir::clone_model(m);
+  }
+
+  if (reopset) {
+    // --opset: before the passes, so that they simplify the converted model (and fold what the
+    // conversion made, such as constants moved from attributes into inputs).
+    double t = now_s();
+    throw_if_error(ir::verify_model(m));
+    auto res = convert::convert_opset(m, o.opset);
+    throw_if_error(res.is_ok() ? Status::ok() : res.status());
+    throw_if_error(ir::verify_model(m));
+    OpsetConversion& oc = rep.opset;
+    oc.from = res.value().from;
+    oc.to = res.value().to;
+    oc.nodes_converted = res.value().nodes_converted;
+    oc.nodes_rewritten = res.value().nodes_rewritten;
+    oc.nodes_expanded = res.value().nodes_expanded;
+    oc.notes = res.value().notes;
+    rep.stages.emplace_back("opset", now_s() - t);
   }
 
   if (o.run_passes) {
@@ -581,7 +602,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   }
   if (o.verify == Options::Verify::kOff) {
     rep.verification.skipped = "--no-verify";
-  } else if (!o.run_passes && !cutting) {
+  } else if (!o.run_passes && !cutting && !reopset) {
     rep.verification.skipped = "--no-passes (nothing changed)";
   } else {
     double t = now_s();

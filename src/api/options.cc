@@ -430,6 +430,11 @@ const std::vector<Entry>& entries() {
                           bad("dtype", "needs fp16, bf16 or fp32, not '" + std::string(v) + "'");
                         o.dtype = v == "float16" ? "fp16" : v == "bfloat16" ? "bf16" : v == "float32" ? "fp32" : std::string(v);
                       }));
+    t.push_back(value("opset", "N", "simplify",
+                      "convert the default ONNX domain to opset N, up or down (every subgraph and local function): "
+                      "attribute/input moves, ops too new for N expanded from their function bodies; checked "
+                      "against the original",
+                      [](Options& o, std::string_view v) { o.opset = parse_int("opset", v, 1); }));
     t.push_back(flag("keep-io-types", "simplify",
                      "with --dtype: inputs and outputs keep their types, with Casts at the boundary (default on)",
                      [](Options& o, bool b) { o.keep_io_types = b; }));

@@ -1,0 +1,244 @@
+// Expansions: an operator with no version at the target opset is replaced by the nodes of
+// its function body in the spec (written here in C++, for the op's first opset; the nodes are
+// then converted down like the model's own). Each keeps the op's arithmetic order.
+//
+//   LayerNormalization-17   (stash_type: the statistics in float32)
+//   RMSNormalization-23     Gelu-20 (none, tanh)    HardSwish-14    Mish-18    Swish-24
+//   Celu-12                 GreaterOrEqual-12 / LessOrEqual-12 (Or of the strict and Equal)
+//   CastLike-15             GroupNormalization-18 (InstanceNormalization over [N, G, -1])
+#include <cmath>
+
+#include "convert/opset_context.h"
+#include "ir/dtype.h"
+
+namespace onnxtrim::convert {
+namespace {
+
+std::string hint(const ir::Node& n, const char* what) { return (n.name.empty() ? n.op_type : n.name) + "_" + what; }
+
+// Builds nodes before n, written for opset `at`.
+struct Builder {
+  StepContext& ctx;
+  ir::Node& n;
+  int64_t at;
+  ir::Value* op(const char* type, std::vector<ir::Value*> in, std::vector<ir::Attribute> attrs = {}) {
+    return ctx.insert(&n, type, in, 1, at, std::move(attrs))->output(0);
+  }
+  ir::Value* scalar(ir::DataType t, double v, const char* what) { return ctx.const_of(*n.graph(), &n, t, {v}, hint(n, what)); }
+};
+
+// n's output i is now computed by `v` (made by a node of the expansion).
+void take_output(StepContext& ctx, ir::Node& n, size_t i, ir::Value* v) {
+  ir::Value* y = n.output(i);
+  if (!y) return;
+  ir::Graph& g = *n.graph();
+  g.set_node_output(&n, i, nullptr);
+  ir::Node* p = v->producer();
+  size_t k = static_cast<size_t>(v->producer_output());
+  if (p && p->graph() == &g && !v->has_uses() && !v->is_graph_output()) {
+    g.set_node_output(p, k, y);
+    g.erase_value(v);
+  } else {
+    ir::Node* id = ctx.insert(&n, "Identity", {v}, 1, 13);
+    ir::Value* tmp = id->output(0);
+    g.set_node_output(id, 0, y);
+    g.erase_value(tmp);
+  }
+}
+
+// Drops n once its outputs are handed over.
+void finish(StepContext& ctx, ir::Node& n) {
+  ir::Graph& g = *n.graph();
+  for (size_t i = 0; i < n.num_outputs(); ++i)
+    if (ir::Value* o = n.output(i)) {
+      g.set_node_output(&n, i, nullptr);
+      g.erase_value(o);
+    }
+  ctx.rw().erase_node(&n);
+}
+
+Status need_type(StepContext& ctx, ir::Node& n, ir::DataType t) {
+  if (t == ir::DataType::kUndefined || !ir::dtype_is_float(t))
+    return ctx.refuse(n, "the expansion of " + n.op_type + " needs the input's float type, which is not known");
+  return Status::ok();
+}
+
+bool refs(const ir::Node& n) {
+  for (const auto& a : n.attributes)
+    if (!a.ref_attr_name.empty()) return true;
+  return false;
+}
+
+// Normalized axes [axis, rank) as negative indices when possible (no rank needed).
+std::optional<std::vector<int64_t>> trailing_axes(StepContext& ctx, ir::Node& n, int64_t axis) {
+  std::vector<int64_t> axes;
+  if (axis < 0) {
+    for (int64_t a = axis; a < 0; ++a) axes.push_back(a);
+    return axes;
+  }
+  int64_t r = ctx.rank(n.input(0));
+  if (r < 0) return std::nullopt;
+  for (int64_t a = axis; a < r; ++a) axes.push_back(a);
+  return axes;
+}
+
+// Y = (X - mean) / sqrt(var + eps) * Scale + B over axes [axis, rank)
+Status expand_layer_norm(StepContext& ctx, ir::Node& n, bool rms) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  ir::DataType t = ctx.dtype(n.input(0));
+  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  auto axes = trailing_axes(ctx, n, n.attr_int("axis", -1));
+  if (!axes) return ctx.refuse(n, "the expansion needs the input's rank, which is not known");
+  float eps = n.attr_float("epsilon", 1e-5f);
+  ir::DataType u = n.attr_int("stash_type", 1) == 1 ? ir::DataType::kFloat : t;
+  Builder b{ctx, n, rms ? 23 : 17};
+  ir::Value* x = n.input(0);
+  if (u != t) x = b.op("Cast", {x}, {ir::Attribute::make_int("to", static_cast<int64_t>(u))});
+  auto reduce = [&](ir::Value* v) {
+    return b.op("ReduceMean", {v}, {ir::Attribute::make_ints("axes", *axes), ir::Attribute::make_int("keepdims", 1)});
+  };
+  ir::Value* mean = nullptr;
+  ir::Value* centered = x;
+  if (!rms) {
+    mean = reduce(x);
+    centered = b.op("Sub", {x, mean});
+  }
+  ir::Value* var = reduce(b.op("Mul", {centered, centered}));
+  ir::Value* sd = b.op("Sqrt", {b.op("Add", {var, b.scalar(u, eps, "epsilon")})});
+  ir::Value* normalized = b.op("Div", {centered, sd});
+  if (u != t) normalized = b.op("Cast", {normalized}, {ir::Attribute::make_int("to", static_cast<int64_t>(t))});
+  ir::Value* y = b.op("Mul", {normalized, n.input(1)});
+  if (!rms && n.input(2)) y = b.op("Add", {y, n.input(2)});
+  take_output(ctx, n, 0, y);
+  if (!rms && n.output(1)) take_output(ctx, n, 1, mean);
+  if (!rms && n.output(2)) take_output(ctx, n, 2, b.op("Reciprocal", {sd}));
+  finish(ctx, n);
+  return Status::ok();
+}
+Status expand_layernorm(StepContext& ctx, ir::Node& n) { return expand_layer_norm(ctx, n, false); }
+Status expand_rmsnorm(StepContext& ctx, ir::Node& n) { return expand_layer_norm(ctx, n, true); }
+
+// none: 0.5 * x * (1 + erf(x / sqrt(2)))
+// tanh: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+Status expand_gelu(StepContext& ctx, ir::Node& n) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  ir::DataType t = ctx.dtype(n.input(0));
+  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  std::string approx = n.attr_string("approximate", "none");
+  Builder b{ctx, n, 20};
+  ir::Value* x = n.input(0);
+  ir::Value* inner;
+  if (approx == "tanh") {
+    ir::Value* cube = b.op("Mul", {x, b.op("Mul", {x, x})});
+    ir::Value* s = b.op("Add", {x, b.op("Mul", {b.scalar(t, 0.044715, "c"), cube})});
+    inner = b.op("Tanh", {b.op("Mul", {b.scalar(t, std::sqrt(2.0 / M_PI), "k"), s})});
+  } else if (approx == "none") {
+    inner = b.op("Erf", {b.op("Div", {x, b.scalar(t, std::sqrt(2.0), "sqrt2")})});
+  } else {
+    return ctx.refuse(n, "unknown approximate '" + approx + "'");
+  }
+  ir::Value* y = b.op("Mul", {b.op("Mul", {b.scalar(t, 0.5, "half"), x}), b.op("Add", {b.scalar(t, 1.0, "one"), inner})});
+  take_output(ctx, n, 0, y);
+  finish(ctx, n);
+  return Status::ok();
+}
+
+// x * HardSigmoid(x, 1/6, 1/2)
+Status expand_hard_swish(StepContext& ctx, ir::Node& n) {
+  Builder b{ctx, n, 14};
+  ir::Value* x = n.input(0);
+  ir::Value* hs = b.op("HardSigmoid", {x}, {ir::Attribute::make_float("alpha", 1.0f / 6), ir::Attribute::make_float("beta", 0.5f)});
+  take_output(ctx, n, 0, b.op("Mul", {x, hs}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
+// x * tanh(softplus(x))
+Status expand_mish(StepContext& ctx, ir::Node& n) {
+  Builder b{ctx, n, 18};
+  ir::Value* x = n.input(0);
+  take_output(ctx, n, 0, b.op("Mul", {x, b.op("Tanh", {b.op("Softplus", {x})})}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
+// x * sigmoid(alpha * x)
+Status expand_swish(StepContext& ctx, ir::Node& n) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  ir::DataType t = ctx.dtype(n.input(0));
+  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  Builder b{ctx, n, 24};
+  ir::Value* x = n.input(0);
+  float alpha = n.attr_float("alpha", 1.0f);
+  ir::Value* ax = alpha == 1.0f ? x : b.op("Mul", {b.scalar(t, alpha, "alpha"), x});
+  take_output(ctx, n, 0, b.op("Mul", {x, b.op("Sigmoid", {ax})}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
+// alpha * Elu(x / alpha, 1)
+Status expand_celu(StepContext& ctx, ir::Node& n) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  ir::DataType t = ctx.dtype(n.input(0));
+  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  Builder b{ctx, n, 12};
+  float alpha = n.attr_float("alpha", 1.0f);
+  ir::Value* a = b.scalar(t, alpha, "alpha");
+  ir::Value* e = b.op("Elu", {b.op("Div", {n.input(0), a})}, {ir::Attribute::make_float("alpha", 1.0f)});
+  take_output(ctx, n, 0, b.op("Mul", {a, e}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
+Status expand_or_equal(StepContext& ctx, ir::Node& n, const char* strict) {
+  Builder b{ctx, n, 12};
+  ir::Value* s = b.op(strict, {n.input(0), n.input(1)});
+  ir::Value* e = b.op("Equal", {n.input(0), n.input(1)});
+  take_output(ctx, n, 0, b.op("Or", {s, e}));
+  finish(ctx, n);
+  return Status::ok();
+}
+Status expand_greater_or_equal(StepContext& ctx, ir::Node& n) { return expand_or_equal(ctx, n, "Greater"); }
+Status expand_less_or_equal(StepContext& ctx, ir::Node& n) { return expand_or_equal(ctx, n, "Less"); }
+
+// Cast to the other input's type.
+Status expand_cast_like(StepContext& ctx, ir::Node& n) {
+  ir::DataType t = ctx.dtype(n.input(1));
+  if (t == ir::DataType::kUndefined) return ctx.refuse(n, "the type of target_type is not known");
+  Builder b{ctx, n, 15};
+  take_output(ctx, n, 0, b.op("Cast", {n.input(0)}, {ir::Attribute::make_int("to", static_cast<int64_t>(t))}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
+// GroupNormalization-18 (scale/bias per group):
+// Reshape(InstanceNormalization(Reshape(x, [0, G, -1]), scale, bias), Shape(x))
+Status expand_group_norm(StepContext& ctx, ir::Node& n) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  int64_t groups = n.attr_int("num_groups", 0);
+  if (groups <= 0) return ctx.refuse(n, "num_groups must be positive");
+  Builder b{ctx, n, 18};
+  ir::Value* x = n.input(0);
+  ir::Value* grouped = b.op("Reshape", {x, ctx.const_i64(*n.graph(), &n, {0, groups, -1}, hint(n, "grouped"))});
+  ir::Value* norm = b.op("InstanceNormalization", {grouped, n.input(1), n.input(2)},
+                         {ir::Attribute::make_float("epsilon", n.attr_float("epsilon", 1e-5f))});
+  take_output(ctx, n, 0, b.op("Reshape", {norm, b.op("Shape", {x})}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
+}  // namespace
+
+ONNXTRIM_OPSET_EXPANSION(layernorm, "LayerNormalization", expand_layernorm);
+ONNXTRIM_OPSET_EXPANSION(rmsnorm, "RMSNormalization", expand_rmsnorm);
+ONNXTRIM_OPSET_EXPANSION(gelu, "Gelu", expand_gelu);
+ONNXTRIM_OPSET_EXPANSION(hard_swish, "HardSwish", expand_hard_swish);
+ONNXTRIM_OPSET_EXPANSION(mish, "Mish", expand_mish);
+ONNXTRIM_OPSET_EXPANSION(swish, "Swish", expand_swish);
+ONNXTRIM_OPSET_EXPANSION(celu, "Celu", expand_celu);
+ONNXTRIM_OPSET_EXPANSION(greater_or_equal, "GreaterOrEqual", expand_greater_or_equal);
+ONNXTRIM_OPSET_EXPANSION(less_or_equal, "LessOrEqual", expand_less_or_equal);
+ONNXTRIM_OPSET_EXPANSION(cast_like, "CastLike", expand_cast_like);
+ONNXTRIM_OPSET_EXPANSION(group_norm, "GroupNormalization", expand_group_norm);
+
+}  // namespace onnxtrim::convert
