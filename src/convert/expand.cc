@@ -227,8 +227,38 @@ Status expand_group_norm(StepContext& ctx, ir::Node& n) {
   return Status::ok();
 }
 
+// Trilu (no function body in the spec): with the last two dims and k known, a constant mask:
+// Where(mask, x, 0).
+Status expand_trilu(StepContext& ctx, ir::Node& n) {
+  ir::Value* x = n.input(0);
+  auto rows = ctx.dim(x, -2), cols = ctx.dim(x, -1);
+  int64_t k = 0;
+  if (ir::Value* kv = n.input(1)) {
+    auto kk = ctx.ints(kv);
+    if (!kk || kk->size() != 1) return ctx.refuse(n, "Trilu's k must be a constant to be expanded");
+    k = (*kk)[0];
+  }
+  ir::DataType t = ctx.dtype(x);
+  if (!rows || !cols || t == ir::DataType::kUndefined)
+    return ctx.refuse(n, "Trilu has no version before opset 14; its expansion needs the last two dims and the type known");
+  if (attr_is_ref(n, "upper")) return ctx.refuse(n, "upper refers to an attribute of the calling function");
+  bool upper = n.attr_int("upper", 1) != 0;
+  ir::Tensor mask(ir::DataType::kBool, {*rows, *cols});
+  for (int64_t i = 0; i < *rows; ++i)
+    for (int64_t j = 0; j < *cols; ++j)
+      mask.mutable_data<uint8_t>()[i * *cols + j] = upper ? (j - i >= k) : (j - i <= k);
+  Builder b{ctx, n, 14};
+  ir::Value* m = ctx.make_const(*n.graph(), &n, std::move(mask), hint(n, "mask"));
+  ir::Value* zero = b.scalar(t, 0.0, "zero");
+  if (!zero) return ctx.refuse(n, "cannot make a zero of type " + std::string(ir::dtype_name(t)));
+  take_output(ctx, n, 0, b.op("Where", {m, x, zero}));
+  finish(ctx, n);
+  return Status::ok();
+}
+
 }  // namespace
 
+ONNXTRIM_OPSET_EXPANSION(trilu, "Trilu", expand_trilu);
 ONNXTRIM_OPSET_EXPANSION(layernorm, "LayerNormalization", expand_layernorm);
 ONNXTRIM_OPSET_EXPANSION(rmsnorm, "RMSNormalization", expand_rmsnorm);
 ONNXTRIM_OPSET_EXPANSION(gelu, "Gelu", expand_gelu);

@@ -284,7 +284,11 @@ Status step_dropout12(StepContext& ctx, ir::Node& n, bool up) {
     auto v = ctx.ints(t);
     const ir::Tensor* c = ctx.constant(t);
     bool is_false = c && c->dtype() == ir::DataType::kBool && c->numel() == 1 && c->bytes()[0] == 0;
-    if (!is_false && !(v && v->size() == 1 && (*v)[0] == 0))
+    // Training with ratio 0 drops nothing: the output is the input, the mask all true, as in
+    // inference (torch exports attention dropout so).
+    auto ratio = ctx.floats(n.input(1));
+    bool drops_nothing = ratio && ratio->size() == 1 && (*ratio)[0] == 0.0;
+    if (!is_false && !(v && v->size() == 1 && (*v)[0] == 0) && !drops_nothing)
       return ctx.refuse(n, "training_mode is not a constant false: Dropout before opset 12 does not train");
   }
   if (ir::Value* r = n.input(1)) {
