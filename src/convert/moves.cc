@@ -8,7 +8,7 @@
 //   Clip-11 min, max               Slice-10 starts/ends/axes/steps   TopK-10 k
 //   Shape-15 start/end             Reshape-14 allowzero              Dropout-12 ratio, training_mode
 //   Constant-12 value_*            Gemm-11 optional C                Scatter <-> ScatterElements (11)
-//   Max/Min/Sum/Mean-8 broadcasting
+//   Max/Min/Sum/Mean-8 broadcasting  DFT-20 axis
 #include <cmath>
 #include <limits>
 
@@ -356,8 +356,34 @@ Status step_variadic8(StepContext& ctx, ir::Node& n, bool up) {
   return Status::ok();
 }
 
+// ---- DFT-20: the axis attribute (default 1) <-> input (default -2)
+Status step_dft20(StepContext& ctx, ir::Node& n, bool up) {
+  if (up) {
+    if (attr_is_ref(n, "axis")) return ctx.refuse(n, "axis refers to an attribute of the calling function");
+    int64_t axis = n.attr_int("axis", 1);
+    ctx.rw().remove_attribute(&n, "axis");
+    ctx.rw().set_input(&n, 2, ctx.const_i64(*n.graph(), &n, {axis}, hint(n, "axis"), true));
+    return Status::ok();
+  }
+  int64_t axis = -2;
+  if (ir::Value* a = n.input(2)) {
+    auto v = ctx.ints(a);
+    if (!v || v->size() != 1) return not_constant(ctx, n, "axis", "axis");
+    axis = (*v)[0];
+  }
+  if (axis < 0) {
+    int64_t r = ctx.rank(n.input(0));
+    if (r < 0) return ctx.refuse(n, "a negative DFT axis needs the input's rank, which is not known");
+    axis += r;
+  }
+  ctx.rw().set_attribute(&n, ir::Attribute::make_int("axis", axis));
+  ctx.rw().remove_trailing_inputs(&n, 2);
+  return Status::ok();
+}
+
 }  // namespace
 
+ONNXTRIM_OPSET_STEP(dft20, "DFT", 20, step_dft20);
 ONNXTRIM_OPSET_STEP(squeeze13, "Squeeze", 13, step_axes13);
 ONNXTRIM_OPSET_STEP(unsqueeze13, "Unsqueeze", 13, step_axes13);
 ONNXTRIM_OPSET_STEP(reduce_sum13, "ReduceSum", 13, step_reduce_axes);

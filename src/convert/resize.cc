@@ -8,6 +8,10 @@
 //                  input's shape is known and the scales give exactly those sizes)
 //   Resize-13      roi and scales optional: down, empty tensors in their place
 //   Resize-19      coordinate mode half_pixel_symmetric is new
+//   RoiAlign-16    coordinate_transformation_mode is new and its default (half_pixel) is not
+//                  what RoiAlign-10 computes (output_half_pixel): written out going up, required
+//                  going down
+//   GridSample-20  modes renamed: bilinear -> linear, bicubic -> cubic
 //   (Resize-18's antialias, axes and keep_aspect_ratio_policy go through the generic step:
 //   down only at their defaults.)
 #include <cmath>
@@ -126,8 +130,37 @@ Status step_resize19(StepContext& ctx, ir::Node& n, bool up) {
   return Status::ok();
 }
 
+Status step_roi_align16(StepContext& ctx, ir::Node& n, bool up) {
+  if (attr_is_ref(n, "coordinate_transformation_mode"))
+    return ctx.refuse(n, "coordinate_transformation_mode refers to an attribute of the calling function");
+  if (up) {
+    if (!n.has_attr("coordinate_transformation_mode"))
+      ctx.rw().set_attribute(&n, ir::Attribute::make_string("coordinate_transformation_mode", "output_half_pixel"));
+    return Status::ok();
+  }
+  std::string mode = n.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (mode != "output_half_pixel")
+    return ctx.refuse(n, "coordinate_transformation_mode '" + mode + "' has no equivalent in RoiAlign-10");
+  ctx.rw().remove_attribute(&n, "coordinate_transformation_mode");
+  return Status::ok();
+}
+
+Status step_grid_sample20(StepContext& ctx, ir::Node& n, bool up) {
+  if (attr_is_ref(n, "mode")) return ctx.refuse(n, "mode refers to an attribute of the calling function");
+  std::string mode = n.attr_string("mode", up ? "bilinear" : "linear");
+  std::string to = mode;
+  if (up && mode == "bilinear") to = "linear";
+  if (up && mode == "bicubic") to = "cubic";
+  if (!up && mode == "linear") to = "bilinear";
+  if (!up && mode == "cubic") to = "bicubic";
+  ctx.rw().set_attribute(&n, ir::Attribute::make_string("mode", to));
+  return Status::ok();
+}
+
 }  // namespace
 
+ONNXTRIM_OPSET_STEP(roi_align16, "RoiAlign", 16, step_roi_align16);
+ONNXTRIM_OPSET_STEP(grid_sample20, "GridSample", 20, step_grid_sample20);
 ONNXTRIM_OPSET_STEP(upsample9, "Upsample", 9, step_upsample9);
 ONNXTRIM_OPSET_STEP(upsample10, "Upsample", 10, step_upsample10);
 ONNXTRIM_OPSET_EXPANSION(resize, "Resize", expand_resize);

@@ -51,7 +51,10 @@ def fail(what):
 def convert(src, dst, opset, *flags):
     r = subprocess.run([binary, src, dst, "--opset", str(opset), "--quiet", "--json", "-", *flags],
                        capture_output=True, text=True, timeout=600)
-    rep = json.loads(r.stdout) if r.returncode in (0, 1) and r.stdout.strip() else {}
+    try:
+        rep = json.loads(r.stdout) if r.returncode == 0 and r.stdout.strip() else {}
+    except ValueError:
+        rep = {}
     return r.returncode, rep, r.stderr.strip()
 
 
