@@ -227,31 +227,47 @@ Status expand_group_norm(StepContext& ctx, ir::Node& n) {
   return Status::ok();
 }
 
-// Trilu (no function body in the spec): with the last two dims and k known, a constant mask:
-// Where(mask, x, 0).
+// Trilu (no function body in the spec): Where(mask, x, 0), the mask keeping j - i >= k (upper)
+// or j - i <= k (lower) over the last two axes. With those dims and k known, the mask is a
+// constant; otherwise it is computed from Shape(x) with Range, in integers (exact).
 Status expand_trilu(StepContext& ctx, ir::Node& n) {
   ir::Value* x = n.input(0);
-  auto rows = ctx.dim(x, -2), cols = ctx.dim(x, -1);
-  int64_t k = 0;
-  if (ir::Value* kv = n.input(1)) {
-    auto kk = ctx.ints(kv);
-    if (!kk || kk->size() != 1) return ctx.refuse(n, "Trilu's k must be a constant to be expanded");
-    k = (*kk)[0];
-  }
   ir::DataType t = ctx.dtype(x);
-  if (!rows || !cols || t == ir::DataType::kUndefined)
-    return ctx.refuse(n, "Trilu has no version before opset 14; its expansion needs the last two dims and the type known");
+  if (t == ir::DataType::kUndefined) return ctx.refuse(n, "the expansion of Trilu needs the input's type, which is not known");
   if (attr_is_ref(n, "upper")) return ctx.refuse(n, "upper refers to an attribute of the calling function");
   bool upper = n.attr_int("upper", 1) != 0;
-  ir::Tensor mask(ir::DataType::kBool, {*rows, *cols});
-  for (int64_t i = 0; i < *rows; ++i)
-    for (int64_t j = 0; j < *cols; ++j)
-      mask.mutable_data<uint8_t>()[i * *cols + j] = upper ? (j - i >= k) : (j - i <= k);
+  ir::Graph& g = *n.graph();
   Builder b{ctx, n, 14};
-  ir::Value* m = ctx.make_const(*n.graph(), &n, std::move(mask), hint(n, "mask"));
+  auto rows = ctx.dim(x, -2), cols = ctx.dim(x, -1);
+  std::optional<int64_t> k = 0;
+  if (ir::Value* kv = n.input(1)) {
+    auto kk = ctx.ints(kv);
+    k = kk && kk->size() == 1 ? std::optional<int64_t>((*kk)[0]) : std::nullopt;
+  }
+  ir::Value* mask;
+  if (rows && cols && k) {
+    ir::Tensor m(ir::DataType::kBool, {*rows, *cols});
+    for (int64_t i = 0; i < *rows; ++i)
+      for (int64_t j = 0; j < *cols; ++j)
+        m.mutable_data<uint8_t>()[i * *cols + j] = upper ? (j - i >= *k) : (j - i <= *k);
+    mask = ctx.make_const(g, &n, std::move(m), hint(n, "mask"));
+  } else {
+    ir::Value* shape = b.op("Shape", {x});
+    ir::Value* zero = ctx.const_i64(g, &n, {0}, hint(n, "zero"), true);
+    ir::Value* one = ctx.const_i64(g, &n, {1}, hint(n, "one"), true);
+    ir::Value* r = b.op("Range", {zero, b.op("Gather", {shape, ctx.const_i64(g, &n, {-2}, hint(n, "rows"), true)}), one});
+    ir::Value* c = b.op("Range", {zero, b.op("Gather", {shape, ctx.const_i64(g, &n, {-1}, hint(n, "cols"), true)}), one});
+    ir::Value* ri = b.op("Unsqueeze", {r, ctx.const_i64(g, &n, {1}, hint(n, "axis1"))});
+    ir::Value* ci = b.op("Unsqueeze", {c, ctx.const_i64(g, &n, {0}, hint(n, "axis0"))});
+    ir::Value* diff = b.op("Sub", {ci, ri});
+    ir::Value* kk = n.input(1) ? b.op("Reshape", {n.input(1), ctx.const_i64(g, &n, {}, hint(n, "scalar"))})
+                               : ctx.const_i64(g, &n, {0}, hint(n, "k"), true);
+    // upper keeps diff >= k, i.e. not diff < k; lower keeps diff <= k, i.e. not diff > k
+    mask = b.op("Not", {b.op(upper ? "Less" : "Greater", {diff, kk})});
+  }
   ir::Value* zero = b.scalar(t, 0.0, "zero");
   if (!zero) return ctx.refuse(n, "cannot make a zero of type " + std::string(ir::dtype_name(t)));
-  take_output(ctx, n, 0, b.op("Where", {m, x, zero}));
+  take_output(ctx, n, 0, b.op("Where", {mask, x, zero}));
   finish(ctx, n);
   return Status::ok();
 }

@@ -235,7 +235,10 @@ for path in cases:
     src = {o.domain or "": o.version for o in model.opset_import}.get("", 0)
     if src < 7 or any(o.domain not in ("", "ai.onnx") for o in model.opset_import):
         continue
-    loaded = load_set(case_dir, model)
+    try:
+        loaded = load_set(case_dir, model)
+    except Exception:  # noqa: BLE001  (element types numpy lacks)
+        loaded = None
     if loaded is None:
         continue
     ins, expected = loaded
