@@ -265,6 +265,11 @@ Status expand_trilu(StepContext& ctx, ir::Node& n) {
     // upper keeps diff >= k, i.e. not diff < k; lower keeps diff <= k, i.e. not diff > k
     mask = b.op("Not", {b.op(upper ? "Less" : "Greater", {diff, kk})});
   }
+  if (t == ir::DataType::kBool) {  // a bool input (a causal mask): And, which every runtime has
+    take_output(ctx, n, 0, b.op("And", {mask, x}));
+    finish(ctx, n);
+    return Status::ok();
+  }
   ir::Value* zero = b.scalar(t, 0.0, "zero");
   if (!zero) return ctx.refuse(n, "cannot make a zero of type " + std::string(ir::dtype_name(t)));
   take_output(ctx, n, 0, b.op("Where", {mask, x, zero}));
