@@ -198,12 +198,15 @@ def try_case(case_dir, model, feeds, expected, target, kind):
     name = os.path.basename(case_dir)
     dst = os.path.join(work, "node", f"{name}.{target}.onnx")
     os.makedirs(os.path.dirname(dst), exist_ok=True)
-    rc, rep, err = convert(os.path.join(case_dir, "model.onnx"), dst, target, "--no-passes")
+    # ONNX Runtime on the test's own inputs is the oracle here (random inputs do not suit every
+    # node test: sizes, indices).
+    rc, rep, err = convert(os.path.join(case_dir, "model.onnx"), dst, target, "--no-passes", "--no-verify")
     st = stats[kind]
     if rc == 6 or (rc == 5 and "--opset" in err):
         st["refused"] += 1
-        if len(examples[kind]) < 400:
-            examples[kind].append(f"{name} -> {target}: {err.split(': --opset')[-1][:140]}")
+        detail = err.split(": --opset ", 1)[-1].split(": ", 1)[-1]
+        op = err.split("': --opset")[0].rsplit("(", 1)[-1].rstrip(")") if "': --opset" in err else "?"
+        examples[kind].append((op, detail[:90]))
         return
     if rc != 0:
         st["error"] += 1
@@ -225,6 +228,20 @@ def try_case(case_dir, model, feeds, expected, target, kind):
 
 
 from onnx import version_converter  # noqa: E402
+
+
+def onnx_converts(model, target):
+    """Whether python3-onnx's version_converter converts model to target (in a forked child:
+    it crashes on some models)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            version_converter.convert_version(model, target)
+            os._exit(0)
+        except BaseException:  # noqa: BLE001
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 for path in cases:
     case_dir = os.path.dirname(path)
@@ -261,9 +278,7 @@ for path in cases:
     for nb in (src - 1, src + 1):
         if nb < 7 or nb > 17 or src > 17 or nb in (13, 21):
             continue
-        try:
-            version_converter.convert_version(model, nb)
-        except Exception:  # noqa: BLE001
+        if not onnx_converts(model, nb):
             continue
         try_case(case_dir, model, feeds, expected, nb, "neighbour")
 ort.close()
@@ -280,11 +295,11 @@ for kind, label in ((13, "down to 13"), (21, "up to 21"), ("neighbour", "to a ne
           f"{st['refused']} refused")
 refusal_ops = Counter()
 for kind in examples:
-    for line in examples[kind]:
-        refusal_ops[(kind, line.split(":")[1].strip()[:60])] += 1
-print("\nrefusals (first reasons):")
-for (kind, why), k in refusal_ops.most_common(25):
-    print(f"  [{kind}] x{k}: {why}")
+    for op, why in examples[kind]:
+        refusal_ops[(kind, op, why)] += 1
+print("\nrefusals, by op and reason:")
+for (kind, op, why), k in sorted(refusal_ops.items(), key=lambda x: (str(x[0][0]), -x[1])):
+    print(f"  [{kind}] {op} x{k}: {why}")
 if failures:
     print(f"\n{len(failures)} failures")
     sys.exit(1)
