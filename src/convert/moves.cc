@@ -9,6 +9,7 @@
 //   Shape-15 start/end             Reshape-14 allowzero              Dropout-12 ratio, training_mode
 //   Constant-12 value_*            Gemm-11 optional C                Scatter <-> ScatterElements (11)
 //   Max/Min/Sum/Mean-8 broadcasting  DFT-20 axis
+//   negative axis/axes (11: down, made non-negative from the rank)   Scan-9 (refused)
 #include <cmath>
 #include <limits>
 
@@ -381,8 +382,60 @@ Status step_dft20(StepContext& ctx, ir::Node& n, bool up) {
   return Status::ok();
 }
 
+// ---- 11: negative axes became legal. Down: the rank makes them non-negative (Unsqueeze counts
+// in the output's rank).
+Status step_axes_nonnegative11(StepContext& ctx, ir::Node& n, bool up) {
+  if (up) return Status::ok();
+  for (const char* name : {"axis", "axes"}) {
+    const ir::Attribute* a = n.attr(name);
+    if (!a) continue;
+    if (!a->ref_attr_name.empty()) return ctx.refuse(n, std::string(name) + " refers to an attribute of the calling function");
+    std::vector<int64_t> v = a->type == ir::AttrType::kInt ? std::vector<int64_t>{a->i} : a->ints;
+    bool negative = false;
+    for (int64_t x : v) negative |= x < 0;
+    if (!negative) continue;
+    int64_t r = n.op_type == "Unsqueeze" ? ctx.rank(n.output(0)) : ctx.rank(n.input(0));
+    if (r < 0) return ctx.refuse(n, "a negative " + std::string(name) + " before opset 11 needs the rank, which is not known");
+    for (int64_t& x : v)
+      if (x < 0) x += r;
+    if (a->type == ir::AttrType::kInt) ctx.rw().set_attribute(&n, ir::Attribute::make_int(name, v[0]));
+    else ctx.rw().set_attribute(&n, ir::Attribute::make_ints(name, v));
+  }
+  return Status::ok();
+}
+
+// ---- Scan-9: the batch axis and sequence_lens of Scan-8 are gone; another operator in effect.
+Status step_scan9(StepContext& ctx, ir::Node& n, bool) {
+  return ctx.refuse(n, "Scan-8 and Scan-9 differ in their signature and batching; the converter does not rewrite them");
+}
+
 }  // namespace
 
+ONNXTRIM_OPSET_STEP(scan9, "Scan", 9, step_scan9);
+ONNXTRIM_OPSET_STEP(argmax11, "ArgMax", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(argmin11, "ArgMin", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(concat11, "Concat", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(flatten11, "Flatten", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(gather11, "Gather", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(hardmax11, "Hardmax", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(log_softmax11, "LogSoftmax", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(softmax11, "Softmax", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(onehot11, "OneHot", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(split11, "Split", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(squeeze11, "Squeeze", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(unsqueeze11, "Unsqueeze", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(topk11, "TopK", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(compress11, "Compress", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_l1_11, "ReduceL1", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_l2_11, "ReduceL2", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_log_sum11, "ReduceLogSum", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_log_sum_exp11, "ReduceLogSumExp", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_max11, "ReduceMax", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_mean11, "ReduceMean", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_min11, "ReduceMin", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_prod11, "ReduceProd", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_sum11, "ReduceSum", 11, step_axes_nonnegative11);
+ONNXTRIM_OPSET_STEP(reduce_sum_square11, "ReduceSumSquare", 11, step_axes_nonnegative11);
 ONNXTRIM_OPSET_STEP(dft20, "DFT", 20, step_dft20);
 ONNXTRIM_OPSET_STEP(squeeze13, "Squeeze", 13, step_axes13);
 ONNXTRIM_OPSET_STEP(unsqueeze13, "Unsqueeze", 13, step_axes13);

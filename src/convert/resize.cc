@@ -7,13 +7,13 @@
 //                  out (asymmetric, floor); down, only that meaning (sizes become scales when the
 //                  input's shape is known and the scales give exactly those sizes)
 //   Resize-13      roi and scales optional: down, empty tensors in their place
+//   Resize-18      axes: down, scales (1 elsewhere) or sizes (the input's dims elsewhere) over
+//                  every axis; antialias and keep_aspect_ratio_policy only at their defaults
 //   Resize-19      coordinate mode half_pixel_symmetric is new
 //   RoiAlign-16    coordinate_transformation_mode is new and its default (half_pixel) is not
 //                  what RoiAlign-10 computes (output_half_pixel): written out going up, required
 //                  going down
 //   GridSample-20  modes renamed: bilinear -> linear, bicubic -> cubic
-//   (Resize-18's antialias, axes and keep_aspect_ratio_policy go through the generic step:
-//   down only at their defaults.)
 #include <cmath>
 
 #include "convert/opset_context.h"
@@ -124,6 +124,45 @@ Status step_resize13(StepContext& ctx, ir::Node& n, bool up) {
   return Status::ok();
 }
 
+Status step_resize18(StepContext& ctx, ir::Node& n, bool up) {
+  if (up || !n.has_attr("axes")) return Status::ok();
+  bool ref = false;
+  auto axes = attr_ints(n, "axes", &ref);
+  if (ref) return ctx.refuse(n, "axes refers to an attribute of the calling function");
+  int64_t r = ctx.rank(n.input(0));
+  if (r < 0) return ctx.refuse(n, "Resize's axes need the input's rank, which is not known");
+  std::vector<int64_t> pos;
+  for (int64_t a : *axes) {
+    int64_t x = a < 0 ? a + r : a;
+    if (x < 0 || x >= r) return ctx.refuse(n, "Resize axis out of range");
+    pos.push_back(x);
+  }
+  if (n.attr_string("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
+    return ctx.refuse(n, "tf_crop_and_resize with axes: the roi would have to be spread too");
+  if (n.input(2)) {
+    auto s = ctx.floats(n.input(2));
+    if (s && !s->empty()) {
+      if (s->size() != pos.size()) return ctx.refuse(n, "scales do not match axes");
+      std::vector<double> full(static_cast<size_t>(r), 1.0);
+      for (size_t i = 0; i < pos.size(); ++i) full[static_cast<size_t>(pos[i])] = (*s)[i];
+      ctx.rw().set_input(&n, 2, float_list(ctx, n, full, "scales"));
+    } else if (!s) {
+      return ctx.refuse(n, "Resize's scales must be a constant to be spread over every axis");
+    }
+  }
+  if (n.input(3)) {
+    auto sz = ctx.ints(n.input(3));
+    auto in = ctx.static_shape(n.input(0));
+    if (!sz || !in || sz->size() != pos.size())
+      return ctx.refuse(n, "Resize's sizes must be a constant and the input's shape known to be spread over every axis");
+    std::vector<int64_t> full = *in;
+    for (size_t i = 0; i < pos.size(); ++i) full[static_cast<size_t>(pos[i])] = (*sz)[i];
+    ctx.rw().set_input(&n, 3, ctx.const_i64(*n.graph(), &n, full, hint(n, "sizes")));
+  }
+  ctx.rw().remove_attribute(&n, "axes");
+  return Status::ok();
+}
+
 Status step_resize19(StepContext& ctx, ir::Node& n, bool up) {
   if (!up && n.attr_string("coordinate_transformation_mode", "half_pixel") == "half_pixel_symmetric")
     return ctx.refuse(n, "coordinate_transformation_mode 'half_pixel_symmetric' exists from Resize-19 only");
@@ -166,6 +205,7 @@ ONNXTRIM_OPSET_STEP(upsample10, "Upsample", 10, step_upsample10);
 ONNXTRIM_OPSET_EXPANSION(resize, "Resize", expand_resize);
 ONNXTRIM_OPSET_STEP(resize11, "Resize", 11, step_resize11);
 ONNXTRIM_OPSET_STEP(resize13, "Resize", 13, step_resize13);
+ONNXTRIM_OPSET_STEP(resize18, "Resize", 18, step_resize18);
 ONNXTRIM_OPSET_STEP(resize19, "Resize", 19, step_resize19);
 
 }  // namespace onnxtrim::convert

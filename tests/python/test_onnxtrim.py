@@ -352,6 +352,18 @@ except KeyboardInterrupt:
     assert time.time() - t < 5
 
 
+def test_opset_keyword():
+    path = os.path.join(MODELS, "bert_tiny.onnx")
+    down, rep = onnxtrim.simplify(path, opset=13)
+    assert rep.opset["from"] == 17 and rep.opset["to"] == 13 and rep.opset["nodes_expanded"] == 4
+    assert {o.domain: o.version for o in down.opset_import}[""] == 13
+    assert not any(n.op_type == "LayerNormalization" for n in down.graph.node)
+    assert rep.verification["ok"]
+    onnx.checker.check_model(down)
+    with pytest.raises(onnxtrim.UsageError):
+        onnxtrim.simplify(path, opset=3)
+
+
 def test_dtype_keywords():
     path = os.path.join(MODELS, "resnet_small.onnx")
     half, rep = onnxtrim.simplify(path, dtype="fp16")

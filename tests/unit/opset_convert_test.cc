@@ -130,6 +130,19 @@ g (float[3,1,4] x, int64[1] ax) => (float[3,4] y) {
   EXPECT_NE(msg.find("(Squeeze)"), std::string::npos) << msg;
 }
 
+TEST(Opset, NegativeAxesBelow11BecomeNonNegative) {
+  auto down = convert(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[3,4] x) => (float[3,4,1] y, float[3,8] z) {
+  ax = Constant <value = int64[1] {-1}> ()
+  y = Unsqueeze(x, ax)
+  z = Concat <axis = -1> (x, x)
+}
+)", 10);
+  EXPECT_EQ(find(down.model, "Unsqueeze")->attr_ints("axes"), V({2}));  // in the output's rank
+  EXPECT_EQ(find(down.model, "Concat")->attr_int("axis", 0), 1);
+}
+
 // ---------------------------------------------------------------- Reduce*
 
 TEST(Opset, ReduceAxesUpAndDown) {
