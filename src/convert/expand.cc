@@ -6,6 +6,10 @@
 //   RMSNormalization-23     Gelu-20 (none, tanh)    HardSwish-14    Mish-18    Swish-24
 //   Celu-12                 GreaterOrEqual-12 / LessOrEqual-12 (Or of the strict and Equal)
 //   CastLike-15             GroupNormalization-18 (InstanceNormalization over [N, G, -1])
+//   Attention-23/24         3-D or 4-D Q/K/V, grouped heads, bool or float mask, is_causal
+//                           (static lengths), softcap, scale, past/present key and value,
+//                           qk_matmul_output modes 0-3, softmax_precision; nonpad_kv_seqlen
+//                           is refused
 #include <cmath>
 
 #include "convert/opset_context.h"
@@ -27,10 +31,11 @@ struct Builder {
   ir::Value* scalar(ir::DataType t, double v, const char* what) { return ctx.const_of(*n.graph(), &n, t, {v}, hint(n, what)); }
 };
 
-// n's output i is now computed by `v` (made by a node of the expansion).
-void take_output(StepContext& ctx, ir::Node& n, size_t i, ir::Value* v) {
+// n's output i is now computed by `v` (made by a node of the expansion). Returns the value that
+// carries v's contents from now on (v itself, or n's output when v's producer took it over).
+ir::Value* take_output(StepContext& ctx, ir::Node& n, size_t i, ir::Value* v) {
   ir::Value* y = n.output(i);
-  if (!y) return;
+  if (!y) return v;
   ir::Graph& g = *n.graph();
   g.set_node_output(&n, i, nullptr);
   ir::Node* p = v->producer();
@@ -38,12 +43,13 @@ void take_output(StepContext& ctx, ir::Node& n, size_t i, ir::Value* v) {
   if (p && p->graph() == &g && !v->has_uses() && !v->is_graph_output()) {
     g.set_node_output(p, k, y);
     g.erase_value(v);
-  } else {
-    ir::Node* id = ctx.insert(&n, "Identity", {v}, 1, 13);
-    ir::Value* tmp = id->output(0);
-    g.set_node_output(id, 0, y);
-    g.erase_value(tmp);
+    return y;
   }
+  ir::Node* id = ctx.insert(&n, "Identity", {v}, 1, 13);
+  ir::Value* tmp = id->output(0);
+  g.set_node_output(id, 0, y);
+  g.erase_value(tmp);
+  return v;
 }
 
 // Drops n once its outputs are handed over.
@@ -277,8 +283,133 @@ Status expand_trilu(StepContext& ctx, ir::Node& n) {
   return Status::ok();
 }
 
+// Attention: the spec's pattern, step by step:
+//   Q, K, V to [B, H, S, D] (3-D inputs: Reshape [0, 0, H, -1] + Transpose); K, V after the past
+//   ones (Concat on axis 2: present_key/value); K, V heads repeated for grouped queries;
+//   scores = (Q * sqrt(scale)) @ (K * sqrt(scale))^T; softcap * tanh(scores / softcap);
+//   + mask bias (bool: 0 / -inf) + causal bias; Softmax (in softmax_precision), rows that were
+//   fully masked set to 0; @ V; back to 3-D when the inputs were.
+Status expand_attention(StepContext& ctx, ir::Node& n) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  if (n.input(6)) return ctx.refuse(n, "nonpad_kv_seqlen (Attention-24) is not expanded");
+  ir::Value* q = n.input(0);
+  ir::Value* k = n.input(1);
+  ir::Value* v = n.input(2);
+  ir::DataType t = ctx.dtype(q);
+  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  if (ctx.dtype(v) != t) return ctx.refuse(n, "V of another type than Q is not expanded");
+  int64_t rq = ctx.rank(q), rk = ctx.rank(k), rv = ctx.rank(v);
+  if (rq < 0 || rk != rq || rv != rq || (rq != 3 && rq != 4))
+    return ctx.refuse(n, "the expansion of Attention needs Q, K, V of one known rank (3 or 4)");
+  ir::Graph& g = *n.graph();
+  Builder b{ctx, n, n.input(6) ? 24 : 23};
+  auto c64 = [&](std::vector<int64_t> x, const char* what) { return ctx.const_i64(g, &n, x, hint(n, what)); };
+  auto to4d = [&](ir::Value* x, int64_t heads) {
+    ir::Value* r = b.op("Reshape", {x, c64({0, 0, heads, -1}, "heads")});
+    return b.op("Transpose", {r}, {ir::Attribute::make_ints("perm", {0, 2, 1, 3})});
+  };
+  int64_t hq = n.attr_int("q_num_heads", 0), hkv = n.attr_int("kv_num_heads", 0);
+  if (rq == 3) {
+    if (hq <= 0 || hkv <= 0) return ctx.refuse(n, "3-D Attention needs q_num_heads and kv_num_heads");
+    q = to4d(q, hq);
+    k = to4d(k, hkv);
+    v = to4d(v, hkv);
+  } else {
+    auto a = ctx.dim(n.input(0), 1), c = ctx.dim(n.input(1), 1);
+    if (!a || !c) return ctx.refuse(n, "the expansion of Attention needs the numbers of heads known");
+    hq = *a;
+    hkv = *c;
+  }
+  // head size: Q's last dim (4-D) or hidden / heads (3-D)
+  std::optional<int64_t> head;
+  if (auto d = ctx.dim(n.input(0), -1)) head = rq == 4 ? *d : *d / hq;
+  if (ir::Value* pk = n.input(4)) k = b.op("Concat", {pk, k}, {ir::Attribute::make_int("axis", 2)});
+  if (ir::Value* pv = n.input(5)) v = b.op("Concat", {pv, v}, {ir::Attribute::make_int("axis", 2)});
+  if (n.output(1)) k = take_output(ctx, n, 1, k);
+  if (n.output(2)) v = take_output(ctx, n, 2, v);
+  if (hkv <= 0 || hq % hkv != 0) return ctx.refuse(n, "q_num_heads must be a multiple of kv_num_heads");
+  auto repeat = [&](ir::Value* x) -> ir::Value* {
+    if (hq == hkv) return x;
+    int64_t group = hq / hkv;
+    ir::Value* shape = b.op("Shape", {x});
+    auto part = [&](std::vector<int64_t> idx, const char* what) { return b.op("Gather", {shape, c64(idx, what)}); };
+    ir::Value* wide = b.op("Concat", {part({0, 1}, "bh"), c64({group}, "group"), part({2, 3}, "sd")},
+                           {ir::Attribute::make_int("axis", 0)});
+    ir::Value* e = b.op("Expand", {b.op("Unsqueeze", {x, c64({2}, "axis2")}), wide});
+    ir::Value* merged = b.op("Concat", {part({0}, "b"), c64({hq}, "hq"), part({2, 3}, "sd2")},
+                             {ir::Attribute::make_int("axis", 0)});
+    return b.op("Reshape", {e, merged});
+  };
+  k = repeat(k);
+  v = repeat(v);
+  double scale;
+  if (const ir::Attribute* a = n.attr("scale")) {
+    scale = a->f;
+  } else {
+    if (!head || *head <= 0) return ctx.refuse(n, "the default scale needs the head size known");
+    scale = 1.0 / std::sqrt(static_cast<double>(*head));
+  }
+  ir::Value* root = b.scalar(t, std::sqrt(scale), "sqrt_scale");
+  ir::Value* kt = b.op("Transpose", {b.op("Mul", {k, root})}, {ir::Attribute::make_ints("perm", {0, 1, 3, 2})});
+  ir::Value* scores = b.op("MatMul", {b.op("Mul", {q, root}), kt});
+  int64_t mode = n.attr_int("qk_matmul_output_mode", 0);
+  ir::Value* qk_out = mode == 0 ? scores : nullptr;
+  float softcap = n.attr_float("softcap", 0.0f);
+  if (softcap > 0) {
+    ir::Value* cap = b.scalar(t, softcap, "softcap");
+    scores = b.op("Mul", {cap, b.op("Tanh", {b.op("Div", {scores, cap})})});
+  }
+  if (mode == 1) qk_out = scores;
+  bool masked = false;
+  if (ir::Value* m = n.input(3)) {
+    ir::DataType mt = ctx.dtype(m);
+    if (mt == ir::DataType::kBool) {
+      scores = b.op("Add", {scores, b.op("Where", {m, b.scalar(t, 0.0, "zero"), b.scalar(t, -INFINITY, "ninf")})});
+    } else if (mt == t) {
+      scores = b.op("Add", {scores, m});
+    } else {
+      return ctx.refuse(n, "an attention mask of type " + std::string(ir::dtype_name(mt)) + " is not expanded");
+    }
+    masked = true;
+  }
+  if (n.attr_int("is_causal", 0) != 0) {
+    auto ql = ctx.dim(n.input(0), rq == 4 ? 2 : 1), kl = ctx.dim(n.input(1), rq == 4 ? 2 : 1);
+    std::optional<int64_t> past = 0;
+    if (n.input(4)) past = ctx.dim(n.input(4), 2);
+    if (!ql || !kl || !past) return ctx.refuse(n, "is_causal needs the sequence lengths known to be expanded");
+    int64_t total = *kl + *past;
+    std::vector<double> bias;
+    for (int64_t i = 0; i < *ql; ++i)
+      for (int64_t j = 0; j < total; ++j) bias.push_back(j <= i + *past ? 0.0 : -INFINITY);
+    scores = b.op("Add", {scores, ctx.const_of(g, &n, t, bias, hint(n, "causal"), {*ql, total})});
+    masked = true;
+  }
+  if (mode == 2) qk_out = scores;
+  ir::DataType sp = t;
+  if (n.has_attr("softmax_precision")) sp = static_cast<ir::DataType>(n.attr_int("softmax_precision", 0));
+  if (sp != t) scores = b.op("Cast", {scores}, {ir::Attribute::make_int("to", static_cast<int64_t>(sp))});
+  ir::Value* probs = b.op("Softmax", {scores}, {ir::Attribute::make_int("axis", -1)});
+  if (masked)  // a row masked everywhere gives 0, not NaN
+    probs = b.op("Where", {b.op("IsNaN", {probs}), ctx.const_of(g, &n, sp, {0.0}, hint(n, "zero_p")), probs});
+  if (sp != t) probs = b.op("Cast", {probs}, {ir::Attribute::make_int("to", static_cast<int64_t>(t))});
+  if (mode == 3) qk_out = probs;
+  ir::Value* y = b.op("MatMul", {probs, v});
+  if (rq == 3) {
+    ir::Value* tr = b.op("Transpose", {y}, {ir::Attribute::make_ints("perm", {0, 2, 1, 3})});
+    y = b.op("Reshape", {tr, c64({0, 0, -1}, "merge")});
+  }
+  take_output(ctx, n, 0, y);
+  if (n.output(3)) {
+    if (!qk_out) return ctx.refuse(n, "qk_matmul_output_mode " + std::to_string(mode) + " is not expanded");
+    take_output(ctx, n, 3, qk_out);
+  }
+  finish(ctx, n);
+  return Status::ok();
+}
+
 }  // namespace
 
+ONNXTRIM_OPSET_EXPANSION(attention, "Attention", expand_attention);
 ONNXTRIM_OPSET_EXPANSION(trilu, "Trilu", expand_trilu);
 ONNXTRIM_OPSET_EXPANSION(layernorm, "LayerNormalization", expand_layernorm);
 ONNXTRIM_OPSET_EXPANSION(rmsnorm, "RMSNormalization", expand_rmsnorm);

@@ -470,6 +470,29 @@ g (float[2,5,8] x) => (float[2,5,8] y, float[2,5,8] z) {
   EXPECT_EQ(find(down.model, "ReduceMean")->attr_ints("axes"), V({-1}));
 }
 
+TEST(Opset, AttentionExpanded) {
+  // 4-D, bool mask and causal, softcap: checked against the evaluator's Attention-23.
+  auto four = convert(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[2,3,4,8] q, float[2,3,6,8] k, float[2,3,6,5] v, bool[4,6] m) => (float[2,3,4,5] y) {
+  y = Attention <is_causal = 1, softcap = 2.5> (q, k, v, m)
+}
+)", 13);
+  EXPECT_EQ(count(four.model, "Attention"), 0);
+  EXPECT_EQ(count(four.model, "Softmax"), 1);
+  // 3-D, grouped heads (4 query heads over 2 key/value heads), past and present key/value.
+  auto gqa = convert(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[2,3,32] q, float[2,5,16] k, float[2,5,16] v, float[2,2,4,8] pk, float[2,2,4,8] pv)
+  => (float[2,3,32] y, float[2,2,9,8] present_k, float[2,2,9,8] present_v) {
+  y, present_k, present_v = Attention <q_num_heads = 4, kv_num_heads = 2, scale = 0.3> (q, k, v, , pk, pv)
+}
+)", 13);
+  EXPECT_EQ(count(gqa.model, "Attention"), 0);
+  EXPECT_EQ(count(gqa.model, "Expand"), 2);
+  EXPECT_EQ(gqa.report.verification.outputs.size(), 3u);
+}
+
 TEST(Opset, OpTooNewWithoutExpansionIsRefusedInOneLine) {
   int code = 0;
   std::string msg = refusal(R"(
