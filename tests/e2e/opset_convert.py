@@ -14,7 +14,7 @@ converted model runs in ONNX Runtime on the test's inputs and must give the test
 outputs. A refusal is counted, not failed (it is the converter saying it cannot); a result that
 ONNX Runtime cannot load, or that computes other numbers, fails.
 
-usage: opset_convert.py ONNXTRIM WORKDIR [--data DIR] [--default-data DIR] [--quick]"""
+usage: opset_convert.py ONNXTRIM WORKDIR [--data DIR] [--default-data DIR] [--quick] [--only NAME]"""
 import glob
 import json
 import os
@@ -36,6 +36,11 @@ args = sys.argv[1:]
 data_root = test_data.take(args)
 quick = "--quick" in args
 args = [a for a in args if a != "--quick"]
+only = None  # --only SUBSTRING: node tests whose name contains it, no fixtures (for debugging)
+if "--only" in args:
+    k = args.index("--only")
+    only = args[k + 1]
+    del args[k:k + 2]
 binary, work = args[0], args[1]
 os.makedirs(work, exist_ok=True)
 models_dir = os.path.join(here, "..", "models")
@@ -112,7 +117,7 @@ FIXTURES = {
     "keypoint_rcnn": ([13, 21], [], [{}, {}]),
 }
 fixture_rows = []
-for name, (must, may, settings) in FIXTURES.items():
+for name, (must, may, settings) in ({} if only else FIXTURES).items():
     src = os.path.join(models_dir, name + ".onnx")
     if not os.path.exists(src):
         fail(f"{name}: fixture missing")
@@ -165,6 +170,8 @@ node_root = os.path.join(test_data.require(data_root, "node"), "node")
 cases = sorted(glob.glob(os.path.join(node_root, "*", "model.onnx")))
 if quick:
     cases = cases[::10]
+if only:
+    cases = [c for c in cases if only in c]
 test_data.require_cases(len(cases), "opset_convert", data_root)
 RANDOM = ("bernoulli", "random", "dropout")
 stats = {13: Counter(), 21: Counter(), "neighbour": Counter()}
