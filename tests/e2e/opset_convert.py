@@ -164,6 +164,35 @@ for name, (must, may, settings) in ({} if only else FIXTURES).items():
                                                f"{o.get('nodes_expanded')} expanded, max |diff| in ORT {worst:.2g}"))
             print(f"ok   {name} -> {target}: {fixture_rows[-1][2]}", flush=True)
 
+# External data: a copy of bert_tiny whose weights live in a side file converts through the
+# same streaming path; the result keeps its weights external and computes the same.
+if not only:
+    ext_dir = os.path.join(work, "external")
+    os.makedirs(ext_dir, exist_ok=True)
+    src = os.path.join(ext_dir, "bert_ext.onnx")
+    m = onnx.load(os.path.join(models_dir, "bert_tiny.onnx"))
+    onnx.save_model(m, src, save_as_external_data=True, all_tensors_to_one_file=True, location="bert_ext.data",
+                    size_threshold=256)
+    dst = os.path.join(ext_dir, "bert_ext.13.onnx")
+    rc, rep, err = convert(src, dst, 13, "--external-data", "always")
+    if rc != 0:
+        fail(f"external data: exit {rc}: {err[-300:]}")
+    else:
+        out = onnx.load(dst, load_external_data=False)
+        external = sum(1 for t in out.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL)
+        feeds = feeds_for(src, {"batch": 2, "seq": 6})
+        a, e1 = ort.run(src, feeds, os.path.join(work, "ort_a"))
+        b, e2 = ort.run(dst, feeds, os.path.join(work, "ort_b"))
+        if e1 or e2:
+            fail(f"external data: ONNX Runtime: {e1 or e2}")
+        elif external == 0:
+            fail("external data: the result has no external tensor")
+        elif not all(close(x, y)[0] for x, y in zip(b, a)):
+            fail("external data: outputs differ")
+        else:
+            fixture_rows.append(("bert_tiny (external data)", 13, f"{external} tensors external, outputs match"))
+            print(f"ok   external data -> 13: {external} tensors external", flush=True)
+
 # ------------------------------------------------------------------------------- node tests
 
 node_root = os.path.join(test_data.require(data_root, "node"), "node")
