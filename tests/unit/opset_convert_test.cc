@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "api/internal.h"
+#include "onnxtrim/onnxtrim.h"
 #include "convert/opset.h"
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
@@ -596,6 +597,24 @@ TEST(Opset, OptionTableAndReport) {
   EXPECT_EQ(c.report.opset.to, 13);
   EXPECT_EQ(c.report.opset.nodes_converted, 2);
   EXPECT_NE(c.report.to_json().find("\"opset\""), std::string::npos);
+}
+
+TEST(Opset, CApi) {
+  std::string bytes = Model::parse_text(kSqueeze11).serialize();
+  onnxtrim_options* o = onnxtrim_options_new();
+  ASSERT_EQ(onnxtrim_options_set(o, "opset", "13"), 0);
+  EXPECT_EQ(onnxtrim_options_set(o, "opset", "thirteen"), 2);
+  void* out = nullptr;
+  size_t size = 0;
+  char *report = nullptr, *error = nullptr;
+  int rc = onnxtrim_simplify_buffer(bytes.data(), bytes.size(), o, &out, &size, &report, &error);
+  ASSERT_EQ(rc, 0) << (error ? error : "");
+  Model r = Model::parse(out, size);
+  EXPECT_EQ(api::ir_model(r).opset(""), 13);
+  EXPECT_NE(std::string(report).find("\"opset\""), std::string::npos) << report;
+  onnxtrim_free(out);
+  onnxtrim_free(report);
+  onnxtrim_options_free(o);
 }
 
 }  // namespace
