@@ -95,10 +95,29 @@ Status step_split18(StepContext& ctx, ir::Node& n, bool up) {
   if (n.input(1)) return Status::ok();
   auto d = ctx.dim(n.input(0), n.attr_int("axis", 0));
   if (parts > 0 && d && *d % parts == 0) return Status::ok();  // even: the same without sizes
-  if (!d || parts <= 0)
-    return ctx.refuse(n, "num_outputs=" + std::to_string(parts) +
-                             " splits a dim that is not known, which may be uneven: Split before opset 18 needs the "
-                             "sizes");
+  if (parts <= 0) return ctx.refuse(n, "num_outputs must be positive");
+  if (!d) {
+    // The dim is known at run time only: sizes_i = min(max(d - i * ceil(d / n), 0), ceil(d / n)),
+    // an input from opset 13 on.
+    if (ctx.to() < 13)
+      return ctx.refuse(n, "num_outputs=" + std::to_string(parts) +
+                               " splits a dim that is not known, which may be uneven: Split before opset 13 needs "
+                               "constant sizes");
+    ir::Graph& g = *n.graph();
+    std::vector<int64_t> iota;
+    for (int64_t i = 0; i < parts; ++i) iota.push_back(i);
+    auto op = [&](const char* type, std::vector<ir::Value*> in, std::vector<ir::Attribute> attrs = {}) {
+      return ctx.insert(&n, type, in, 1, 17, std::move(attrs))->output(0);
+    };
+    ir::Value* shape = op("Shape", {n.input(0)});
+    ir::Value* dim = op("Gather", {shape, ctx.const_i64(g, &n, {n.attr_int("axis", 0)}, hint(n, "axis"), true)});
+    ir::Value* k = ctx.const_i64(g, &n, {parts}, hint(n, "parts"), true);
+    ir::Value* chunk = op("Div", {op("Add", {dim, ctx.const_i64(g, &n, {parts - 1}, hint(n, "round"), true)}), k});
+    ir::Value* left = op("Sub", {dim, op("Mul", {ctx.const_i64(g, &n, iota, hint(n, "iota")), chunk})});
+    ir::Value* sizes = op("Min", {op("Max", {left, ctx.const_i64(g, &n, {0}, hint(n, "zero"), true)}), chunk});
+    ctx.rw().set_input(&n, 1, sizes);
+    return Status::ok();
+  }
   int64_t chunk = (*d + parts - 1) / parts;
   std::vector<int64_t> sizes;
   for (int64_t i = 0, left = *d; i < parts; ++i) {

@@ -335,7 +335,10 @@ struct Driver {
       if (to.attr(a.name)) continue;
       const AttrSpec* s = from.attr(a.name);
       // consumed_inputs: a legacy optimization hint of opset 1 without meaning since.
-      if (a.name == "consumed_inputs" || (s && holds_default(a, *s))) {
+      // dilations of all 1 (the spec's default per axis, which the table cannot spell).
+      bool unit_dilations = a.name == "dilations" && a.type == ir::AttrType::kInts && a.ref_attr_name.empty() &&
+                            std::all_of(a.ints.begin(), a.ints.end(), [](int64_t x) { return x == 1; });
+      if (a.name == "consumed_inputs" || unit_dilations || (s && holds_default(a, *s))) {
         drop.push_back(a.name);
         continue;
       }

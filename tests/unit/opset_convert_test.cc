@@ -208,12 +208,34 @@ g (float[8,2] x) => (float[3,2] a, float[3,2] b, float[2,2] c) {
   const ir::Node* s = find(uneven.model, "Split");
   EXPECT_FALSE(s->has_attr("num_outputs"));
   EXPECT_EQ(ints_in(s, 1), V({3, 3, 2}));
+  // A dim known at run time only: the sizes are computed. Checked at N = 7 (3, 3, 1) and 5 (2, 2, 1).
+  const char* dyn = R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[N,2] x) => (float[?,2] a, float[?,2] b, float[?,2] c) {
+  a, b, c = Split <num_outputs = 3> (x)
+}
+)";
+  for (int64_t rows : {7, 5}) {
+    Model m = Model::parse_text(dyn);
+    Options o;
+    o.opset = 13;
+    o.run_passes = false;
+    o.verify = Options::Verify::kOn;
+    o.set("model-check-inputs", "x:" + std::to_string(rows) + ",2");  // the check's inputs only
+    Report r = simplify(m, o);
+    EXPECT_TRUE(r.verification.ran && r.verification.ok) << r.verification.why;
+    EXPECT_EQ(r.verification.dims.count("N") ? r.verification.dims.at("N") : rows, rows);
+    EXPECT_EQ(count(m, "Min"), 1);  // computed, not constant
+  }
+  auto dynamic = convert(dyn, 13);
+  EXPECT_EQ(count(dynamic.model, "Min"), 1);
+  EXPECT_NE(find(dynamic.model, "Split")->input(1), nullptr);
   std::string msg = refusal(R"(
 <ir_version: 8, opset_import: ["" : 18]>
 g (float[N,2] x) => (float[?,2] a, float[?,2] b, float[?,2] c) {
   a, b, c = Split <num_outputs = 3> (x)
 }
-)", 17);
+)", 12);
   EXPECT_NE(msg.find("num_outputs=3"), std::string::npos) << msg;
 }
 
