@@ -6,10 +6,12 @@
 //   RMSNormalization-23     Gelu-20 (none, tanh)    HardSwish-14    Mish-18    Swish-24
 //   Celu-12                 GreaterOrEqual-12 / LessOrEqual-12 (Or of the strict and Equal)
 //   CastLike-15             GroupNormalization-18 (InstanceNormalization over [N, G, -1])
+//   CenterCropPad-18        with the dims and the target shape known: Pad then Slice, centred
 //   Attention-23/24         3-D or 4-D Q/K/V, grouped heads, bool or float mask, is_causal
 //                           (static lengths), softcap, scale, past/present key and value,
 //                           qk_matmul_output modes 0-3, softmax_precision; nonpad_kv_seqlen
 //                           is refused
+#include <algorithm>
 #include <cmath>
 
 #include "convert/opset_context.h"
@@ -407,8 +409,53 @@ Status expand_attention(StepContext& ctx, ir::Node& n) {
   return Status::ok();
 }
 
+// CenterCropPad: each listed axis padded (with zeros) or cropped to its target size, the
+// difference split with the smaller half first.
+Status expand_center_crop_pad(StepContext& ctx, ir::Node& n) {
+  bool ref = false;
+  auto axes = attr_ints(n, "axes", &ref);
+  if (ref) return ctx.refuse(n, "axes refers to an attribute of the calling function");
+  auto dims = ctx.static_shape(n.input(0));
+  auto target = ctx.ints(n.input(1));
+  if (!dims || !target) return ctx.refuse(n, "the expansion of CenterCropPad needs the input's dims and the target shape known");
+  int64_t r = static_cast<int64_t>(dims->size());
+  std::vector<int64_t> ax;
+  if (axes) {
+    for (int64_t a : *axes) ax.push_back(a < 0 ? a + r : a);
+  } else {
+    for (int64_t a = 0; a < r; ++a) ax.push_back(a);
+  }
+  if (ax.size() != target->size()) return ctx.refuse(n, "shape and axes differ in length");
+  std::vector<int64_t> pads(static_cast<size_t>(2 * r), 0), starts, ends, slice_axes;
+  for (size_t i = 0; i < ax.size(); ++i) {
+    if (ax[i] < 0 || ax[i] >= r) return ctx.refuse(n, "CenterCropPad axis out of range");
+    int64_t d = (*dims)[static_cast<size_t>(ax[i])], want = (*target)[i];
+    if (want > d) {
+      pads[static_cast<size_t>(ax[i])] = (want - d) / 2;
+      pads[static_cast<size_t>(ax[i] + r)] = want - d - (want - d) / 2;
+    } else if (want < d) {
+      starts.push_back((d - want) / 2);
+      ends.push_back((d - want) / 2 + want);
+      slice_axes.push_back(ax[i]);
+    }
+  }
+  ir::Graph& g = *n.graph();
+  Builder b{ctx, n, 18};
+  ir::Value* y = n.input(0);
+  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; }))
+    y = b.op("Pad", {y, ctx.const_i64(g, &n, pads, hint(n, "pads"))});
+  if (!slice_axes.empty())
+    y = b.op("Slice", {y, ctx.const_i64(g, &n, starts, hint(n, "starts")), ctx.const_i64(g, &n, ends, hint(n, "ends")),
+                       ctx.const_i64(g, &n, slice_axes, hint(n, "axes"))});
+  if (y == n.input(0)) y = b.op("Identity", {y});
+  take_output(ctx, n, 0, y);
+  finish(ctx, n);
+  return Status::ok();
+}
+
 }  // namespace
 
+ONNXTRIM_OPSET_EXPANSION(center_crop_pad, "CenterCropPad", expand_center_crop_pad);
 ONNXTRIM_OPSET_EXPANSION(attention, "Attention", expand_attention);
 ONNXTRIM_OPSET_EXPANSION(trilu, "Trilu", expand_trilu);
 ONNXTRIM_OPSET_EXPANSION(layernorm, "LayerNormalization", expand_layernorm);

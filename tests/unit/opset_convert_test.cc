@@ -516,18 +516,31 @@ g (float[2,3,32] q, float[2,5,16] k, float[2,5,16] v, float[2,2,4,8] pk, float[2
   EXPECT_EQ(gqa.report.verification.outputs.size(), 3u);
 }
 
+TEST(Opset, CenterCropPadExpanded) {
+  auto down = convert(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[4,5] x) => (float[2,8] y) {
+  s = Constant <value = int64[2] {2, 8}> ()
+  y = CenterCropPad (x, s)
+}
+)", 13);
+  EXPECT_EQ(ints_in(find(down.model, "Pad"), 1), V({0, 1, 0, 2}));
+  EXPECT_EQ(ints_in(find(down.model, "Slice"), 1), V({1}));
+  EXPECT_EQ(ints_in(find(down.model, "Slice"), 2), V({3}));
+}
+
 TEST(Opset, OpTooNewWithoutExpansionIsRefusedInOneLine) {
   int code = 0;
   std::string msg = refusal(R"(
-<ir_version: 8, opset_import: ["" : 18]>
-g (float[4,6] x) => (float[2,2] y) {
-  s = Constant <value = int64[2] {2, 2}> ()
-  y = CenterCropPad (x, s)
+<ir_version: 9, opset_import: ["" : 19]>
+g (float[1,2,5,5] x, float[1,18,3,3] off) => (float[1,2,3,3] y) {
+  w = Constant <value = float[2,2,3,3] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}> ()
+  y = DeformConv (x, w, off)
 }
 )", 13, &code);
   EXPECT_EQ(code, kExitUnsupported);
-  EXPECT_NE(msg.find("(CenterCropPad)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("no version at opset 13; it exists from opset 18"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(DeformConv)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no version at opset 13; it exists from opset 19"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
