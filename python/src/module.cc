@@ -314,7 +314,16 @@ PYBIND11_MODULE(_onnxtrim, m) {
     for (auto& [name, t] : out) {
       if (t.dtype == 8) {
         py::list l2;
-        for (const auto& s : t.strings) l2.append(py::str(s));
+        // ONNX strings are bytes: str where they are UTF-8 (what onnx.numpy_helper gives), bytes otherwise.
+        for (const auto& s : t.strings) {
+          PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), nullptr);
+          if (u) {
+            l2.append(py::reinterpret_steal<py::object>(u));
+          } else {
+            PyErr_Clear();
+            l2.append(py::bytes(s));
+          }
+        }
         res[py::str(name)] = py::module_::import("numpy").attr("array")(l2, "object").attr("reshape")(t.shape);
         continue;
       }

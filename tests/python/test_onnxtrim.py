@@ -364,3 +364,153 @@ def test_dtype_keywords():
     assert open_io.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT16
     with pytest.raises(onnxtrim.UsageError):
         onnxtrim.simplify(path, dtype="int8")
+
+
+def _cli_error(*args):
+    r = subprocess.run([CLI, *args], capture_output=True, text=True)
+    line = r.stderr.strip()
+    for prefix in ("onnxtrim: error: ", "onnxtrim: "):
+        if line.startswith(prefix):
+            line = line[len(prefix):]
+            break
+    for suffix in ("; nothing was written", " (see onnxtrim --help)"):
+        if line.endswith(suffix):
+            line = line[:-len(suffix)]
+    return r.returncode, line
+
+
+def test_error_classes_carry_the_clis_exit_code_and_message(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    undefined, custom, junk = (str(tmp_path / n) for n in ("undefined.onnx", "custom.onnx", "junk.onnx"))
+    save(helper.make_graph([helper.make_node("Relu", ["ghost"], ["y"], name="relu0")], "g", [x], [y]), undefined)
+    g = helper.make_graph([helper.make_node("Mystery", ["x"], ["y"], domain="com.example")], "g", [x], [y])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]),
+              custom)
+    with open(junk, "wb") as f:
+        f.write(b"\x0a\xff\xff\xff\xff garbage")
+    resnet = os.path.join(MODELS, "resnet_small.onnx")
+    out = str(tmp_path / "out.onnx")
+    cases = [  # (class, Python keywords, CLI flags, input)
+        (onnxtrim.FileError, {}, [], str(tmp_path / "missing.onnx")),
+        (onnxtrim.ParseError, {}, [], junk),
+        (onnxtrim.InvalidModel, {}, [], undefined),
+        (onnxtrim.Unsupported, {"verify": True}, ["--verify"], custom),
+        (onnxtrim.UsageError, {"size_threshold": "lots"}, ["--size-threshold", "lots"], DIRTY),
+        # exact comparison: the fused model differs from the original by float rounding
+        (onnxtrim.VerificationFailed, {"rtol": 0, "atol": 0}, ["--rtol", "0", "--atol", "0"], resnet),
+    ]
+    for cls, kwargs, flags, src in cases:
+        with pytest.raises(cls) as e:
+            onnxtrim.simplify(src, **kwargs)
+        code, message = _cli_error(src, out, "--quiet", *flags)
+        assert e.value.exit_code == code == {onnxtrim.FileError: 3, onnxtrim.ParseError: 4, onnxtrim.InvalidModel: 5,
+                                             onnxtrim.Unsupported: 6, onnxtrim.UsageError: 2,
+                                             onnxtrim.VerificationFailed: 1}[cls], cls
+        assert str(e.value) == message, (cls, str(e.value), message)
+        assert not os.path.exists(out)
+    assert e.value.report is not None and not e.value.report.verification["ok"]
+    # run and verify name the file too
+    with pytest.raises(onnxtrim.Unsupported, match=f"^{custom}: node"):
+        onnxtrim.run(custom, {"x": np.zeros(2, np.float32)})
+
+
+def test_run_takes_and_gives_every_numpy_dtype():
+    kinds = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+             np.uint32, np.uint64, np.bool_, np.complex64, np.complex128]
+    for dt in kinds:
+        et = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
+        g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", et, [2, 3])],
+                              [helper.make_tensor_value_info("y", et, [2, 3])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        x = (np.arange(6).reshape(2, 3) % 3).astype(dt)
+        y = onnxtrim.run(m, {"x": x})["y"]
+        assert y.dtype == x.dtype and y.shape == x.shape and np.array_equal(y, x), dt
+    # float16 arithmetic, and a bool result of a comparison
+    g = helper.make_graph([helper.make_node("Add", ["a", "a"], ["s"]), helper.make_node("Greater", ["a", "z"], ["gt"])],
+                          "g", [helper.make_tensor_value_info("a", TensorProto.FLOAT16, [3]),
+                                helper.make_tensor_value_info("z", TensorProto.FLOAT16, [3])],
+                          [helper.make_tensor_value_info("s", TensorProto.FLOAT16, [3]),
+                           helper.make_tensor_value_info("gt", TensorProto.BOOL, [3])])
+    a = np.array([0.5, -1.25, 1000], np.float16)
+    r = onnxtrim.run(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), {"a": a, "z": np.zeros(3, np.float16)})
+    assert r["s"].dtype == np.float16 and r["s"].tolist() == [1.0, -2.5, 2000.0]
+    assert r["gt"].dtype == np.bool_ and r["gt"].tolist() == [True, False, True]
+    # strings: str, bytes and object arrays in; str out, bytes where they are not UTF-8
+    g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.STRING, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    for arr in (np.array(["a", "bé"]), np.array(["a", "bé"], dtype=object), np.array(["a".encode(), "bé".encode()])):
+        y = onnxtrim.run(m, {"x": arr})["y"]
+        assert y.dtype == object and y.tolist() == ["a", "bé"]
+    y = onnxtrim.run(m, {"x": np.array([b"\xff\xfe", b"ok"], dtype=object)})["y"]
+    assert y.tolist() == [b"\xff\xfe", "ok"]
+    # a big-endian array is read in native order
+    g = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    y = onnxtrim.run(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), {"x": np.arange(3, dtype=">f4")})
+    assert y["y"].tolist() == [0.0, -1.0, -2.0]
+
+
+def test_the_gil_is_released_while_cpp_works():
+    import threading
+    import time
+    n, k = 1024, 20
+    nodes = [helper.make_node("MatMul", ["x" if i == 0 else f"h{i - 1}", "w"], [f"h{i}"]) for i in range(k)]
+    nodes.append(helper.make_node("Identity", [f"h{k - 1}"], ["y"]))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, n])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, n])],
+                          initializer=[numpy_helper.from_array(np.eye(n, dtype=np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ticks, stop = [], threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.monotonic()
+    onnxtrim.run(m, {"x": np.ones((n, n), np.float32)})
+    end = time.monotonic()
+    stop.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    # A held GIL would let the other thread tick at most at the 50 ms polls.
+    assert end - start > 0.1 and len(during) >= (end - start) / 0.05, (end - start, len(during))
+
+
+def test_signatures_are_the_documented_ones():
+    import inspect as pyinspect
+    kw = pyinspect.Parameter.KEYWORD_ONLY
+
+    def kwonly(fn):
+        return {n: p.default for n, p in pyinspect.signature(fn).parameters.items() if p.kind == kw}
+    assert {"input_shapes": None, "dims": None, "passes": None, "skip": None, "constant_folding": True,
+            "size_threshold": None, "target": None, "verify": None, "max_rounds": None}.items() <= \
+        kwonly(onnxtrim.simplify).items()
+    assert kwonly(onnxtrim.run) == {"fast": False}
+    assert kwonly(onnxtrim.verify) == {"samples": 3, "seed": 0, "rtol": None, "atol": None, "dims": None,
+                                       "input_shapes": None}
+    assert kwonly(onnxtrim.infer_shapes) == {"dims": None, "input_shapes": None}
+    for name in ("simplify", "simplify_file", "run", "verify", "infer_shapes", "inspect", "Report", "VerifyResult",
+                 "Error"):
+        assert getattr(onnxtrim, name).__doc__, name
+    stub = open(os.path.join(os.path.dirname(onnxtrim.__file__), "__init__.pyi")).read()
+    for name in ("def simplify(", "def simplify_file(", "def run(", "def verify(", "def infer_shapes(",
+                 "def inspect(", "class Report", "class VerifyResult", "class VerificationFailed"):
+        assert name in stub, name
+
+
+def test_infer_shapes_writes_dim_expressions():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["c"], axis=1), helper.make_node("Relu", ["c"], ["y"])],
+                          "g", [x], [y])
+    m = onnxtrim.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    dims = {vi.name: [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+            for vi in list(m.graph.value_info) + list(m.graph.output)}
+    assert dims == {"c": ["batch", "2*seq"], "y": ["batch", "2*seq"]}
