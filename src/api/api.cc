@@ -139,7 +139,7 @@ std::map<std::string, std::vector<int64_t>> resolve_shapes(const ir::Model& m,
   for (const ir::Value* v : m.graph->inputs())
     if (!v->is_initializer()) ins.push_back(v);
   if (ins.size() != 1)
-    throw Error(kExitUsage, "--overwrite-input-shape: a shape without a name needs a model of one input; this one has " +
+    throw Error(kExitUsage, "a shape without an input name (onnxsim's D,D,...) needs a model of one input; this one has " +
                                 std::to_string(ins.size()) + " (write NAME:D,D,...)");
   shapes[ins[0]->name()] = it->second;
   shapes.erase("");
@@ -259,7 +259,7 @@ eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const
     }
   }
   spec.shapes = resolve_shapes(m, o.input_shapes);
-  for (const auto& [k, v] : o.check_input_shapes) spec.shapes[k] = v;
+  for (const auto& [k, v] : resolve_shapes(m, o.check_input_shapes)) spec.shapes[k] = v;
   for (const auto& p : o.input_values) {
     Status st = eval::pin_input(m, p, spec);
     if (!st.is_ok()) {

@@ -166,10 +166,63 @@ def test_onnxsim_drop_in_matches_the_cli(tmp_path):
     assert [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
     plain, ok = onnxsim.simplify(onnx.load(path), perform_optimization=False)
     assert ok and plain.graph == cli_nodes(tmp_path, "--skip-optimization", src=path).graph
+    # onnxoptimizer's names for skipped_optimizers, as the CLI's --skip-optimization NAME ...
+    model, ok = onnxsim.simplify(path, skipped_optimizers=["fuse_bn_into_conv", "eliminate_nop_transpose"])
+    assert ok and model.graph == cli_nodes(tmp_path, "--skip-optimization", "fuse_bn_into_conv",
+                                           "eliminate_nop_transpose", src=path).graph
+    assert any(n.op_type == "BatchNormalization" for n in model.graph.node)
+    with pytest.raises(onnxtrim.UsageError, match="unknown onnxsim optimizer 'fuse_all'"):
+        onnxsim.simplify(path, skipped_optimizers=["fuse_all"])
+    # test_input_shapes, named or (one input) not: the check's inputs only
+    for shapes, arg in (({"image": [3, 3, 32, 32]}, "image:3,3,32,32"), ({None: [3, 3, 32, 32]}, "3,3,32,32")):
+        model, ok = onnxsim.simplify(path, test_input_shapes=shapes)
+        assert ok and model.graph == cli_nodes(tmp_path, "--test-input-shape", arg, src=path).graph
+        assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    model, ok = onnxsim.simplify(path, skip_constant_folding=True, tensor_size_threshold="8KB")
+    assert ok and model.graph == cli_nodes(tmp_path, "--skip-constant-folding", "--no-large-tensor", "8KB",
+                                           src=path).graph
     with pytest.raises(TypeError, match="custom_lib"):
         onnxsim.simplify(path, custom_lib="libx.so")
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         onnxsim.simplify(path, bogus=1)
+
+
+def test_every_documented_compat_parameter_is_mapped_or_refused_by_name(tmp_path):
+    import inspect as pyinspect
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    # onnxsim 0.4's simplify(): each parameter with a value other than its default
+    onnxsim_values = {
+        "check_n": 2, "perform_optimization": False, "skip_fuse_bn": True,
+        "overwrite_input_shapes": {"image": [1, 3, 32, 32]}, "test_input_shapes": {"image": [2, 3, 32, 32]},
+        "skipped_optimizers": ["fuse_bn_into_conv"], "skip_constant_folding": True, "skip_shape_inference": True,
+        "input_data": {"image": np.zeros((1, 3, 32, 32), np.float32)}, "dynamic_input_shape": True,
+        "custom_lib": "libcustom.so", "include_subgraph": True, "unused_output": ["logits"],
+        "tensor_size_threshold": "1MB", "mutable_initializer": True, "input_shapes": {"image": [1, 3, 32, 32]},
+    }
+    params = [n for n in pyinspect.signature(onnxsim.simplify).parameters if n not in ("model", "kwargs")]
+    assert params == [n for n in onnxsim_values if n != "input_shapes"]  # the same order (positional use)
+    # OnnxSlim's slim(): its documented keywords
+    onnxslim_values = {
+        "model_check": True, "input_shapes": ["input_ids:2,7", "attention_mask:2,7"],
+        "inputs": ["input_ids", "attention_mask"], "outputs": ["hidden"],
+        "no_shape_infer": True, "skip_optimizations": ["graph_fusion"], "dtype": "fp16",
+        "skip_fusion_patterns": ["FusionGemm"], "size_threshold": 1024, "inspect": True, "dump_to_disk": True,
+        "save_as_external_data": True, "model_check_inputs": ["input_ids:2,7", "attention_mask:2,7"], "verbose": True,
+        "no_constant_folding": True,
+    }
+    bert = os.path.join(MODELS, "bert_tiny.onnx")
+    for fn, values, src in ((onnxsim.simplify, onnxsim_values, path), (onnxslim.slim, onnxslim_values, bert)):
+        for name, value in values.items():
+            try:
+                fn(src, **{name: value})
+            except TypeError as e:
+                assert f"'{name}'" in str(e), (name, e)
+            except onnxtrim.Error as e:
+                raise AssertionError(f"{fn.__module__}: {name}={value!r}: {e}") from None
+    assert onnxslim.slim(bert, str(tmp_path / "ext.onnx"), save_as_external_data=True) is None
+    # OnnxSlim's input_shapes typed as a dict works too
+    m = onnxslim.slim(bert, input_shapes={"input_ids": [2, 7], "attention_mask": [2, 7]})
+    assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim][:2] == [2, 7]
 
 
 def test_onnxslim_drop_in_matches_the_cli(tmp_path):

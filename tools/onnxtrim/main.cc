@@ -340,6 +340,12 @@ int cmd_simplify(int argc, char** argv) {
     for (const auto& p : positional) cmd_inspect(p);
     return kExitOk;
   }
+  // onnxsim's positional check_n: onnxsim IN OUT 3
+  if (positional.size() == 3 && !positional[2].empty() &&
+      positional[2].find_first_not_of("0123456789") == std::string::npos) {
+    opts.set("check-n", positional[2]);
+    positional.pop_back();
+  }
   if (positional.size() != 2) return usage_error("expected IN.onnx OUT.onnx");
   Progress progress(!opts.quiet);
   opts.progress = [&](const std::string& stage, uint64_t d, uint64_t t) { progress.update(stage, d, t); };

@@ -50,10 +50,13 @@ def slim(model, *args, **kwargs):
     skip: List[str] = []
     if kwargs.get("model_check"):
         opts["model_check"] = True
-    if kwargs.get("input_shapes"):
-        opts["input_shapes"] = " ".join(kwargs["input_shapes"])
-    if kwargs.get("model_check_inputs"):
-        opts["model_check_inputs"] = " ".join(kwargs["model_check_inputs"])
+    for k in ("input_shapes", "model_check_inputs"):  # ["x:1,3,224,224", ...] (or a dict, as OnnxSlim's type hints say)
+        if kwargs.get(k):
+            v = kwargs[k]
+            if isinstance(v, dict):
+                v = [f"{name}:" + (s if isinstance(s, str) else ",".join(str(int(d)) for d in s)) for name, s in v.items()]
+            # the table's OnnxSlim entries (--input-shapes, --model-check-inputs), not simplify()'s input_shapes=
+            opts[k.replace("_", "-")] = " ".join([v] if isinstance(v, str) else v)
     for k in ("inputs", "outputs"):  # OnnxSlim's cut: ["name", ...] (a "name:dtype" retyping is refused)
         if kwargs.get(k):
             names = kwargs[k]
