@@ -33,9 +33,11 @@ struct NativeError {
 };
 
 // Runs f on a worker thread with the GIL released; the calling thread polls Python's signal
-// handlers, and on KeyboardInterrupt sets the cancel flag and waits for the worker to stop.
+// handlers, and on KeyboardInterrupt sets the cancel flag and waits for the worker to stop,
+// then raises KeyboardInterrupt (or, with `return_when_interrupted`, returns what f returned:
+// the CLI's exit code 130).
 template <typename R, typename F>
-R call_interruptible(Options& opts, F&& f) {
+R call_interruptible(Options& opts, F&& f, bool return_when_interrupted = false) {
   std::atomic<bool> cancel{false};
   opts.cancel = &cancel;
   auto body = [&]() -> R {
@@ -72,7 +74,7 @@ R call_interruptible(Options& opts, F&& f) {
       }
     }
     worker.join();
-    if (interrupted) {
+    if (interrupted && !(return_when_interrupted && result)) {
       py::gil_scoped_acquire gil;
       PyErr_SetNone(PyExc_KeyboardInterrupt);
       throw py::error_already_set();
@@ -182,7 +184,7 @@ PYBIND11_MODULE(_onnxtrim, m) {
       std::fflush(stdout);
       std::fflush(stderr);
       return rc;
-    });
+    }, /*return_when_interrupted=*/true);
   });
 
   m.def("option_table", [] {

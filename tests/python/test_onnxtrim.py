@@ -403,6 +403,17 @@ except KeyboardInterrupt:
     out, _ = p.communicate(timeout=30)
     assert "interrupted" in out, out
     assert time.time() - t < 5
+    # The CLI and python3 -m onnxtrim: exit code 130, one line, nothing written
+    for cmd in ([CLI], [sys.executable, "-m", "onnxtrim"]):
+        p = subprocess.Popen([*cmd, str(path), str(tmp_path / "out.onnx")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        time.sleep(1.5)
+        t = time.time()
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 130 and time.time() - t < 5, (cmd, p.returncode, err)
+        assert err.startswith("onnxtrim: error: ") and err.endswith("interrupted\n") and err.count("\n") == 1, err
+        assert sorted(os.listdir(tmp_path)) == ["loop.onnx"]
 
 
 def test_dtype_keywords():

@@ -2,13 +2,16 @@
 // is in the library, reached through the public API (include/onnxtrim/onnxtrim.hpp).
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +24,23 @@
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
 #include "passes/pass.h"
+#include "support/cancel.h"
 
 namespace fs = std::filesystem;
 using namespace onnxtrim;
 
 namespace {
+
+// Ctrl-C: the first stops the run where the library next looks (between passes, between nodes
+// of the evaluator), which then fails with exit code 130, writing nothing; a second kills.
+// Set by main() only: inside Python (python3 -m onnxtrim) the module's own flag is in effect.
+std::atomic<bool> g_interrupted{false};
+bool g_handle_sigint = false;
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
 
 const char* kUsage = R"(onnxtrim - simplify ONNX models: smaller, checked, runtime-ready
 
@@ -371,6 +386,8 @@ int cmd_simplify(int argc, char** argv) {
 
 // The CLI's entry point; also linked into the Python module (python3 -m onnxtrim).
 int onnxtrim_cli_main(int argc, char** argv) {
+  std::optional<support::CancelScope> cancel;
+  if (g_handle_sigint) cancel.emplace(&g_interrupted);
   if (argc < 2) {
     std::fputs(help_text().c_str(), stderr);
     return kExitUsage;
@@ -406,6 +423,8 @@ int onnxtrim_cli_main(int argc, char** argv) {
 
 #ifndef ONNXTRIM_CLI_NO_MAIN
 int main(int argc, char** argv) {
+  g_handle_sigint = true;
+  if (std::signal(SIGINT, on_sigint) == SIG_IGN) std::signal(SIGINT, SIG_IGN);  // ignored by the parent: stays so
   int rc = onnxtrim_cli_main(argc, argv);
   std::fflush(stdout);
   return rc;
