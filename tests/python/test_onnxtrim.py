@@ -236,6 +236,8 @@ def test_onnxslim_drop_in_matches_the_cli(tmp_path):
     assert onnx.load(out).graph == cli_nodes(tmp_path, "--no-shape-infer", src=path).graph
     info = onnxslim.slim(path, inspect=True)
     assert info["nodes"] == len(onnx.load(path).graph.node)
+    both = onnxslim.slim([path, DIRTY], inspect=True)  # OnnxSlim's inspect of several models
+    assert [i["nodes"] for i in both] == [info["nodes"], len(onnx.load(DIRTY).graph.node)]
     half = onnxslim.slim(path, dtype="fp16").graph
     cli_half = cli_nodes(tmp_path, "--dtype", "fp16", src=path).graph
     # The same conversion; the suffixes of the Casts' generated names may differ after other

@@ -44,6 +44,10 @@ def slim(model, *args, **kwargs):
     for k, instead in (("dump_to_disk", "use onnxtrim.inspect(model) and write its dict"),):
         if kwargs.get(k):
             raise TypeError(f"slim(): '{k}' is not supported by onnxtrim: {instead}")
+    if isinstance(model, (list, tuple)):  # OnnxSlim's summary of several models
+        if not kwargs.get("inspect"):
+            raise TypeError("slim(): a list of models is only for inspect=True")
+        return [onnxtrim.inspect(m) for m in model]
     if kwargs.get("inspect"):
         return onnxtrim.inspect(model)
     opts: Dict[str, object] = {}
