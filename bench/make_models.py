@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Exports the benchmark models with Debian's python3-torch / python3-torchvision: random
 weights (never downloaded), torch's own constant folding off so the graphs are as dirty as the
-exports users start from. Writes bench/models/{resnet50,swin_t}.onnx and, when asked for by name,
-bench/models/gpt/gpt.onnx: a GPT-style decoder at LLM scale (d_model 4096, 16 heads, 6 layers,
-vocab 32,000, tied embeddings; 5.4 GB of fp32 weights written by the exporter as external-data
-files; dynamic batch and sequence). None of it is committed.
-
-    make_models.py [resnet50] [swin_t] [resnet50_bn] [gpt]     (default: resnet50 swin_t resnet50_bn)"""
+exports users start from. Writes bench/models/*.onnx (none of it is committed):
+  resnet50, swin_t            dynamic batch, opset 17
+  resnet50_bn                 ResNet-50 with BatchNormalization kept, opset 13
+  swin_t_static               static batch 1, opset 17
+  vit3, vit3_static           torchvision VisionTransformer at vit_b_16's size (patch 16,
+                              hidden 768, 12 heads, MLP 3072) with 3 encoder layers, opset 17,
+                              dynamic / static batch
+  gpt (only when named)       bench/models/gpt/gpt.onnx: a GPT-style decoder at LLM scale
+                              (d_model 4096, 16 heads, 6 layers, vocab 32,000, tied embeddings;
+                              5.4 GB of fp32 weights written by the exporter as external-data
+                              files; dynamic batch and sequence)
+Pass names to export only those (default: all but gpt)."""
 import os
 import sys
 
@@ -15,7 +21,7 @@ import torch
 OUT = os.environ.get("ONNXTRIM_MODELS_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
 
-def export(name, model, shape, opset, **kwargs):
+def export(name, model, shape, opset, dynamic=True, **kwargs):
     path = os.path.join(OUT, name + ".onnx")
     if os.path.exists(path):
         return
@@ -24,7 +30,7 @@ def export(name, model, shape, opset, **kwargs):
     x = torch.randn(*shape)
     torch.onnx.export(model, x, path, opset_version=opset, do_constant_folding=False,
                       input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}}, **kwargs)
+                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}} if dynamic else None, **kwargs)
     print(f"wrote {path} ({os.path.getsize(path) / 1e6:.0f} MB)")
 
 
@@ -92,10 +98,10 @@ def export_gpt():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    which = sys.argv[1:] or ["resnet50", "swin_t", "resnet50_bn"]
+    which = sys.argv[1:] or ["resnet50", "swin_t", "resnet50_bn", "swin_t_static", "vit3", "vit3_static"]
     if "gpt" in which:
         export_gpt()
-    if any(w in which for w in ("resnet50", "resnet50_bn", "swin_t")):
+    if any(w != "gpt" for w in which):
         import torchvision  # only the torchvision models need it
     if "resnet50" in which:
         export("resnet50", torchvision.models.resnet50(weights=None), (1, 3, 224, 224), 17)
@@ -114,6 +120,14 @@ def main():
         export("resnet50_bn", m, (1, 3, 224, 224), 13, training=torch.onnx.TrainingMode.PRESERVE)
     if "swin_t" in which:
         export("swin_t", torchvision.models.swin_t(weights=None), (1, 3, 224, 224), 17)
+    if "swin_t_static" in which:
+        export("swin_t_static", torchvision.models.swin_t(weights=None), (1, 3, 224, 224), 17, dynamic=False)
+    for name in ("vit3", "vit3_static"):
+        if name in which:
+            torch.manual_seed(0)
+            vit = torchvision.models.VisionTransformer(image_size=224, patch_size=16, num_layers=3, num_heads=12,
+                                                       hidden_dim=768, mlp_dim=3072)
+            export(name, vit, (1, 3, 224, 224), 17, dynamic=name == "vit3")
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ struct Options {
   bool test_convergence = false;          // --test-convergence
   bool constant_folding = true;           // --no-constant-folding
   uint64_t size_threshold = 4096;         // --size-threshold BYTES
+  uint64_t max_folded_tensor = 0;         // --no-large-tensor SIZE (onnxsim): no folded tensor past SIZE (0: none)
+  int64_t fold_budget = -1;               // --fold-budget BYTES (< 0: 1/16 of the model's tensor bytes, >= 64 KiB)
   bool keep_constant_nodes = false;       // --keep-constant-nodes
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml

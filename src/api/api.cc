@@ -97,6 +97,8 @@ passes::SimplifyOptions simplify_options(const Options& o) {
   s.input_shapes = o.input_shapes;
   s.write_value_info = o.value_info;
   s.size_threshold = o.size_threshold;
+  s.fold_budget = o.fold_budget;
+  s.max_folded_tensor = o.max_folded_tensor;
   s.keep_constant_nodes = o.keep_constant_nodes;
   s.verify_each_pass = o.verify_each_pass;
   s.verify_samples = o.samples > 0 ? o.samples : 1;

@@ -258,6 +258,10 @@ const std::vector<Entry>& entries() {
                       "a node is folded only if its outputs exceed the constant inputs it frees by at most BYTES "
                       "(default 4096; units KB, MB allowed); large splats are never materialised",
                       [](Options& o, std::string_view v) { o.size_threshold = parse_bytes("size-threshold", v); }));
+    t.push_back(value("fold-budget", "BYTES", "simplify",
+                      "bytes that folding whole constant cones may add to the model's tensors (default: 1/16 of "
+                      "them, at least 64 KiB; units KB, MB allowed)",
+                      [](Options& o, std::string_view v) { o.fold_budget = static_cast<int64_t>(parse_bytes("fold-budget", v)); }));
     t.push_back(flag("keep-constant-nodes", "simplify", "keep Constant nodes instead of turning them into initializers",
                      [](Options& o, bool b) { o.keep_constant_nodes = b; }));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
@@ -423,8 +427,12 @@ const std::vector<Entry>& entries() {
     }));
     {
       Entry e = value("no-large-tensor", "SIZE", "onnxsim",
-                      "= --size-threshold SIZE (default 1KB); onnxtrim never materialises large splats anyway",
-                      [](Options& o, std::string_view v) { o.size_threshold = parse_bytes("no-large-tensor", v); });
+                      "= --size-threshold SIZE (default 1KB), and no folded constant computation leaves a tensor "
+                      "larger than SIZE; onnxtrim never materialises large splats anyway",
+                      [](Options& o, std::string_view v) {
+                        o.size_threshold = parse_bytes("no-large-tensor", v);
+                        o.max_folded_tensor = o.size_threshold;
+                      });
       e.info.optional_value = true;
       auto inner = e.apply;
       e.apply = [inner](Options& o, std::string_view v) { inner(o, v.empty() ? std::string_view("1KB") : v); };

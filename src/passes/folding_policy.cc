@@ -1,5 +1,6 @@
 #include "passes/folding_policy.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace onnxtrim::passes {
@@ -44,6 +45,11 @@ FoldDecision size_guard(uint64_t freed_bytes, bool tiny_inputs, const std::vecto
   if (!tiny_inputs) return {false, "it would grow the model (its outputs are larger than the inputs they free)"};
   if (out > freed_bytes + size_threshold) return {false, "larger than its inputs by more than the size threshold"};
   return {true, ""};
+}
+
+uint64_t fold_budget(uint64_t model_bytes, int64_t requested) {
+  if (requested >= 0) return static_cast<uint64_t>(requested);
+  return std::max(kMinFoldBudget, model_bytes / 16);
 }
 
 bool may_fold(uint64_t predicted_bytes, uint64_t freed_bytes, bool tiny_inputs, uint64_t size_threshold) {

@@ -37,6 +37,8 @@ struct SimplifyOptions {
   bool write_value_info = true;                              // --no-value-info turns it off
   // Constant folding (folding_policy.h).
   uint64_t size_threshold = 4096;   // --size-threshold BYTES
+  uint64_t max_folded_tensor = 0;   // --no-large-tensor SIZE: no cone leaves a tensor past SIZE (0: no cap)
+  int64_t fold_budget = -1;         // --fold-budget BYTES; < 0: 1/16 of the model's tensor bytes, >= 64 KiB
   bool keep_constant_nodes = false; // --keep-constant-nodes: do not turn Constant nodes into initializers
   // Called before each pass runs (round, pass name): the CLI shows it as progress.
   std::function<void(int, const std::string&)> on_pass;

@@ -7,6 +7,7 @@
 #include "ops/fold.h"
 #include "passes/pass_util.h"
 #include "ops/kernel_util.h"
+#include "ops/values.h"
 
 namespace onnxtrim::passes {
 
@@ -14,11 +15,14 @@ using ops::TypeInfo;
 using symbolic::Expr;
 
 std::optional<std::vector<Expr>> propagate_constant(const ir::Tensor& t) {
-  if (!ir::dtype_is_integer(t.dtype()) || t.rank() > 1 || t.numel() > static_cast<int64_t>(ops::kMaxPropagated) ||
+  if (!ops::tracks_values(t.dtype()) || t.rank() > 1 || t.numel() > static_cast<int64_t>(ops::kMaxPropagated) ||
       t.bytes() == nullptr)
     return std::nullopt;
   std::vector<Expr> out;
-  for (int64_t v : ops::to_int64_vector(t)) out.push_back(Expr::constant(v));
+  for (int64_t v : ops::to_int64_vector(t)) {
+    if (t.dtype() == ir::DataType::kUint64 && v < 0) return std::nullopt;  // past int64: not tracked
+    out.push_back(Expr::constant(v));
+  }
   return out;
 }
 
@@ -204,7 +208,7 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
     auto dims = o.is_tensor() ? o.static_shape() : std::nullopt;
     if (!dims) {
       open = true;
-    } else if (ir::dtype_is_integer(o.elem) && dims->size() <= 1 && !o.values) {
+    } else if (ops::tracks_values(o.elem) && dims->size() <= 1 && !o.values) {
       int64_t count = dims->empty() ? 1 : (*dims)[0];
       if (count <= static_cast<int64_t>(ops::kMaxPropagated)) open = true;
     }
@@ -231,10 +235,10 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
     const TypeInfo& f = ctx.input(i);
     auto vals = f.static_values();
     auto dims = f.static_shape();
-    if (!vals || !dims || !ir::dtype_is_integer(f.elem)) return;
+    if (!vals || !dims || !ops::tracks_values(f.elem)) return;
     ir::Tensor t(f.elem, *dims);
     if (t.numel() != static_cast<int64_t>(vals->size())) return;
-    bool ok = ops::dispatch(f.elem, ops::kSigned | ops::kUnsigned, [&](auto tag) {
+    bool ok = ops::dispatch(f.elem, ops::kSigned | ops::kUnsigned | ops::kBool, [&](auto tag) {
       using T = typename decltype(tag)::type;
       for (size_t k = 0; k < vals->size(); ++k) t.mutable_data<T>()[k] = static_cast<T>((*vals)[k]);
     });
@@ -428,8 +432,9 @@ ir::Type merge_declaration(ir::Type decl, const std::optional<ir::Type>& proved,
     decl.has_shape = true;
     decl.dims = p->dims;
   } else if (same_rank) {
+    // Open dims take what is proved; a declared name gives way to a proved size only.
     for (size_t k = 0; k < decl.dims.size(); ++k)
-      if (!decl.dims[k].is_known() && decl.dims[k].param.empty()) decl.dims[k] = p->dims[k];
+      if (!decl.dims[k].is_known() && (decl.dims[k].param.empty() || p->dims[k].is_known())) decl.dims[k] = p->dims[k];
   }
   if (decl.inner && p->inner) decl.inner = std::make_shared<ir::Type>(merge_declaration(*decl.inner, *p->inner, keep_names));
   else if (!decl.inner && p->inner) decl.inner = p->inner;

@@ -1,5 +1,7 @@
 #include "symbolic/expr.h"
 
+#include "symbolic/bounds.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -8,7 +10,7 @@ namespace onnxtrim::symbolic {
 
 namespace {
 
-enum class AtomKind { kSymbol, kFresh, kFloorDiv, kMod, kMin, kMax };
+enum class AtomKind { kSymbol, kFresh, kUnknown, kFloorDiv, kMod, kMin, kMax };
 
 struct AtomNode {
   AtomKind kind;
@@ -72,12 +74,12 @@ std::shared_ptr<const Expr::Impl> finish(std::vector<Term> terms) {
 
 Expr from_terms(std::vector<Term> terms) {
   auto impl = finish(std::move(terms));
-  if (!impl || impl->size > kMaxExprSize) return Expr::fresh();
+  if (!impl || impl->size > kMaxExprSize) return unknown_int();
   return Expr(impl);
 }
 
 Expr from_atom(Atom a) {
-  if (a->size > kMaxExprSize) return Expr::fresh();
+  if (a->size > kMaxExprSize) return unknown_int();
   Term t;
   t.coef = 1;
   t.atoms.push_back(std::move(a));
@@ -92,12 +94,13 @@ Atom make_atom(AtomKind kind, std::string name, Expr a, Expr b) {
   switch (kind) {
     case AtomKind::kSymbol: n->key = "$" + n->name; break;
     case AtomKind::kFresh: n->key = "%" + n->name; break;
+    case AtomKind::kUnknown: n->key = "?" + n->name; break;
     case AtomKind::kFloorDiv: n->key = "fd(" + a.impl().key + "," + b.impl().key + ")"; break;
     case AtomKind::kMod: n->key = "md(" + a.impl().key + "," + b.impl().key + ")"; break;
     case AtomKind::kMin: n->key = "mn(" + a.impl().key + "," + b.impl().key + ")"; break;
     case AtomKind::kMax: n->key = "mx(" + a.impl().key + "," + b.impl().key + ")"; break;
   }
-  if (kind != AtomKind::kSymbol && kind != AtomKind::kFresh) n->size = 1 + a.size() + b.size();
+  if (kind != AtomKind::kSymbol && kind != AtomKind::kFresh && kind != AtomKind::kUnknown) n->size = 1 + a.size() + b.size();
   n->a = std::move(a);
   n->b = std::move(b);
   return n;
@@ -135,19 +138,24 @@ Expr Expr::constant(int64_t v) {
 
 Expr Expr::symbol(std::string name) { return from_atom(make_atom(AtomKind::kSymbol, std::move(name), {}, {})); }
 
-Expr Expr::fresh() {
+namespace {
+Expr new_atom(AtomKind kind, const char* prefix) {
   static std::atomic<uint64_t> counter{0};
   auto n = std::make_shared<AtomNode>();
-  n->kind = AtomKind::kFresh;
-  n->name = "unk__" + std::to_string(++counter);
-  n->key = "%" + n->name;
+  n->kind = kind;
+  n->name = prefix + std::to_string(++counter);
+  n->key = (kind == AtomKind::kFresh ? "%" : "?") + n->name;
   Term t;
   t.coef = 1;
   t.atoms.push_back(n);
   t.mono_key = make_mono_key(t.atoms);
-  auto impl = finish({t});
-  return Expr(impl);
+  return Expr(finish({t}));
 }
+}  // namespace
+
+Expr Expr::fresh() { return new_atom(AtomKind::kFresh, "unk__"); }
+
+Expr unknown_int() { return new_atom(AtomKind::kUnknown, "unk__"); }
 
 bool Expr::is_constant() const { return p_->terms.empty() || (p_->terms.size() == 1 && p_->terms[0].atoms.empty()); }
 
@@ -159,10 +167,13 @@ std::optional<int64_t> Expr::constant_value() const {
 
 bool Expr::is_symbol() const {
   return p_->terms.size() == 1 && p_->terms[0].coef == 1 && p_->terms[0].atoms.size() == 1 &&
-         (p_->terms[0].atoms[0]->kind == AtomKind::kSymbol || p_->terms[0].atoms[0]->kind == AtomKind::kFresh);
+         (p_->terms[0].atoms[0]->kind == AtomKind::kSymbol || p_->terms[0].atoms[0]->kind == AtomKind::kFresh ||
+          p_->terms[0].atoms[0]->kind == AtomKind::kUnknown);
 }
 
-bool Expr::is_fresh() const { return is_symbol() && p_->terms[0].atoms[0]->kind == AtomKind::kFresh; }
+bool Expr::is_fresh() const {
+  return is_symbol() && (p_->terms[0].atoms[0]->kind == AtomKind::kFresh || p_->terms[0].atoms[0]->kind == AtomKind::kUnknown);
+}
 
 size_t Expr::size() const { return p_->size; }
 
@@ -172,7 +183,8 @@ void collect_symbols(const Expr& e, std::vector<std::string>* out, bool* fresh) 
     for (const auto& a : t.atoms) {
       switch (a->kind) {
         case AtomKind::kSymbol: out->push_back(a->name); break;
-        case AtomKind::kFresh: *fresh = true; break;
+        case AtomKind::kFresh:
+        case AtomKind::kUnknown: *fresh = true; break;
         default:
           collect_symbols(a->a, out, fresh);
           collect_symbols(a->b, out, fresh);
@@ -206,7 +218,8 @@ std::string operand(const Expr& e, bool divisor) {
 std::string atom_str(const AtomNode& a) {
   switch (a.kind) {
     case AtomKind::kSymbol:
-    case AtomKind::kFresh: return a.name;
+    case AtomKind::kFresh:
+    case AtomKind::kUnknown: return a.name;
     case AtomKind::kFloorDiv: return "floor(" + operand(a.a, false) + " / " + operand(a.b, true) + ")";
     case AtomKind::kMod: return "mod(" + a.a.str() + ", " + a.b.str() + ")";
     case AtomKind::kMin: return "min(" + a.a.str() + ", " + a.b.str() + ")";
@@ -248,7 +261,7 @@ Expr operator+(const Expr& a, const Expr& b) {
 Expr operator-(const Expr& a, const Expr& b) {
   std::vector<Term> terms = a.impl().terms;
   for (Term t : b.impl().terms) {
-    if (t.coef == INT64_MIN) return Expr::fresh();
+    if (t.coef == INT64_MIN) return unknown_int();
     t.coef = -t.coef;
     terms.push_back(std::move(t));
   }
@@ -258,12 +271,12 @@ Expr operator-(const Expr& a, const Expr& b) {
 Expr operator*(const Expr& a, const Expr& b) {
   const auto& x = a.impl().terms;
   const auto& y = b.impl().terms;
-  if (x.size() * y.size() > kMaxExprSize) return Expr::fresh();
+  if (x.size() * y.size() > kMaxExprSize) return unknown_int();
   std::vector<Term> terms;
   for (const auto& s : x)
     for (const auto& t : y) {
       Term p;
-      if (__builtin_mul_overflow(s.coef, t.coef, &p.coef)) return Expr::fresh();
+      if (__builtin_mul_overflow(s.coef, t.coef, &p.coef)) return unknown_int();
       p.atoms = s.atoms;
       p.atoms.insert(p.atoms.end(), t.atoms.begin(), t.atoms.end());
       std::sort(p.atoms.begin(), p.atoms.end(), [](const Atom& l, const Atom& r) { return l->key < r->key; });
@@ -276,7 +289,7 @@ Expr operator*(const Expr& a, const Expr& b) {
 Expr Expr::floordiv(const Expr& a, const Expr& b) {
   auto bc = b.constant_value();
   auto ac = a.constant_value();
-  if (bc && *bc == 0) return fresh();
+  if (bc && *bc == 0) return unknown_int();
   if (ac && bc) return constant(floor_div(*ac, *bc));
   if (bc && *bc == 1) return a;
   if (a == b) return constant(1);
@@ -327,7 +340,7 @@ Expr Expr::ceildiv(const Expr& a, const Expr& b) { return floordiv(a + b - const
 Expr Expr::mod(const Expr& a, const Expr& b) {
   auto bc = b.constant_value();
   auto ac = a.constant_value();
-  if (bc && *bc == 0) return fresh();
+  if (bc && *bc == 0) return unknown_int();
   if (ac && bc) return constant(*ac - floor_div(*ac, *bc) * *bc);
   if (bc && *bc == 1) return constant(0);
   if (a == b) return constant(0);
@@ -353,6 +366,8 @@ Expr Expr::min(const Expr& a, const Expr& b) {
   if (a == b) return a;
   // a - b constant decides it.
   if (auto d = (a - b).constant_value()) return *d <= 0 ? a : b;
+  if (auto le = prove_le(a, b)) return *le ? a : b;
+  if (prove_le(b, a) == true) return b;
   const Expr& lo = a.impl().key < b.impl().key ? a : b;
   const Expr& hi = a.impl().key < b.impl().key ? b : a;
   return from_atom(make_atom(AtomKind::kMin, "", lo, hi));
@@ -363,9 +378,157 @@ Expr Expr::max(const Expr& a, const Expr& b) {
   if (ac && bc) return constant(std::max(*ac, *bc));
   if (a == b) return a;
   if (auto d = (a - b).constant_value()) return *d >= 0 ? a : b;
+  if (auto le = prove_le(a, b)) return *le ? b : a;
+  if (prove_le(b, a) == true) return a;
   const Expr& lo = a.impl().key < b.impl().key ? a : b;
   const Expr& hi = a.impl().key < b.impl().key ? b : a;
   return from_atom(make_atom(AtomKind::kMax, "", lo, hi));
+}
+
+// ---------------------------------------------------------------- bounds
+
+namespace {
+
+// An interval with optional ends, kept in __int128 while combining; ends past +-2^62 are
+// dropped (unbounded), which only loses precision, never soundness.
+struct Interval {
+  std::optional<__int128> lo, hi;
+};
+
+constexpr __int128 kBoundCap = static_cast<__int128>(1) << 62;
+
+Interval tidy(Interval r) {
+  if (r.lo && (*r.lo > kBoundCap || *r.lo < -kBoundCap)) r.lo.reset();
+  if (r.hi && (*r.hi > kBoundCap || *r.hi < -kBoundCap)) r.hi.reset();
+  return r;
+}
+
+__int128 floor_div128(__int128 a, __int128 b) {
+  __int128 q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+Interval expr_bounds(const Expr& e);
+
+Interval atom_bounds(const AtomNode& a) {
+  switch (a.kind) {
+    case AtomKind::kSymbol:
+    case AtomKind::kFresh: return {0, std::nullopt};
+    case AtomKind::kUnknown: return {};
+    case AtomKind::kFloorDiv: {
+      Interval x = expr_bounds(a.a), y = expr_bounds(a.b);
+      // A divisor that is never negative is taken as positive (dims divide dims; a division by
+      // zero is an error of the model at run time).
+      if (!y.lo || *y.lo < 0) return {};
+      __int128 ylo = std::max<__int128>(*y.lo, 1);
+      Interval r;
+      if (x.lo) r.lo = *x.lo >= 0 ? (y.hi ? floor_div128(*x.lo, *y.hi) : 0) : floor_div128(*x.lo, ylo);
+      if (x.hi) r.hi = *x.hi >= 0 ? floor_div128(*x.hi, ylo) : (y.hi ? floor_div128(*x.hi, *y.hi) : -1);
+      return tidy(r);
+    }
+    case AtomKind::kMod: {
+      Interval x = expr_bounds(a.a), y = expr_bounds(a.b);
+      if (!y.lo || *y.lo < 0) return {};
+      Interval r{0, std::nullopt};
+      if (y.hi) r.hi = std::max<__int128>(*y.hi - 1, 0);
+      if (x.lo && *x.lo >= 0 && x.hi) r.hi = r.hi ? std::min(*r.hi, *x.hi) : *x.hi;
+      return r;
+    }
+    case AtomKind::kMin: {
+      Interval x = expr_bounds(a.a), y = expr_bounds(a.b);
+      Interval r;
+      if (x.lo && y.lo) r.lo = std::min(*x.lo, *y.lo);
+      if (x.hi || y.hi) r.hi = x.hi && y.hi ? std::min(*x.hi, *y.hi) : (x.hi ? *x.hi : *y.hi);
+      return r;
+    }
+    case AtomKind::kMax: {
+      Interval x = expr_bounds(a.a), y = expr_bounds(a.b);
+      Interval r;
+      if (x.hi && y.hi) r.hi = std::max(*x.hi, *y.hi);
+      if (x.lo || y.lo) r.lo = x.lo && y.lo ? std::max(*x.lo, *y.lo) : (x.lo ? *x.lo : *y.lo);
+      return r;
+    }
+  }
+  return {};
+}
+
+// c * y for a constant c (either end of y may be open).
+Interval scale(__int128 c, const Interval& y) {
+  Interval r;
+  if (c == 0) return {0, 0};
+  const auto& from_lo = c > 0 ? y.lo : y.hi;
+  const auto& from_hi = c > 0 ? y.hi : y.lo;
+  if (from_lo) r.lo = *from_lo * c;
+  if (from_hi) r.hi = *from_hi * c;
+  return tidy(r);
+}
+
+Interval multiply(const Interval& x, const Interval& y) {
+  if (x.lo && x.hi && *x.lo == *x.hi) return scale(*x.lo, y);
+  if (y.lo && y.hi && *y.lo == *y.hi) return scale(*y.lo, x);
+  if (x.lo && y.lo && *x.lo >= 0 && *y.lo >= 0) {
+    Interval r{*x.lo * *y.lo, std::nullopt};
+    if (x.hi && y.hi) r.hi = *x.hi * *y.hi;
+    return tidy(r);
+  }
+  if (!x.lo || !x.hi || !y.lo || !y.hi) return {};
+  __int128 c[4] = {*x.lo * *y.lo, *x.lo * *y.hi, *x.hi * *y.lo, *x.hi * *y.hi};
+  return tidy({*std::min_element(c, c + 4), *std::max_element(c, c + 4)});
+}
+
+Interval expr_bounds(const Expr& e) {
+  Interval sum{0, 0};
+  for (const Term& t : e.impl().terms) {
+    Interval p{1, 1};
+    for (const Atom& a : t.atoms) p = multiply(p, atom_bounds(*a));
+    Interval term;
+    if (t.coef >= 0) {
+      if (p.lo) term.lo = *p.lo * t.coef;
+      if (p.hi) term.hi = *p.hi * t.coef;
+    } else {
+      if (p.hi) term.lo = *p.hi * t.coef;
+      if (p.lo) term.hi = *p.lo * t.coef;
+    }
+    term = tidy(term);
+    sum.lo = sum.lo && term.lo ? std::optional<__int128>(*sum.lo + *term.lo) : std::nullopt;
+    sum.hi = sum.hi && term.hi ? std::optional<__int128>(*sum.hi + *term.hi) : std::nullopt;
+    sum = tidy(sum);
+  }
+  return sum;
+}
+
+}  // namespace
+
+Bounds bounds(const Expr& e) {
+  Interval r = expr_bounds(e);
+  Bounds b;
+  if (r.lo) b.lo = static_cast<int64_t>(*r.lo);
+  if (r.hi) b.hi = static_cast<int64_t>(*r.hi);
+  return b;
+}
+
+std::optional<bool> prove_eq(const Expr& a, const Expr& b) {
+  if (a == b) return true;
+  Expr d = a - b;
+  if (auto c = d.constant_value()) return *c == 0;
+  Bounds r = bounds(d);
+  if ((r.lo && *r.lo > 0) || (r.hi && *r.hi < 0)) return false;
+  return std::nullopt;
+}
+
+std::optional<bool> prove_lt(const Expr& a, const Expr& b) {
+  Bounds r = bounds(b - a);  // a < b  <=>  b - a >= 1
+  if (r.lo && *r.lo >= 1) return true;
+  if (r.hi && *r.hi <= 0) return false;
+  return std::nullopt;
+}
+
+std::optional<bool> prove_le(const Expr& a, const Expr& b) {
+  Bounds r = bounds(b - a);  // a <= b  <=>  b - a >= 0
+  if (r.lo && *r.lo >= 0) return true;
+  if (r.hi && *r.hi <= -1) return false;
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------- parsing

@@ -104,7 +104,9 @@ def test_skip_fuse_bn():
 def test_no_large_tensor():
     src = range_model()
     m, _ = simplify(src)
-    assert any(n.op_type == "Range" for n in m.graph.node)  # 4800 bytes > the default 4096
+    assert not any(n.op_type == "Range" for n in m.graph.node)  # 4800 bytes: within the fold budget
+    m, _ = simplify(src, "--no-large-tensor", "4KB")
+    assert any(n.op_type == "Range" for n in m.graph.node)  # no folded tensor past 4 KB
     m, _ = simplify(src, "--no-large-tensor", "8KB")
     assert not any(n.op_type == "Range" for n in m.graph.node)
     m, _ = simplify(src, "--no-large-tensor")  # onnxsim's default: 1KB

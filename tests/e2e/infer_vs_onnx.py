@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Our shape inference against Debian's python3-onnx on every backend-test model of opset <= 17.
+"""Our shape inference against Debian's python3-onnx on every backend-test model of opset <= 17,
+and on the model files given after the manifest (the fixtures of tests/models).
 
 For each model, onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True) is
 the oracle. `onnxtrim IN OUT --passes infer_shapes` writes our inferred types as value_info.
 Every value onnx gives an element type must get the same type from us, and every dim onnx
 infers as a number must be that number in ours. Disagreements that are known (a missing rule,
 or onnx's own error) are listed with reasons in tests/conformance/onnx_infer_manifest.txt; any
-other one fails the test, and so does a listed model that now agrees.
+other one fails the test, and so does a listed model that now agrees. The count of values that
+onnx shapes, and of those we shape too, is printed at the end.
 
-usage: infer_vs_onnx.py ONNXTRIM MANIFEST [--data DIR | --default-data DIR] [--write-manifest]
+usage: infer_vs_onnx.py ONNXTRIM MANIFEST [MODEL.onnx ...] [--data DIR | --default-data DIR]
+       [--write-manifest]
 (the data folder as tests/e2e/test_data.py finds it)
 """
 import os
@@ -25,7 +28,9 @@ import test_data  # noqa: E402
 args = sys.argv[1:]
 root = test_data.require(test_data.take(args))
 write = "--write-manifest" in args
-binary, manifest_path = [a for a in args if a != "--write-manifest"][:2]
+args = [a for a in args if a != "--write-manifest"]
+binary, manifest_path = args[:2]
+extra = args[2:]
 
 manifest = {}
 if os.path.exists(manifest_path):
@@ -60,12 +65,13 @@ for d, _, files in os.walk(root):
         if f.endswith(".onnx"):
             models.append(os.path.join(d, f))
 models.sort()
+models = [(p, os.path.relpath(p, root)) for p in models] + [(p, "fixtures/" + os.path.basename(p)) for p in extra]
 agree = disagree = skipped = 0
+values_onnx = values_ours = 0
 unexpected, stale, new_manifest = [], [], {}
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "out.onnx")
-    for path in models:
-        name = os.path.relpath(path, root)
+    for path, name in models:
         m = onnx.load(path)
         opset = max([o.version for o in m.opset_import if o.domain in ("", "ai.onnx")] or [0])
         if opset == 0 or opset > 17 or any(o.domain not in ("", "ai.onnx") for o in m.opset_import):
@@ -82,6 +88,11 @@ with tempfile.TemporaryDirectory() as tmp:
         else:
             got = types_of(onnx.load(out).graph, {})
             problem = None
+            for value, (elem, dims) in want.items():
+                if elem != 0:
+                    values_onnx += 1
+                    values_ours += value in got and got[value][0] == elem and (
+                        dims is None or (got[value][1] is not None and len(got[value][1]) == len(dims)))
             for value, (elem, dims) in want.items():
                 if elem == 0:
                     continue
@@ -121,6 +132,7 @@ for u in unexpected[:40]:
     print("DISAGREES:", u)
 for s in stale:
     print("NOW AGREES (remove from the manifest):", s)
+print(f"infer_vs_onnx: values onnx types: {values_onnx}; typed by us with the same type and rank: {values_ours}")
 print(f"infer_vs_onnx: {agree} passed, {disagree} failed, {skipped} skipped "
       f"({len(unexpected)} unexpected, {len(stale)} stale)")
 sys.exit(0 if write or (not unexpected and not stale) else 1)

@@ -18,6 +18,21 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   (after Relu) and AveragePool (count_include_pad=0), Transpose into Gemm, Gemm and MatMul
   followed by BatchNormalization, constant Add/Mul after Gemm, Slice of a Slice, and a Concat
   of Slices that cover their input. ONNX Runtime is the judge of the fused model.
+- vit_tiny.onnx / vit_tiny_static.onnx: torchvision's VisionTransformer with 3 encoder layers
+  at a small size (32x32 image, patch 8, hidden 32, 4 heads, MLP 64), opset 17, without
+  torch's folding; the first with a dynamic batch (`x.expand(B, -1, -1)` of the class token
+  and every attention reshape read the batch size), the second static.
+- swin_static_tiny.onnx: the reduced Swin Transformer of swin_stage.onnx exported with a
+  static batch: its shifted-window attention masks (ConstantOfShape -> ScatterND ... -> Where)
+  are whole constant computations.
+- channel_pad_tiny.onnx: written with onnx.helper as tf2onnx writes channel padding:
+  Concat(x, ConstantOfShape([batch, 4, 8, 8])) along the channels, the batch read from x.
+- if_nest_tiny.onnx: written with onnx.helper after Silero VAD: an If on the sample rate whose
+  branches nest Ifs on the rank and Size of the input (outer-scope values) and hold Constant
+  nodes.
+- repeat_interleave_tiny.onnx: `x.repeat_interleave(4, dim=-1)` over 100 frames at opset 11
+  (WaveRNN's upsampling): torch writes the constant repeats as Expand(4, [100]) -> Split into
+  100 -> per-frame Concat/Equal/Where -> Expand.
 - unsorted_tiny.onnx: written with onnx.helper (random weights, dynamic batch) with its nodes
   in reverse topological order, as some exports ship them (ONNX Runtime runs them): shape
   plumbing into a Reshape, a MatMul, Constant nodes listed after their consumers, and an If on
@@ -37,6 +52,17 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   twice) feeding an If whose branches read main-graph values from the outer scope (one of them a
   graph input), with a Conv before and a MatMul after; dynamic batch. Cutting at the function's
   output or at the If's inputs must keep the captured values.
+
+- keypoint_rcnn.onnx: torchvision's Keypoint R-CNN (the library's classes: transform, FPN,
+  RPN, RoI heads, keypoint heads) on torchvision's ResNet-18 structure with narrow channels
+  (8/16/32/64, FPN 16) and small heads, so that the file stays small; random weights, opset 11,
+  dynamic image height and width. torch writes its squeeze(1) of per-level RoIs as
+  If(dim == 1, Squeeze, Identity) whose branch outputs share one dim name although their sizes
+  differ: ONNX Runtime must still run the simplified model (issue 16).
+- squeeze_ifs.onnx: the smallest form of that: two NonZero lengths through
+  If(dim == 1, Squeeze, Identity), every branch output declaring dim `n`.
+- custom_gelu.onnx: com.microsoft.Gelu -> Concat -> Relu: element types behind a custom-domain
+  op are unknown, and no value_info with element type 0 may be written for them.
 
 Pass fixture names (e.g. swin_stage) to re-export only those.
 """
@@ -135,13 +161,14 @@ class Encoder(nn.Module):
         return x
 
 
-def export(model, args, name, input_names, output_names, dynamic_axes, fold):
+def export(model, args, name, input_names, output_names, dynamic_axes, fold, opset=17, no_grad=True):
     model.eval()
     path = os.path.join(HERE, name)
     # PRESERVE keeps the exporter from fusing BatchNormalization into Conv on its own (the model
     # is in eval mode, so BN is exported in inference form).
-    with torch.no_grad():
-        torch.onnx.export(model, args, path, opset_version=17, input_names=input_names, output_names=output_names,
+    # (no_grad=False for models whose no-grad fast paths do not export, e.g. nn.MultiheadAttention)
+    with torch.no_grad() if no_grad else torch.enable_grad():
+        torch.onnx.export(model, args, path, opset_version=opset, input_names=input_names, output_names=output_names,
                           dynamic_axes=dynamic_axes, do_constant_folding=fold,
                           training=torch.onnx.TrainingMode.PRESERVE)
     print("wrote", path, os.path.getsize(path), "bytes")
@@ -303,6 +330,47 @@ def squeeze_ifs():
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def vit_tiny():
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    for name, dynamic in (("vit_tiny.onnx", True), ("vit_tiny_static.onnx", False)):
+        torch.manual_seed(0)
+        m = VisionTransformer(image_size=32, patch_size=8, num_layers=3, num_heads=4, hidden_dim=32, mlp_dim=64,
+                              num_classes=10)
+        # The class token and the classifier start at zero in torchvision: random values make them count.
+        nn.init.normal_(m.class_token, std=0.5)
+        nn.init.normal_(m.heads.head.weight, std=0.5)
+        export(m, (torch.randn(1, 3, 32, 32),), name, ["image"], ["logits"],
+               {"image": {0: "batch"}, "logits": {0: "batch"}} if dynamic else None, fold=False, no_grad=False)
+
+
+def swin_static_tiny():
+    from torchvision.models.swin_transformer import SwinTransformer
+
+    torch.manual_seed(0)
+    m = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                        stochastic_depth_prob=0.0, num_classes=10)
+    for mod in m.modules():
+        if isinstance(mod, nn.Linear):
+            mod.reset_parameters()
+        if hasattr(mod, "relative_position_bias_table"):
+            nn.init.normal_(mod.relative_position_bias_table, std=0.5)
+    export(m, (torch.randn(1, 3, 32, 32),), "swin_static_tiny.onnx", ["image"], ["logits"], None, fold=False)
+
+
+def save_helper_model(name, nodes, inputs, outputs, inits, opset):
+    import onnx
+    from onnx import helper
+
+    graph = helper.make_graph(nodes, name.replace(".onnx", ""), inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8,
+                              producer_name="make_fixtures.py")
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(HERE, name)
+    onnx.save(model, path)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
 def custom_gelu():
     import onnx
     from onnx import TensorProto, helper
@@ -318,6 +386,89 @@ def custom_gelu():
     path = os.path.join(HERE, "custom_gelu.onnx")
     onnx.save(model, path)
     print("wrote", path, os.path.getsize(path), "bytes")
+
+
+def channel_pad_tiny():
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.RandomState(1)
+    N = helper.make_node
+    w = numpy_helper.from_array(rng.uniform(-1, 1, (8, 8, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.uniform(-1, 1, (8,)).astype(np.float32), "b")
+    tail = numpy_helper.from_array(np.array([4, 8, 8], dtype=np.int64), "tail")
+    zero = helper.make_tensor("zero", TensorProto.FLOAT, [1], [0.0])
+    nodes = [
+        N("Relu", ["x"], ["r"]),
+        N("Shape", ["r"], ["shape"]),
+        N("Slice", ["shape", "s0", "s1"], ["batch"]),
+        N("Concat", ["batch", "tail"], ["pad_shape"], axis=0),
+        N("ConstantOfShape", ["pad_shape"], ["zeros"], value=zero),
+        N("Concat", ["r", "zeros"], ["padded"], axis=1),
+        N("Conv", ["padded", "w", "b"], ["y"], pads=[1, 1, 1, 1]),
+    ]
+    inits = [w, b, tail, numpy_helper.from_array(np.array([0], dtype=np.int64), "s0"),
+             numpy_helper.from_array(np.array([1], dtype=np.int64), "s1")]
+    save_helper_model("channel_pad_tiny.onnx", nodes,
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 8, 8])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8, 8, 8])], inits, 13)
+
+
+def if_nest_tiny():
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.RandomState(2)
+    N = helper.make_node
+
+    def const(name, a):
+        return N("Constant", [], [name], value=numpy_helper.from_array(np.asarray(a), name + "_t"))
+
+    def rank_if(tag, x, out):
+        """out = x when x has rank 2, else Unsqueeze(x, 0): decided by the rank of x (Size of
+        Shape(x)), an outer-scope value."""
+        then_g = helper.make_graph([N("Identity", [x], [tag + "_same"])], tag + "_then", [],
+                                   [helper.make_tensor_value_info(tag + "_same", TensorProto.FLOAT, None)])
+        else_g = helper.make_graph([const(tag + "_ax", np.array([0], dtype=np.int64)),
+                                    N("Unsqueeze", [x, tag + "_ax"], [tag + "_unsq"])], tag + "_else", [],
+                                   [helper.make_tensor_value_info(tag + "_unsq", TensorProto.FLOAT, None)])
+        return [N("Shape", [x], [tag + "_shape"]), N("Size", [tag + "_shape"], [tag + "_rank"]),
+                const(tag + "_two", np.array(2, dtype=np.int64)),
+                N("Equal", [tag + "_rank", tag + "_two"], [tag + "_is2"]),
+                N("If", [tag + "_is2"], [out], then_branch=then_g, else_branch=else_g)]
+
+    def branch(tag, scale):
+        nodes = rank_if(tag + "_r", "x", tag + "_x2")
+        # A Size decision: the Size of x is never negative.
+        nodes += [N("Size", ["x"], [tag + "_n"]), const(tag + "_z", np.array(0, dtype=np.int64)),
+                  N("Less", [tag + "_n", tag + "_z"], [tag + "_neg"])]
+        neg_then = helper.make_graph([N("Neg", [tag + "_x2"], [tag + "_flip"])], tag + "_neg_then", [],
+                                     [helper.make_tensor_value_info(tag + "_flip", TensorProto.FLOAT, None)])
+        neg_else = helper.make_graph([N("Identity", [tag + "_x2"], [tag + "_keep"])], tag + "_neg_else", [],
+                                     [helper.make_tensor_value_info(tag + "_keep", TensorProto.FLOAT, None)])
+        nodes += [N("If", [tag + "_neg"], [tag + "_x3"], then_branch=neg_then, else_branch=neg_else),
+                  const(tag + "_w", rng.uniform(-1, 1, (16, 8)).astype(np.float32)),
+                  const(tag + "_s", np.array(scale, dtype=np.float32)),
+                  N("MatMul", [tag + "_x3", tag + "_w"], [tag + "_mm"]),
+                  N("Mul", [tag + "_mm", tag + "_s"], [tag + "_y"])]
+        return helper.make_graph(nodes, tag, [], [helper.make_tensor_value_info(tag + "_y", TensorProto.FLOAT, None)])
+
+    nodes = [N("Equal", ["sr", "sr16k"], ["is16k"]),
+             N("If", ["is16k"], ["y"], then_branch=branch("b16k", 1.0), else_branch=branch("b8k", 2.0))]
+    inits = [numpy_helper.from_array(np.array(16000, dtype=np.int64), "sr16k")]
+    save_helper_model("if_nest_tiny.onnx", nodes,
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16]),
+                       helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])], inits, 17)
+
+
+def repeat_interleave_tiny():
+    class Upsample(nn.Module):
+        def forward(self, x):
+            return x.repeat_interleave(4, dim=-1)
+
+    export(Upsample(), (torch.randn(1, 3, 100),), "repeat_interleave_tiny.onnx", ["frames"], ["samples"],
+           {"frames": {0: "batch"}, "samples": {0: "batch"}}, fold=False, opset=11)
 
 
 def cut_if_function():
@@ -407,13 +558,18 @@ def unsorted_tiny():
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_tiny(),
+            "keypoint_rcnn": keypoint_rcnn, "squeeze_ifs": squeeze_ifs, "custom_gelu": custom_gelu, "vit_tiny": vit_tiny,
+            "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
+            "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
+            "unsorted_tiny": unsorted_tiny}
+
+
 def main():
     only = set(sys.argv[1:])
     if only:
-        for name in ("swin_stage", "fusions_tiny", "keypoint_rcnn", "squeeze_ifs", "custom_gelu", "cut_if_function",
-                     "unsorted_tiny"):
-            if name in only:
-                globals()[name]()
+        for name in only:
+            FIXTURES[name]()
         return
     r = ResNetSmall()
     for m in r.modules():  # non-trivial BN statistics, so that fusing them is visible
@@ -434,13 +590,8 @@ def main():
     export(Encoder(causal=True), (ids,), "gpt2_tiny.onnx", ["input_ids"], ["hidden"],
            {"input_ids": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}, fold=True)
 
-    swin_stage()
-    fusions_tiny()
-    keypoint_rcnn()
-    squeeze_ifs()
-    custom_gelu()
-    cut_if_function()
-    unsorted_tiny()
+    for make in FIXTURES.values():
+        make()
 
 
 if __name__ == "__main__":

@@ -156,10 +156,12 @@ g (int64[2,3] ids, float[2,3] x) => (float[2,3] y) {
 TEST(ConvertFloat, GeneratorDtypesAreRetyped) {
   auto c = convert(R"(
 <ir_version: 8, opset_import: ["" : 17]>
-g (float[N,4] x, float[4,4] q) => (float[N,4] y, float[4,4] z) {
+g (float[N,4] x, float[4,4] q) => (float[2,N,4] y, float[4,4] z) {
   r = RandomNormalLike <dtype = 1, mean = 0.5, scale = 0.0> (x)
   s = Shape(x)
-  k = ConstantOfShape <value = float[1] {0.25}> (s)
+  two = Constant <value = int64[1] {2}> ()
+  s2 = Concat <axis = 0> (two, s)
+  k = ConstantOfShape <value = float[1] {0.25}> (s2)
   a = Add(x, r)
   y = Mul(a, k)
   e = EyeLike <dtype = 1> (q)

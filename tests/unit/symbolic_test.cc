@@ -1,6 +1,7 @@
 // The symbolic dimension simplifier: identities decided by comparison, the size cap, parsing.
 #include <gtest/gtest.h>
 
+#include "symbolic/bounds.h"
 #include "symbolic/expr.h"
 
 namespace onnxtrim::symbolic {
@@ -53,6 +54,13 @@ TEST(SymbolicExpr, PrintsAndParsesBack) {
   EXPECT_EQ(Expr::parse(g.str()), g);
   EXPECT_EQ(Expr::floordiv(batch * seq, seq).str(), "batch");
   EXPECT_EQ(Expr::floordiv(batch * 3, seq).str(), "floor(3*batch / seq)");
+  Expr g2 = Expr::floordiv(batch * seq * 3, S("h") * 4);
+  EXPECT_EQ(g2.str(), "floor(3*batch*seq / (4*h))");
+  EXPECT_EQ(Expr::parse(g2.str()), g2);
+  // Unknowns are not interface names.
+  bool fresh = false;
+  EXPECT_TRUE((batch + unknown_int()).symbols(&fresh) == std::vector<std::string>{"batch"});
+  EXPECT_TRUE(fresh);
   EXPECT_EQ(Expr::parse("seq*2 - 3").str(), "2*seq - 3");
   EXPECT_EQ(Expr::parse("min(a, b)"), Expr::min(S("b"), S("a")));
   // Not an expression: one symbol with that name.
@@ -73,10 +81,50 @@ TEST(SymbolicExpr, SizeCapFallsBackToAFreshSymbol) {
   EXPECT_NE(q, p * p * p);  // each fallback is a new unknown
 }
 
+TEST(SymbolicExpr, BoundsFromDimsBeingNonNegative) {
+  // A dim is never negative; arithmetic on dims keeps what follows from that.
+  EXPECT_EQ(bounds(S("n")).lo, 0);
+  EXPECT_FALSE(bounds(S("n")).hi);
+  EXPECT_EQ(bounds(S("n") * 2 + C(3)).lo, 3);
+  EXPECT_EQ(bounds(C(0) - S("n")).hi, 0);
+  EXPECT_FALSE(bounds(S("n") - S("m")).lo);
+  EXPECT_EQ(bounds(Expr::floordiv(S("n") - C(1), C(2))).lo, -1);
+  Expr m = Expr::mod(S("n"), C(8));
+  EXPECT_EQ(bounds(m).lo, 0);
+  EXPECT_EQ(bounds(m).hi, 7);
+  EXPECT_EQ(bounds(Expr::fresh()).lo, 0);
+  // An unknown integer has no bound at all.
+  EXPECT_FALSE(bounds(unknown_int()).lo);
+  EXPECT_FALSE(bounds(unknown_int()).hi);
+}
+
+TEST(SymbolicExpr, ComparisonsDecidedFromBounds) {
+  EXPECT_EQ(prove_eq(S("n"), C(-1)), false);  // a dim is never -1
+  EXPECT_EQ(prove_eq(S("n") + C(1), C(0)), false);
+  EXPECT_EQ(prove_eq(S("n") * 2, S("n") + S("n")), true);
+  EXPECT_FALSE(prove_eq(S("n"), C(1)).has_value());
+  EXPECT_FALSE(prove_eq(S("n"), S("m")).has_value());
+  EXPECT_EQ(prove_lt(C(-1), S("n")), true);
+  EXPECT_EQ(prove_lt(S("n"), C(0)), false);
+  EXPECT_EQ(prove_le(C(0), S("n")), true);
+  EXPECT_EQ(prove_le(S("n") + C(1), S("n")), false);
+  EXPECT_FALSE(prove_lt(S("n"), C(4)).has_value());
+  // Unknown integers decide nothing (except against themselves).
+  Expr u = unknown_int();
+  EXPECT_FALSE(prove_eq(u, C(-1)).has_value());
+  EXPECT_EQ(prove_eq(u, u), true);
+  // min/max simplify when bounds order their operands.
+  EXPECT_EQ(Expr::max(C(0), S("n")), S("n"));
+  EXPECT_EQ(Expr::min(C(0), S("n")), C(0));
+  EXPECT_EQ(Expr::max(C(0), S("n") - C(1)).str(), "max(0, n - 1)");
+}
+
 TEST(SymbolicExpr, OverflowFallsBackToAFreshSymbol) {
   Expr big = C(INT64_MAX) * S("n");
   Expr sum = big + big;
   EXPECT_TRUE(sum.is_fresh());
+  // What arithmetic gives up on may be negative: no bound is claimed for it.
+  EXPECT_FALSE(bounds(sum).lo);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "ops/cast/cast_util.h"
 #include "ops/fold.h"
 #include "ops/infer.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -27,8 +28,13 @@ Status infer_cast(InferContext& ctx) {
   propagate_same(ctx);
   DataType to = target_of(ctx.node());
   ctx.output(0).elem = to;
-  // Integer-to-integer casts of dims keep their values (dims fit any integer type).
-  if (ctx.input(0).values && ir::dtype_is_integer(to)) ctx.output(0).values = ctx.input(0).values;
+  ctx.output(0).values.reset();
+  // Integer and bool values convert element by element as the kernel would (cast_value says
+  // when a symbolic value survives the target type).
+  if (!tracks_values(to)) return Status::ok();
+  propagate_values(ctx, {0}, [](const std::vector<Expr>& a, const InferContext& c) -> std::optional<Expr> {
+    return cast_value(a[0], static_cast<DataType>(c.node().attr_int("to", 0)));
+  });
   return Status::ok();
 }
 

@@ -1,6 +1,7 @@
 // CastLike: Cast to the element type of a second input.
 #include "ops/cast/cast_util.h"
 #include "ops/infer.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -20,9 +21,14 @@ Status eval_cast_like(KernelContext& ctx) {
 }
 
 // ---- shape inference
+// Values convert as Cast's do (cast_value), to the element type of input 1.
 Status infer_cast_like(InferContext& ctx) {
   propagate_same(ctx);
   ctx.output(0).elem = ctx.input(1).elem;
+  if (!tracks_values(ctx.output(0).elem)) return Status::ok();
+  propagate_values(ctx, {0}, [](const std::vector<Expr>& a, const InferContext& c) -> std::optional<Expr> {
+    return cast_value(a[0], c.input(1).elem);
+  });
   return Status::ok();
 }
 

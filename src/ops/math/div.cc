@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -29,21 +30,11 @@ Status eval_div(KernelContext& ctx) {
 // ---- shape inference (with value propagation)
 Status infer_div(InferContext& ctx) {
   OT_RETURN_IF_ERROR(infer_broadcast(ctx));
-  const auto& a = ctx.input_values(0);
-  const auto& b = ctx.input_values(1);
-  if (!a || !b || !ir::dtype_is_integer(ctx.input(0).elem)) return Status::ok();
-  if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return Status::ok();
-  size_t n = std::max(a->size(), b->size());
-  std::vector<Expr> out;
-  for (size_t i = 0; i < n; ++i) {
-    const Expr& x = (*a)[a->size() == 1 ? 0 : i];
-    const Expr& y = (*b)[b->size() == 1 ? 0 : i];
-    auto xc = x.constant_value(), yc = y.constant_value();
-    if (xc && yc && *yc != 0) out.push_back(Expr::constant(*xc / *yc));
-    else if (yc && *yc > 0 && !xc) out.push_back(Expr::floordiv(x, y));  // dims are non-negative
-    else return Status::ok();
-  }
-  ctx.output(0).values = std::move(out);
+  if (!ir::dtype_is_integer(ctx.input(0).elem)) return Status::ok();
+  // Truncating integer division, expressed as a floor division where bounds allow.
+  propagate_values(ctx, {0, 1}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    return int_div(a[0], a[1]);
+  });
   return Status::ok();
 }
 

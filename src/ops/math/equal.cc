@@ -1,5 +1,6 @@
 // Equal: elementwise comparison with broadcasting; the output is bool.
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -32,11 +33,23 @@ Status eval_equal(KernelContext& ctx) {
   });
 }
 
+// ---- shape inference (with value propagation): a == b decided from the values' canonical
+// forms and bounds (a dim is never negative, so Shape(x)[0] == -1 is false).
+Status infer_equal(InferContext& ctx) {
+  OT_RETURN_IF_ERROR(infer_broadcast_bool(ctx));
+  propagate_values(ctx, {0, 1}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    auto r = symbolic::prove_eq(a[0], a[1]);
+    if (!r) return std::nullopt;
+    return truth(*r);
+  });
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Equal, "", "Equal", (std::vector<int>{1, 7, 11, 13, 19}), eval_equal);
-ONNXTRIM_REGISTER_INFER(Equal, "", "Equal", infer_broadcast_bool);
+ONNXTRIM_REGISTER_INFER(Equal, "", "Equal", infer_equal);
 ONNXTRIM_REGISTER_TYPES(Equal, "", "Equal", "T T",
                         {{"T", kNumericTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 

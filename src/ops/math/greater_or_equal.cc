@@ -1,5 +1,6 @@
 // GreaterOrEqual: elementwise comparison with broadcasting; the output is bool.
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -32,11 +33,23 @@ Status eval_greater_or_equal(KernelContext& ctx) {
   });
 }
 
+// ---- shape inference (with value propagation): a >= b decided from the values' canonical
+// forms and bounds (a dim is never negative, so Shape(x)[0] == -1 is false).
+Status infer_greater_or_equal(InferContext& ctx) {
+  OT_RETURN_IF_ERROR(infer_broadcast_bool(ctx));
+  propagate_values(ctx, {0, 1}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    auto r = symbolic::prove_le(a[1], a[0]);
+    if (!r) return std::nullopt;
+    return truth(*r);
+  });
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GreaterOrEqual, "", "GreaterOrEqual", (std::vector<int>{12, 16}), eval_greater_or_equal);
-ONNXTRIM_REGISTER_INFER(GreaterOrEqual, "", "GreaterOrEqual", infer_broadcast_bool);
+ONNXTRIM_REGISTER_INFER(GreaterOrEqual, "", "GreaterOrEqual", infer_greater_or_equal);
 ONNXTRIM_REGISTER_TYPES(GreaterOrEqual, "", "GreaterOrEqual", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

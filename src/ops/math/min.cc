@@ -1,5 +1,6 @@
 // Min: elementwise minimum of any number of inputs (NaN wins).
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -47,11 +48,26 @@ Status eval_min(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference (with value propagation: the symbolic min, decided from bounds when
+// it can be: min(n, 0) of a dim n is 0)
+Status infer_min(InferContext& ctx) {
+  OT_RETURN_IF_ERROR(infer_broadcast(ctx));
+  std::vector<size_t> which;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    if (ctx.has_input(i)) which.push_back(i);
+  propagate_values(ctx, which, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    Expr r = a[0];
+    for (size_t i = 1; i < a.size(); ++i) r = Expr::min(r, a[i]);
+    return r;
+  });
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Min, "", "Min", (std::vector<int>{1, 6, 8, 12, 13}), eval_min);
-ONNXTRIM_REGISTER_INFER(Min, "", "Min", infer_broadcast_same);
+ONNXTRIM_REGISTER_INFER(Min, "", "Min", infer_min);
 ONNXTRIM_REGISTER_TYPES(Min, "", "Min", "T...", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

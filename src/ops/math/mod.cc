@@ -1,5 +1,6 @@
 // Mod: remainder; fmod=0 takes the divisor's sign (integers), fmod=1 the dividend's.
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -26,11 +27,21 @@ Status eval_mod(KernelContext& ctx) {
   });
 }
 
+// ---- shape inference (with value propagation on integers: floor mod, or fmod's truncated
+// one, when bounds make them agree with the symbolic mod)
+Status infer_mod(InferContext& ctx) {
+  OT_RETURN_IF_ERROR(infer_broadcast(ctx));
+  propagate_values(ctx, {0, 1}, [](const std::vector<Expr>& a, const InferContext& c) -> std::optional<Expr> {
+    return int_mod(a[0], a[1], c.node().attr_int("fmod", 0) != 0);
+  });
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mod, "", "Mod", (std::vector<int>{10, 13}), eval_mod);
-ONNXTRIM_REGISTER_INFER(Mod, "", "Mod", infer_broadcast_same);
+ONNXTRIM_REGISTER_INFER(Mod, "", "Mod", infer_mod);
 ONNXTRIM_REGISTER_TYPES(Mod, "", "Mod", "T T", {{"T", kNumericTypes}});
 
 }  // namespace onnxtrim::ops

@@ -1,5 +1,6 @@
 // Mul: a * b with broadcasting; integers wrap.
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -22,18 +23,10 @@ Status eval_mul(KernelContext& ctx) {
 // ---- shape inference (with value propagation)
 Status infer_mul(InferContext& ctx) {
   OT_RETURN_IF_ERROR(infer_broadcast(ctx));
-  const auto& a = ctx.input_values(0);
-  const auto& b = ctx.input_values(1);
-  if (!a || !b || !ir::dtype_is_integer(ctx.input(0).elem)) return Status::ok();
-  if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return Status::ok();
-  size_t n = std::max(a->size(), b->size());
-  std::vector<Expr> out;
-  for (size_t i = 0; i < n; ++i) {
-    const Expr& x = (*a)[a->size() == 1 ? 0 : i];
-    const Expr& y = (*b)[b->size() == 1 ? 0 : i];
-    out.push_back(x * y);
-  }
-  ctx.output(0).values = std::move(out);
+  if (!ir::dtype_is_integer(ctx.input(0).elem)) return Status::ok();
+  propagate_values(ctx, {0, 1}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    return a[0] * a[1];
+  });
   return Status::ok();
 }
 

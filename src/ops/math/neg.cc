@@ -1,5 +1,6 @@
 // Neg: -x (integers wrap).
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -18,11 +19,21 @@ Status eval_neg(KernelContext& ctx) {
 // Neg(Neg(x)) -> x (exact: negation only flips the sign bit; integers wrap back)
 bool fold_neg_neg(ir::Node& n, FoldContext& fc) { return math::fold_involution(n, fc); }
 
+// ---- shape inference (with value propagation: -x)
+Status infer_neg(InferContext& ctx) {
+  propagate_same(ctx);
+  if (!ir::dtype_is_signed(ctx.output(0).elem)) return Status::ok();
+  propagate_values(ctx, {0}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    return Expr::constant(0) - a[0];
+  });
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Neg, "", "Neg", (std::vector<int>{1, 6, 13}), eval_neg);
-ONNXTRIM_REGISTER_INFER(Neg, "", "Neg", infer_same);
+ONNXTRIM_REGISTER_INFER(Neg, "", "Neg", infer_neg);
 ONNXTRIM_REGISTER_TYPES(Neg, "", "Neg", "T", {{"T", kFloatTypes | kSignedTypes}});
 
 ONNXTRIM_REGISTER_FOLD(NegFold0, "", "Neg", "eliminate_idempotent_ops", fold_neg_neg);

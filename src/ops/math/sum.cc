@@ -1,5 +1,6 @@
 // Sum: elementwise sum of any number of inputs, with broadcasting.
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -43,11 +44,26 @@ Status eval_sum(KernelContext& ctx) {
   return Status::ok();
 }
 
+// ---- shape inference (with value propagation on integers: the symbolic sum)
+Status infer_sum(InferContext& ctx) {
+  OT_RETURN_IF_ERROR(infer_broadcast(ctx));
+  if (!ir::dtype_is_integer(ctx.output(0).elem)) return Status::ok();
+  std::vector<size_t> which;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    if (ctx.has_input(i)) which.push_back(i);
+  propagate_values(ctx, which, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    Expr r = a[0];
+    for (size_t i = 1; i < a.size(); ++i) r = r + a[i];
+    return r;
+  });
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sum, "", "Sum", (std::vector<int>{1, 6, 8, 13}), eval_sum);
-ONNXTRIM_REGISTER_INFER(Sum, "", "Sum", infer_broadcast_same);
+ONNXTRIM_REGISTER_INFER(Sum, "", "Sum", infer_sum);
 ONNXTRIM_REGISTER_TYPES(Sum, "", "Sum", "T...", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

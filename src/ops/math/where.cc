@@ -1,5 +1,6 @@
 // Where: condition ? x : y, with three-way broadcasting.
 #include "ops/math/elementwise.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -45,6 +46,12 @@ Status infer_where(InferContext& ctx) {
   auto s = broadcast(shapes, &bad);
   if (bad) return ctx.error("Where input shapes cannot be broadcast");
   ctx.output(0) = TypeInfo::tensor(ctx.input(1).elem, s);
+  // Elements picked by known conditions; an unknown condition still gives x when x == y.
+  propagate_values(ctx, {0, 1, 2}, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    if (auto c = a[0].constant_value()) return *c != 0 ? a[1] : a[2];
+    if (a[1] == a[2]) return a[1];
+    return std::nullopt;
+  });
   return Status::ok();
 }
 

@@ -81,18 +81,31 @@ Status infer_dropout(InferContext& ctx) {
 }
 
 // ---- local folds
-// Dropout in inference -> x (and its mask output, when unused, goes with it). Refuses when the
-// mask is used, or the node may run in training mode.
+// Dropout(x) -> x when it provably passes x through: in inference mode, or with a ratio of 0
+// (training mode then keeps every element and scales by 1 / (1 - 0) = 1). Its mask output,
+// when unused, goes with it. Refuses when the mask is used, or the node may train with a ratio
+// that is not a constant 0.
+bool zero_ratio(const ir::Node& n, FoldContext& fc) {
+  if (fc.opset() >= 12) {
+    if (!n.input(1)) return false;  // the default ratio is 0.5
+    const Tensor* r = FoldContext::constant(n.input(1));
+    return r && r->numel() == 1 && r->bytes() && element_as_double(*r, 0) == 0.0;
+  }
+  return n.attr_float("ratio", 0.5f) == 0.0f;
+}
+
 bool fold_dropout(ir::Node& n, FoldContext& fc) {
   if (n.output(1) && (n.output(1)->has_uses() || n.output(1)->is_graph_output())) return false;
+  bool inference = true;
   if (fc.opset() >= 12) {
     if (n.input(2)) {
       const Tensor* t = FoldContext::constant(n.input(2));
-      if (!t || t->numel() != 1 || t->bytes()[0] != 0) return false;  // training_mode must be false
+      inference = t && t->numel() == 1 && t->bytes() && t->bytes()[0] == 0;  // training_mode false
     }
   } else if (fc.opset() < 7 && n.attr_int("is_test", 0) == 0) {
-    return false;
+    inference = false;
   }
+  if (!inference && !zero_ratio(n, fc)) return false;
   return fc.forward(n, 0, n.input(0));
 }
 

@@ -1,6 +1,7 @@
 // ConstantOfShape: a tensor of the given shape filled with one value (float 0 by default).
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -45,7 +46,7 @@ Status infer_constant_of_shape(InferContext& ctx) {
     }
   ctx.output(0) = TypeInfo::tensor(elem, s);
   // A small integer fill is propagated too.
-  if (s && s->size() <= 1 && ir::dtype_is_integer(elem) && a && a->t) {
+  if (s && s->size() <= 1 && tracks_values(elem) && a && a->t) {
     int64_t n = s->empty() ? 1 : (*s)[0].constant_value().value_or(-1);
     if (n >= 0 && n <= static_cast<int64_t>(kMaxPropagated))
       ctx.output(0).values = std::vector<Expr>(static_cast<size_t>(n), Expr::constant(to_int64_vector(*a->t)[0]));

@@ -1,6 +1,7 @@
 // Expand: broadcasts the input to a shape (numpy rules, both ways).
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -23,18 +24,42 @@ Status eval_expand(KernelContext& ctx) {
 }
 
 // ---- shape inference (with value propagation)
+// The output rank is max(rank(x), length of the shape input) even when the shape's elements
+// are unknown (then each of those dims is x's when x's is known > 1, else unknown).
+// Values: Expand of a propagated scalar or vector to a small 1-D shape repeats them.
 Status infer_expand(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
   const auto& v = ctx.input_values(1);
-  if (!x.shape || !v) {
+  std::optional<SymShape> target;
+  if (v) {
+    target = SymShape(v->begin(), v->end());
+  } else if (const TypeInfo& s = ctx.input(1); s.shape && s.shape->size() == 1) {
+    if (auto n = (*s.shape)[0].constant_value()) {
+      target = SymShape{};
+      for (int64_t i = 0; i < *n; ++i) target->push_back(ctx.fresh());
+    }
+  }
+  if (!x.shape || !target) {
     ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
     return Status::ok();
   }
-  SymShape target(v->begin(), v->end());
   bool bad = false;
-  auto s = broadcast({&*x.shape, &target}, &bad);
+  auto s = broadcast({&*x.shape, &*target}, &bad);
   if (bad) return ctx.error("Expand: shapes cannot be broadcast");
   ctx.output(0) = TypeInfo::tensor(x.elem, s);
+  if (x.values && s && s->size() <= 1 && tracks_values(x.elem)) {
+    size_t n = s->empty() ? 1 : 0;
+    if (!s->empty())
+      if (auto c = (*s)[0].constant_value(); c && *c >= 0 && *c <= static_cast<int64_t>(kMaxPropagated))
+        n = static_cast<size_t>(*c);
+    if (n > 0 && (x.values->size() == 1 || x.values->size() == n)) {
+      std::vector<Expr> out;
+      for (size_t i = 0; i < n; ++i) out.push_back((*x.values)[x.values->size() == 1 ? 0 : i]);
+      ctx.output(0).values = std::move(out);
+    } else if (!s->empty() && (*s)[0].constant_value() == 0) {
+      ctx.output(0).values = std::vector<Expr>{};
+    }
+  }
   return Status::ok();
 }
 // ---- local folds

@@ -85,15 +85,17 @@ Status infer_range(InferContext& ctx) {
   if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1) {
     auto dc = (*d)[0].constant_value();
     Expr span = (*l)[0] - (*s)[0];
-    if (dc && *dc > 0) {
-      Expr n = Expr::ceildiv(span, Expr::constant(*dc));
-      if (auto nc = n.constant_value()) n = Expr::constant(std::max<int64_t>(0, *nc));
+    if (dc && *dc != 0) {
+      // The length is max(0, ceil((limit - start) / delta)); the max goes when bounds show the
+      // span is never negative (Range(0, n, 1) has length n).
+      Expr n = *dc > 0 ? Expr::ceildiv(span, Expr::constant(*dc))
+                       : Expr::ceildiv(Expr::constant(0) - span, Expr::constant(-*dc));
+      n = Expr::max(Expr::constant(0), n);
       shape[0] = n;
-      // Small known ranges are propagated element by element.
-      auto sc = (*s)[0].constant_value();
-      if (auto nc = n.constant_value(); nc && sc && *nc <= static_cast<int64_t>(kMaxPropagated)) {
+      // Small ranges of known length are propagated element by element (start may be symbolic).
+      if (auto nc = n.constant_value(); nc && *nc <= static_cast<int64_t>(kMaxPropagated)) {
         std::vector<Expr> v;
-        for (int64_t i = 0; i < *nc; ++i) v.push_back(Expr::constant(*sc + i * *dc));
+        for (int64_t i = 0; i < *nc; ++i) v.push_back((*s)[0] + Expr::constant(i * *dc));
         ctx.output(0) = TypeInfo::tensor(elem, shape);
         ctx.output(0).values = v;
         return Status::ok();

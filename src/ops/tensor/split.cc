@@ -100,6 +100,18 @@ Status infer_split(InferContext& ctx) {
     s[static_cast<size_t>(*axis)] = k < parts.size() ? parts[k] : ctx.fresh();
     ctx.output(k) = TypeInfo::tensor(x.elem, s);
   }
+  // Values: a propagated 1-D tensor cut into pieces of known sizes.
+  if (x.values && x.rank() == 1 && parts.size() == ctx.num_outputs()) {
+    size_t at = 0;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      auto c = parts[k].constant_value();
+      if (!c || *c < 0 || at + static_cast<size_t>(*c) > x.values->size()) break;
+      if (ctx.has_output(k))
+        ctx.output(k).values = std::vector<Expr>(x.values->begin() + static_cast<std::ptrdiff_t>(at),
+                                                 x.values->begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(*c)));
+      at += static_cast<size_t>(*c);
+    }
+  }
   return Status::ok();
 }
 // ---- local folds

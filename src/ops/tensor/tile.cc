@@ -1,6 +1,7 @@
 // Tile: repeats the input along each axis.
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -38,12 +39,27 @@ Status infer_tile(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
   const auto& rep = ctx.input_values(1);
   if (!x.shape || !rep || rep->size() != x.shape->size()) {
-    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
+    // The rank is the input's; each dim is unknown (a repeat count of 1 keeps it, but which
+    // ones are 1 is not known).
+    std::optional<SymShape> s;
+    if (x.shape) {
+      s = SymShape{};
+      for (size_t i = 0; i < x.shape->size(); ++i) s->push_back(ctx.fresh());
+    }
+    ctx.output(0) = TypeInfo::tensor(x.elem, s);
     return Status::ok();
   }
   SymShape out;
   for (size_t i = 0; i < rep->size(); ++i) out.push_back((*x.shape)[i] * (*rep)[i]);
   ctx.output(0) = TypeInfo::tensor(x.elem, out);
+  // Values: a 1-D tensor repeated a known number of times.
+  if (x.values && x.rank() == 1 && tracks_values(x.elem))
+    if (auto r = (*rep)[0].constant_value();
+        r && *r >= 0 && x.values->size() * static_cast<size_t>(*r) <= kMaxPropagated) {
+      std::vector<Expr> v;
+      for (int64_t k = 0; k < *r; ++k) v.insert(v.end(), x.values->begin(), x.values->end());
+      ctx.output(0).values = std::move(v);
+    }
   return Status::ok();
 }
 // ---- local folds

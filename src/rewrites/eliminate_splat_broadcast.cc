@@ -1,0 +1,104 @@
+// op(x, s) -> op(x, c)   for an elementwise op with multidirectional broadcasting, where s
+// repeats one value c (ConstantOfShape, Expand or Tile of a constant, or a stored splat) and
+// the other inputs' broadcast shape already covers s's shape (each dim of s is 1 or provably
+// equal to it): s only repeats c where broadcasting would. c becomes a scalar constant, so
+// the generator goes and no large splat is stored.
+// Refuses: a splat of higher rank than the other inputs' broadcast, or with a dim not proved
+// 1 or equal to theirs (it would grow the output); a splat that is already a scalar; ops that
+// broadcast one way only (PRelu) or not at all.
+#include <algorithm>
+
+#include "passes/pass.h"
+#include "passes/pass_manager.h"
+#include "passes/shape_inference.h"
+#include "rewrites/splat.h"
+#include "symbolic/bounds.h"
+
+namespace onnxtrim::passes {
+namespace {
+
+bool broadcasting_op(const ir::Node& n) {
+  static const char* kOps[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean",
+                               "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or",
+                               "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Where"};
+  if (!n.is_default_domain()) return false;
+  for (const char* op : kOps)
+    if (n.op_type == op) return true;
+  return false;
+}
+
+// A splat input that is not already a scalar constant.
+bool candidate(const ir::Value* v) {
+  auto s = splat_of(v);
+  if (!s) return false;
+  if (!s->generator) {
+    const ir::Tensor* t = v->initializer();
+    if (!t && v->producer()) {
+      const ir::Attribute* a = v->producer()->attr("value");
+      t = a && a->t ? a->t.get() : nullptr;
+    }
+    return t && t->rank() > 0;
+  }
+  return true;
+}
+
+class EliminateSplatBroadcast final : public Pass {
+ public:
+  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
+    std::vector<ir::Node*> found;
+    for (ir::Node* n : g.node_list()) {
+      if (n->is_dead() || !broadcasting_op(*n) || !n->output(0)) continue;
+      for (ir::Value* in : n->inputs())
+        if (candidate(in)) {
+          found.push_back(n);
+          break;
+        }
+    }
+    if (found.empty()) return;
+    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
+    if (!si.run().is_ok()) return;
+    for (ir::Node* n : found) apply(*n, si, g, rw);
+  }
+
+ private:
+  static void apply(ir::Node& n, const ShapeInference& si, ir::Graph& g, ir::Rewriter& rw) {
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      ir::Value* s = n.input(i);
+      if (!candidate(s)) continue;
+      const ops::TypeInfo* fs = si.facts(s);
+      if (!fs || !fs->shape) continue;
+      // The broadcast of every other input.
+      std::vector<const ops::SymShape*> others;
+      bool known = true;
+      for (size_t j = 0; j < n.num_inputs(); ++j) {
+        if (j == i || !n.input(j)) continue;
+        const ops::TypeInfo* f = si.facts(n.input(j));
+        if (!f || !f->shape) known = false;
+        else others.push_back(&*f->shape);
+      }
+      if (!known || others.empty()) continue;
+      bool bad = false;
+      auto b = ops::broadcast(others, &bad);
+      if (!b || bad || fs->shape->size() > b->size()) continue;
+      size_t off = b->size() - fs->shape->size();
+      bool covered = true;
+      for (size_t k = 0; k < fs->shape->size() && covered; ++k) {
+        const symbolic::Expr& d = (*fs->shape)[k];
+        if (d.constant_value() == 1) continue;
+        covered = symbolic::prove_eq(d, (*b)[off + k]) == true;
+      }
+      if (!covered) continue;
+      auto sp = splat_of(s);
+      rw.set_input(&n, i, rw.add_initializer(g, sp->value, s->name() + "_scalar"));
+    }
+  }
+};
+
+}  // namespace
+
+ONNXTRIM_REGISTER_PASS(EliminateSplatBroadcast, "eliminate_splat_broadcast", 415,
+                       "a splat operand (ConstantOfShape, Expand/Tile of a constant, a stored splat) of a broadcasting "
+                       "elementwise op becomes a scalar when the other operands already give the output's shape; refuses "
+                       "splats that would grow the output");
+
+}  // namespace onnxtrim::passes
