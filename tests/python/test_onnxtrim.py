@@ -178,9 +178,10 @@ def test_onnxsim_drop_in_matches_the_cli(tmp_path):
         model, ok = onnxsim.simplify(path, test_input_shapes=shapes)
         assert ok and model.graph == cli_nodes(tmp_path, "--test-input-shape", arg, src=path).graph
         assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
-    model, ok = onnxsim.simplify(path, skip_constant_folding=True, tensor_size_threshold="8KB")
-    assert ok and model.graph == cli_nodes(tmp_path, "--skip-constant-folding", "--no-large-tensor", "8KB",
-                                           src=path).graph
+    model, ok = onnxsim.simplify(path, skip_constant_folding=True)
+    assert ok and model.graph == cli_nodes(tmp_path, "--skip-constant-folding", src=path).graph
+    model, ok = onnxsim.simplify(path, tensor_size_threshold="1KB")
+    assert ok and model.graph == cli_nodes(tmp_path, "--no-large-tensor", "1KB", src=path).graph
     with pytest.raises(TypeError, match="custom_lib"):
         onnxsim.simplify(path, custom_lib="libx.so")
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):

@@ -30,7 +30,7 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
     --overwrite-input-shape; test_input_shapes -> --test-input-shape (the check's inputs only);
     skipped_optimizers (onnxoptimizer names such as "fuse_bn_into_conv") -> --skip-optimization
     NAME ...; skip_constant_folding -> --skip-constant-folding; skip_shape_inference ->
-    --skip-shape-inference; tensor_size_threshold ("1.5MB") -> --size-threshold;
+    --skip-shape-inference; tensor_size_threshold ("1.5MB") -> --no-large-tensor;
     dynamic_input_shape and include_subgraph are what onnxtrim always does. input_data,
     custom_lib, unused_output and mutable_initializer=True raise a TypeError naming them.
     """
@@ -63,7 +63,7 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
     if skip_shape_inference:
         opts["skip_shape_inference"] = True
     if tensor_size_threshold is not None:
-        opts["size_threshold"] = str(tensor_size_threshold).replace(" ", "")
+        opts["no_large_tensor"] = str(tensor_size_threshold).replace(" ", "")
     if check_n:
         opts["check_n"] = int(check_n)
     for k, v in settings:
