@@ -2,6 +2,7 @@
 // internal option structs, the run (load, simplify, check, save) and its report. The CLI, the C
 // API and the Python package all come through here.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -752,6 +753,22 @@ struct ScratchFolder {
 };
 }  // namespace
 
+namespace {
+
+// The output's folder must exist and be writable before any work is done: a run of minutes
+// on a large model must not end in "cannot write".
+void check_output_folder(const std::string& out_path) {
+  std::filesystem::path dir = std::filesystem::path(out_path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " is not writable");
+}
+
+}  // namespace
+
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
   Report rep;
   rep.input_path = in_path;
@@ -763,6 +780,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   if (opts.progress) lo.progress = [p = opts.progress](uint64_t d, uint64_t t) { p("loading", d, t); };
   auto r = onnx_io::load_model(in_path, lo);
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  check_output_folder(out_path);  // errors of the input first
   ir::Model& m = *r.value();
   rep.stages.emplace_back("load", api::now_s() - t0);
   rep.before = compute_stats(m);

@@ -885,17 +885,31 @@ void Converter::apply() {
       }
     }
   }
-  // 4. Casts where a read arrives in another type than it needs.
+  // 4. Casts where a read arrives in another type than it needs. In graph order (not the
+  // pointer order of wants_), so that the names of the Casts made do not depend on where the
+  // nodes happen to live in memory.
+  std::unordered_map<const Node*, size_t> position;
+  for (ir::Graph* g : graphs_) g->for_each_node([&](Node* n) { position.emplace(n, position.size()); });
   std::vector<std::pair<Node*, size_t>> reads;
   for (const auto& [key, t] : wants_) reads.push_back(key);
+  std::sort(reads.begin(), reads.end(), [&](const auto& a, const auto& b) {
+    return std::pair(position[a.first], a.second) < std::pair(position[b.first], b.second);
+  });
   for (auto [n, i] : reads) {
     Value* v = n->input(i);
     DataType t = wants_[{n, i}];
     if (!v || !v->type.is_tensor() || v->type.elem == t || !is_float(v->type.elem) || !is_float(t)) continue;
     rw_.set_input(n, i, cast_of(v, t));
   }
-  // 5. Subgraph outputs in the type their node's output now has.
-  for (const auto& [key, t] : body_outputs_) {
+  // 5. Subgraph outputs in the type their node's output now has (graphs in collection order).
+  std::vector<std::pair<size_t, std::pair<ir::Graph*, size_t>>> outs;
+  for (const auto& [key, t] : body_outputs_)
+    outs.emplace_back(static_cast<size_t>(std::find(graphs_.begin(), graphs_.end(), key.first) - graphs_.begin()), key);
+  std::sort(outs.begin(), outs.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.first, a.second.second) < std::pair(b.first, b.second.second);
+  });
+  for (const auto& [gi, key] : outs) {
+    DataType t = body_outputs_[key];
     auto [g, k] = key;
     Value* v = g->outputs()[k];
     if (v->type.elem == t || !is_float(v->type.elem)) continue;

@@ -4,6 +4,7 @@
 // And the input is checked first: a node the spec forbids stops the run (issue 16, item 7).
 #include <set>
 
+#include "passes/pass.h"
 #include "passes/shape_inference.h"
 #include "rewrite_test_util.h"
 
@@ -320,6 +321,50 @@ g (float[4] x, int64[4] k, float[5, 2] z) => (float[4] y, float[4, 1] u, float[2
   kk = Add(k, k)
 }
 )").is_ok());
+}
+
+}  // namespace
+}  // namespace onnxtrim::test
+
+namespace onnxtrim::test {
+namespace {
+
+// The facts shared by the passes of a run: the same object while no rewriter changed the
+// model, a fresh one (describing the change) after a change.
+TEST(FactsCache, ReusedUntilARewriterChangesTheModel) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x) => (float[N,4] y) {
+  r = Relu(x)
+  y = Identity(r)
+}
+)");
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions o;
+  std::vector<std::string> warnings;
+  passes::FactsCache cache;
+  passes::PassContext ctx{*m, o, &warnings, &cache};
+  ir::Rewriter rw(*m);
+  cache.begin(&rw);
+  auto a = passes::current_facts(ctx);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(passes::current_facts(ctx).get(), a.get());
+  ir::Value* r = m->graph->find_value("r");
+  ASSERT_NE(r, nullptr);
+  ir::Node* relu = r->producer();
+  ASSERT_TRUE(rw.replace_all_uses_with(r, relu->input(0)));
+  auto b = passes::current_facts(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_NE(b.get(), a.get());
+  cache.end();
+  // A later pass with its own rewriter sees the same facts until it changes something.
+  ir::Rewriter rw2(*m);
+  cache.begin(&rw2);
+  EXPECT_EQ(passes::current_facts(ctx).get(), b.get());
+  cache.end();
+  // Without a cache every request infers afresh.
+  passes::PassContext bare{*m, o, &warnings};
+  EXPECT_NE(passes::current_facts(bare).get(), passes::current_facts(bare).get());
 }
 
 }  // namespace
