@@ -26,6 +26,7 @@ assert report.verification["ok"] and report.after["nodes"] < report.before["node
 print("import onnxtrim", onnxtrim.__version__, "from", onnxtrim.__file__)
 PY
   )
+  (cd "$tmp" && "$1/bin/python" -m onnxtrim --version | grep -q "^onnxtrim ") || { echo "python -m onnxtrim"; exit 1; }
 }
 
 echo "== pip install --no-build-isolation --no-index ."
