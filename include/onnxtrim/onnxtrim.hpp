@@ -204,11 +204,13 @@ struct Report {
 };
 
 // Thrown by simplify()/simplify_file() when the check finds that the result computes other
-// outputs than the original (exit code 1); report() says which and by how much.
+// outputs than the original (exit code 1); report() says which and by how much. The message
+// starts with the input file's path when the model came from a file.
 class VerificationFailed : public Error {
  public:
-  explicit VerificationFailed(Report r)
-      : Error(kExitMismatch, "the simplified model computes different outputs: " + r.verification.why),
+  explicit VerificationFailed(Report r, const std::string& file = "")
+      : Error(kExitMismatch, (file.empty() ? std::string() : file + ": ") +
+                                 "the simplified model computes different outputs: " + r.verification.why),
         report_(std::move(r)) {}
   const Report& report() const noexcept { return report_; }
 
@@ -256,7 +258,7 @@ class Model {
 
 // Simplifies in place and (by default) checks the result against the original before
 // returning. Throws Error(kExitMismatch) when they differ (the model is then left simplified:
-// discard it).
+// discard it). Errors of a model loaded by Model::load name its file, as the CLI's do.
 Report simplify(Model& model, const Options& opts = {});
 // Loads, simplifies, checks and saves (streaming external data: for models past 2 GB).
 // Nothing is written when anything fails.
