@@ -79,6 +79,7 @@ struct Options {
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml
   std::string dtype;                      // --dtype fp16|bf16|fp32 ("": no conversion)
+  int64_t opset = 0;                      // --opset N: convert the default domain to opset N (0: no conversion)
   bool keep_io_types = true;              // --keep-io-types / --no-keep-io-types
   bool strict = false;                    // --strict
   // The result is simplified for these sizes, and its inputs declare them.
@@ -176,9 +177,19 @@ struct Conversion {
   std::vector<Kept> kept;  // nodes whose float computation stays in float32, and why
 };
 
+// --opset: what the opset conversion did.
+struct OpsetConversion {
+  int64_t from = 0, to = 0;      // 0: no conversion ran
+  int64_t nodes_converted = 0;   // nodes whose op version changed
+  int64_t nodes_rewritten = 0;   // of those, nodes whose attributes, inputs or neighbours changed
+  int64_t nodes_expanded = 0;    // nodes replaced by their function body (no version at the target)
+  std::vector<std::string> notes;
+};
+
 struct Report {
   std::string input_path, output_path;
   Conversion conversion;
+  OpsetConversion opset;
   ModelStats before, after;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::vector<PassStats> passes;
@@ -193,11 +204,13 @@ struct Report {
 };
 
 // Thrown by simplify()/simplify_file() when the check finds that the result computes other
-// outputs than the original (exit code 1); report() says which and by how much.
+// outputs than the original (exit code 1); report() says which and by how much. The message
+// starts with the input file's path when the model came from a file.
 class VerificationFailed : public Error {
  public:
-  explicit VerificationFailed(Report r)
-      : Error(kExitMismatch, "the simplified model computes different outputs: " + r.verification.why),
+  explicit VerificationFailed(Report r, const std::string& file = "")
+      : Error(kExitMismatch, (file.empty() ? std::string() : file + ": ") +
+                                 "the simplified model computes different outputs: " + r.verification.why),
         report_(std::move(r)) {}
   const Report& report() const noexcept { return report_; }
 
@@ -245,7 +258,7 @@ class Model {
 
 // Simplifies in place and (by default) checks the result against the original before
 // returning. Throws Error(kExitMismatch) when they differ (the model is then left simplified:
-// discard it).
+// discard it). Errors of a model loaded by Model::load name its file, as the CLI's do.
 Report simplify(Model& model, const Options& opts = {});
 // Loads, simplifies, checks and saves (streaming external data: for models past 2 GB).
 // Nothing is written when anything fails.

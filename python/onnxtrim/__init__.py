@@ -100,6 +100,8 @@ class Report:
         self.verification: Dict[str, Any] = d["verification"]
         # dtype=: what the conversion did (converted nodes, Casts, nodes kept in float32 and why)
         self.conversion: Optional[Dict[str, Any]] = d.get("conversion")
+        # opset=N: the opset conversion (from, to, nodes converted / rewritten / expanded, notes)
+        self.opset: Optional[Dict[str, Any]] = d.get("opset")
 
     def to_json(self) -> str:
         return self._json
@@ -248,6 +250,8 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
     ``dtype="fp16"`` / ``"bf16"`` / ``"fp32"`` converts the float computation (``keep_io_types``,
     on by default, keeps the inputs' and outputs' types); ``report.conversion`` says which nodes
     stayed in float32 and why, and the check compares by relative L2 error per output.
+    ``opset=13`` converts the default ONNX domain to that opset (up or down) before the passes;
+    ``report.opset`` says what changed.
     Raises :class:`VerificationFailed` when the result differs, other :class:`Error` subclasses
     on bad input. Past 2 GB use :func:`simplify_file`.
     """

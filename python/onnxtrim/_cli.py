@@ -12,4 +12,10 @@ def main(argv: List[str]) -> int:
 
 
 def console_main() -> None:
-    sys.exit(main(sys.argv[1:]))
+    try:
+        rc = main(sys.argv[1:])
+    except KeyboardInterrupt:
+        # A Ctrl-C the run did not see (before or after it): exit as the C++ CLI would.
+        sys.stderr.write("onnxtrim: error: interrupted\n")
+        rc = 130
+    sys.exit(rc)

@@ -33,9 +33,11 @@ struct NativeError {
 };
 
 // Runs f on a worker thread with the GIL released; the calling thread polls Python's signal
-// handlers, and on KeyboardInterrupt sets the cancel flag and waits for the worker to stop.
+// handlers, and on KeyboardInterrupt sets the cancel flag and waits for the worker to stop,
+// then raises KeyboardInterrupt (or, with `return_when_interrupted`, returns what f returned:
+// the CLI's exit code 130).
 template <typename R, typename F>
-R call_interruptible(Options& opts, F&& f) {
+R call_interruptible(Options& opts, F&& f, bool return_when_interrupted = false) {
   std::atomic<bool> cancel{false};
   opts.cancel = &cancel;
   auto body = [&]() -> R {
@@ -72,7 +74,7 @@ R call_interruptible(Options& opts, F&& f) {
       }
     }
     worker.join();
-    if (interrupted) {
+    if (interrupted && !(return_when_interrupted && result)) {
       py::gil_scoped_acquire gil;
       PyErr_SetNone(PyExc_KeyboardInterrupt);
       throw py::error_already_set();
@@ -182,7 +184,7 @@ PYBIND11_MODULE(_onnxtrim, m) {
       std::fflush(stdout);
       std::fflush(stderr);
       return rc;
-    });
+    }, /*return_when_interrupted=*/true);
   });
 
   m.def("option_table", [] {
@@ -314,7 +316,16 @@ PYBIND11_MODULE(_onnxtrim, m) {
     for (auto& [name, t] : out) {
       if (t.dtype == 8) {
         py::list l2;
-        for (const auto& s : t.strings) l2.append(py::str(s));
+        // ONNX strings are bytes: str where they are UTF-8 (what onnx.numpy_helper gives), bytes otherwise.
+        for (const auto& s : t.strings) {
+          PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), nullptr);
+          if (u) {
+            l2.append(py::reinterpret_steal<py::object>(u));
+          } else {
+            PyErr_Clear();
+            l2.append(py::bytes(s));
+          }
+        }
         res[py::str(name)] = py::module_::import("numpy").attr("array")(l2, "object").attr("reshape")(t.shape);
         continue;
       }

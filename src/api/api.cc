@@ -2,6 +2,7 @@
 // internal option structs, the run (load, simplify, check, save) and its report. The CLI, the C
 // API and the Python package all come through here.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -24,6 +25,7 @@
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
+#include "convert/opset.h"
 #include "rewrites/convert_float.h"
 #include "support/cancel.h"
 #include "support/limits.h"
@@ -39,6 +41,7 @@ const char* version() { return ONNXTRIM_VERSION; }
 
 struct Model::Impl {
   std::unique_ptr<ir::Model> model;
+  std::string path;  // the file it was loaded from ("" when parsed from memory)
 };
 
 namespace api {
@@ -71,6 +74,13 @@ auto within_limits(F&& f) -> decltype(f()) {
   } catch (const LimitExceeded& e) {
     throw Error(kExitUnsupported, std::string("cannot evaluate: ") + e.what());
   }
+}
+
+// An error of the model that `path` holds names the file first, as the CLI's messages do.
+[[noreturn]] void rethrow_naming(const Error& e, const std::string& path) {
+  std::string msg = e.what();
+  if (!path.empty() && e.exit_code() != kExitUsage && msg.rfind(path, 0) != 0) msg = path + ": " + msg;
+  throw Error(e.exit_code(), msg);
 }
 
 ir::Model& ir_model(Model& m) { return *m.impl().model; }
@@ -133,7 +143,7 @@ std::map<std::string, std::vector<int64_t>> resolve_shapes(const ir::Model& m,
   for (const ir::Value* v : m.graph->inputs())
     if (!v->is_initializer()) ins.push_back(v);
   if (ins.size() != 1)
-    throw Error(kExitUsage, "--overwrite-input-shape: a shape without a name needs a model of one input; this one has " +
+    throw Error(kExitUsage, "a shape without an input name (onnxsim's D,D,...) needs a model of one input; this one has " +
                                 std::to_string(ins.size()) + " (write NAME:D,D,...)");
   shapes[ins[0]->name()] = it->second;
   shapes.erase("");
@@ -253,7 +263,7 @@ eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const
     }
   }
   spec.shapes = resolve_shapes(m, o.input_shapes);
-  for (const auto& [k, v] : o.check_input_shapes) spec.shapes[k] = v;
+  for (const auto& [k, v] : resolve_shapes(m, o.check_input_shapes)) spec.shapes[k] = v;
   for (const auto& p : o.input_values) {
     Status st = eval::pin_input(m, p, spec);
     if (!st.is_ok()) {
@@ -538,7 +548,9 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   const bool cutting = !req.empty();
   std::unique_ptr<ir::Model> original;
   bool convert = !o.dtype.empty();
-  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert)) original = ir::clone_model(m);
+  const bool reopset = o.opset != 0;
+  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert || reopset))
+    original = ir::clone_model(m);
 
   surgery::Plan plan;
   if (cutting) {
@@ -550,6 +562,24 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     // With --dtype as well, the simplification and the conversion are checked against the cut
     // model (the surgery's own check needs the float result; it is not run twice).
     if (convert && original) original = ir::clone_model(m);
+  }
+
+  if (reopset) {
+    // --opset: before the passes, so that they simplify the converted model (and fold what the
+    // conversion made, such as constants moved from attributes into inputs).
+    double t = now_s();
+    throw_if_error(ir::verify_model(m));
+    auto res = convert::convert_opset(m, o.opset);
+    throw_if_error(res.is_ok() ? Status::ok() : res.status());
+    throw_if_error(ir::verify_model(m));
+    OpsetConversion& oc = rep.opset;
+    oc.from = res.value().from;
+    oc.to = res.value().to;
+    oc.nodes_converted = res.value().nodes_converted;
+    oc.nodes_rewritten = res.value().nodes_rewritten;
+    oc.nodes_expanded = res.value().nodes_expanded;
+    oc.notes = res.value().notes;
+    rep.stages.emplace_back("opset", now_s() - t);
   }
 
   if (o.run_passes) {
@@ -583,7 +613,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   }
   if (o.verify == Options::Verify::kOff) {
     rep.verification.skipped = "--no-verify";
-  } else if (!o.run_passes && !cutting) {
+  } else if (!o.run_passes && !cutting && !reopset) {
     rep.verification.skipped = "--no-passes (nothing changed)";
   } else {
     double t = now_s();
@@ -658,6 +688,7 @@ Model Model::load(const std::string& path) {
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
   auto impl = std::make_unique<Impl>();
   impl->model = std::move(r.value());
+  impl->path = path;
   return Model(std::move(impl));
 }
 
@@ -680,6 +711,7 @@ Model Model::parse_text(const std::string& text) {
 Model Model::clone() const {
   auto impl = std::make_unique<Impl>();
   impl->model = ir::clone_model(*impl_->model);
+  impl->path = impl_->path;
   return Model(std::move(impl));
 }
 
@@ -715,9 +747,14 @@ Report simplify(Model& model, const Options& opts) {
   Report rep;
   ir::Model& m = api::ir_model(model);
   rep.before = compute_stats(m);
-  api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
+  const std::string& path = model.impl().path;
+  try {
+    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
+  } catch (const Error& e) {
+    api::rethrow_naming(e, path);
+  }
   rep.after = compute_stats(m);
-  if (!rep.verification.ok) throw VerificationFailed(std::move(rep));
+  if (!rep.verification.ok) throw VerificationFailed(std::move(rep), path);
   return rep;
 }
 
@@ -737,6 +774,22 @@ struct ScratchFolder {
 };
 }  // namespace
 
+namespace {
+
+// The output's folder must exist and be writable before any work is done: a run of minutes
+// on a large model must not end in "cannot write".
+void check_output_folder(const std::string& out_path) {
+  std::filesystem::path dir = std::filesystem::path(out_path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " is not writable");
+}
+
+}  // namespace
+
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
   Report rep;
   rep.input_path = in_path;
@@ -748,6 +801,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   if (opts.progress) lo.progress = [p = opts.progress](uint64_t d, uint64_t t) { p("loading", d, t); };
   auto r = onnx_io::load_model(in_path, lo);
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
+  check_output_folder(out_path);  // errors of the input first
   ir::Model& m = *r.value();
   rep.stages.emplace_back("load", api::now_s() - t0);
   rep.before = compute_stats(m);
@@ -755,13 +809,10 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   try {
     api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
   } catch (const Error& e) {
-    std::string msg = e.what();
-    // Errors of the model name the input file.
-    if (e.exit_code() != kExitUsage && msg.rfind(in_path, 0) != 0) msg = in_path + ": " + msg;
-    throw Error(e.exit_code(), msg);
+    api::rethrow_naming(e, in_path);  // errors of the model name the input file
   }
   rep.after = compute_stats(m);
-  if (!rep.verification.ok) throw VerificationFailed(std::move(rep));
+  if (!rep.verification.ok) throw VerificationFailed(std::move(rep), in_path);
   double t1 = api::now_s();
   api::throw_if_error(onnx_io::save_model(m, out_path, api::save_options(opts)));
   rep.stages.emplace_back("save", api::now_s() - t1);
@@ -775,10 +826,15 @@ Verification verify(const Model& reference, const Model& candidate, const Option
   o.verify = Options::Verify::kOn;
   if (o.samples <= 0) o.samples = 3;
   std::string skipped;
-  return api::within_limits([&] {
-    auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
-    return api::run_check(*checker, api::ir_model(candidate), o);
-  });
+  try {
+    return api::within_limits([&] {
+      auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
+      return api::run_check(*checker, api::ir_model(candidate), o);
+    });
+  } catch (const Error& e) {
+    if (e.exit_code() == kExitMismatch) throw;
+    api::rethrow_naming(e, reference.impl().path);
+  }
 }
 
 namespace {
@@ -842,7 +898,11 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
   const ir::Model& m = api::ir_model(model);
   eval::Interpreter interp(m);
   interp.set_fast_float(fast);
-  api::throw_if_error(interp.check_supported());
+  try {
+    api::throw_if_error(interp.check_supported());
+  } catch (const Error& e) {
+    api::rethrow_naming(e, model.impl().path);
+  }
   std::map<std::string, ir::RuntimeValue> in;
   for (const auto& feed : feeds) {
     const std::string& name = feed.first;  // not a structured binding: clang 14 cannot capture those
@@ -856,7 +916,8 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
     if (!v->is_initializer() && !in.count(v->name()))
       throw Error(kExitUsage, "no value given for input '" + v->name() + "'");
   auto out = api::within_limits([&] { return interp.run(in); });
-  api::throw_if_error(out.is_ok() ? Status::ok() : out.status());
+  if (!out.is_ok()) api::rethrow_naming(Error(api::exit_code_for(out.status().code()), out.status().message()),
+                                        model.impl().path);
   std::map<std::string, Tensor> res;
   for (size_t i = 0; i < out.value().size(); ++i) {
     const auto& v = out.value()[i];

@@ -147,6 +147,65 @@ const std::map<std::string, std::vector<std::string>>& onnxslim_patterns() {
   return m;
 }
 
+// onnxsim's optimizer names (onnxoptimizer's passes, for --skip-optimization NAME ... and
+// skipped_optimizers=[...]) -> the onnxtrim passes that do their work (which may do more: skipping
+// eliminate_nop_transpose skips every per-op no-op fold). Names onnxtrim has no counterpart for
+// (it never applies them) are accepted: skipping them changes nothing.
+const std::map<std::string, std::vector<std::string>>& onnxsim_optimizers() {
+  static const std::map<std::string, std::vector<std::string>> m = {
+      {"fuse_bn_into_conv", {"fuse_conv_bn"}},
+      {"fuse_add_bias_into_conv", {"fuse_conv_add"}},
+      {"fuse_matmul_add_bias_into_gemm", {"fuse_matmul_add"}},
+      {"fuse_pad_into_conv", {"fuse_pad_conv"}},
+      {"fuse_pad_into_pool", {"fuse_pad_conv"}},
+      {"fuse_transpose_into_gemm", {"fuse_transpose_gemm"}},
+      {"fuse_consecutive_transposes", {"fuse_consecutive_ops"}},
+      {"fuse_consecutive_squeezes", {"fuse_consecutive_ops"}},
+      {"fuse_consecutive_unsqueezes", {"fuse_consecutive_ops"}},
+      {"fuse_consecutive_squeeze_unsqueeze", {"fuse_consecutive_ops"}},
+      {"fuse_consecutive_slices", {"fuse_consecutive_slices"}},
+      {"fuse_concat_into_reshape", {"simplify_shape_chains"}},
+      {"eliminate_identity", {"eliminate_identity"}},
+      {"eliminate_deadend", {"eliminate_dead_nodes"}},
+      {"eliminate_unused_initializer", {"eliminate_unused_initializers"}},
+      {"eliminate_duplicate_initializer", {"eliminate_duplicate_constants"}},
+      {"eliminate_common_subexpression", {"eliminate_common_subexpressions"}},
+      {"eliminate_if_with_const_cond", {"inline_constant_if"}},
+      {"eliminate_consecutive_idempotent_ops", {"eliminate_idempotent_ops"}},
+      {"eliminate_nop_with_unit", {"eliminate_identity_elements"}},
+      {"eliminate_nop_cast", {"eliminate_nop_ops"}},
+      {"eliminate_nop_concat", {"eliminate_nop_ops"}},
+      {"eliminate_nop_dropout", {"eliminate_nop_ops"}},
+      {"eliminate_nop_expand", {"eliminate_nop_ops"}},
+      {"eliminate_nop_flatten", {"eliminate_nop_ops"}},
+      {"eliminate_nop_pad", {"eliminate_nop_ops"}},
+      {"eliminate_nop_reshape", {"eliminate_nop_ops"}},
+      {"eliminate_nop_split", {"eliminate_nop_ops"}},
+      {"eliminate_nop_transpose", {"eliminate_nop_ops"}},
+      {"eliminate_shape_op", {"fold_constants"}},
+      {"eliminate_shape_gather", {"fold_constants"}},
+      {"eliminate_slice_after_shape", {"fold_constants"}},
+      {"extract_constant_to_initializer", {}},  // handled by the caller: --keep-constant-nodes
+      {"eliminate_nop_monotone_argmax", {}},
+      {"fuse_consecutive_concats", {}},
+      {"fuse_consecutive_log_softmax", {}},
+      {"fuse_consecutive_reduce_unsqueeze", {}},
+      {"fuse_qkv", {}},
+      {"adjust_add", {}},
+      {"adjust_slice_and_matmul", {}},
+      {"replace_einsum_with_matmul", {}},
+      {"rewrite_input_dtype", {}},
+      {"rewrite_where", {}},
+      {"rename_input_output", {}},
+      {"set_unique_name_for_nodes", {}},
+      {"lift_lexical_references", {}},
+      {"split_init", {}},
+      {"split_predict", {}},
+      {"nop", {}},
+  };
+  return m;
+}
+
 struct Entry {
   OptionInfo info;
   std::function<void(Options&, std::string_view)> apply;
@@ -319,14 +378,47 @@ const std::vector<Entry>& entries() {
       e.info.multi_value = true;
       t.push_back(e);
     }
-    t.push_back(flag("skip-optimization", "onnxsim",
-                     "= --passes infer_shapes,fold_constants,eliminate_dead_nodes,eliminate_unused_initializers,"
-                     "eliminate_unused_value_info (shape inference and folding only)",
-                     [](Options& o, bool b) {
-                       if (b)
-                         o.passes = {"infer_shapes", "fold_constants", "eliminate_dead_nodes",
-                                     "eliminate_unused_initializers", "eliminate_unused_value_info"};
-                     }));
+    {
+      // onnxsim: alone, no optimizer at all; with onnxoptimizer pass names, only those skipped.
+      Entry e = value("skip-optimization", "NAME ...", "onnxsim",
+                      "alone: = --passes infer_shapes,fold_constants,eliminate_dead_nodes,"
+                      "eliminate_unused_initializers,eliminate_unused_value_info (shape inference and folding only); "
+                      "with onnxoptimizer names (fuse_bn_into_conv ...): = --skip of the onnxtrim passes doing their work",
+                      [](Options& o, std::string_view v) {
+                        if (v.empty() || v == "true" || v == "1") {
+                          o.passes = {"infer_shapes", "fold_constants", "eliminate_dead_nodes",
+                                      "eliminate_unused_initializers", "eliminate_unused_value_info"};
+                          return;
+                        }
+                        if (v == "false" || v == "0") return;
+                        for (const auto& w : words(v))
+                          for (const auto& n : split(w, ',')) {
+                            auto it = onnxsim_optimizers().find(n);
+                            if (it == onnxsim_optimizers().end())
+                              bad("skip-optimization", "unknown onnxsim optimizer '" + n +
+                                                           "' (onnxoptimizer's pass names, such as fuse_bn_into_conv; "
+                                                           "onnxtrim's own passes: --skip)");
+                            if (n == "extract_constant_to_initializer") o.keep_constant_nodes = true;
+                            for (const auto& p : it->second) add_unique(o.skip, p);
+                          }
+                      }, true);
+      e.apply = [f = e.apply](Options& o, std::string_view v) { f(o, v.empty() ? std::string_view("true") : v); };
+      e.info.optional_value = true;
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    t.push_back(flag("skip-constant-folding", "onnxsim", "= --no-constant-folding",
+                     [](Options& o, bool b) { o.constant_folding = !b; }));
+    {
+      Entry e = value("test-input-shape", "NAME:D,D ...", "onnxsim",
+                      "the check's random input of that shape; the model stays dynamic (a shape without a name: the "
+                      "model's only input)",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& w : words(v)) add_shape(o.check_input_shapes, "test-input-shape", w, true);
+                      }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
     t.push_back(flag("skip-fuse-bn", "onnxsim", "= --skip fuse_conv_bn,fuse_matmul_bn", [](Options& o, bool b) {
       if (b) {
         add_unique(o.skip, "fuse_conv_bn");
@@ -438,6 +530,11 @@ const std::vector<Entry>& entries() {
                           bad("dtype", "needs fp16, bf16 or fp32, not '" + std::string(v) + "'");
                         o.dtype = v == "float16" ? "fp16" : v == "bfloat16" ? "bf16" : v == "float32" ? "fp32" : std::string(v);
                       }));
+    t.push_back(value("opset", "N", "simplify",
+                      "convert the default ONNX domain to opset N, up or down (every subgraph and local function): "
+                      "attribute/input moves, ops too new for N expanded from their function bodies; checked "
+                      "against the original",
+                      [](Options& o, std::string_view v) { o.opset = parse_int("opset", v, 1); }));
     t.push_back(flag("keep-io-types", "simplify",
                      "with --dtype: inputs and outputs keep their types, with Casts at the boundary (default on)",
                      [](Options& o, bool b) { o.keep_io_types = b; }));

@@ -96,6 +96,14 @@ std::string Report::to_text() const {
   os << line;
   for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
   for (const auto& smsg : surgery) os << "surgery: " << smsg << "\n";
+  if (opset.to != 0 && opset.from != opset.to) {
+    os << "opset " << opset.from << " -> " << opset.to << ": " << opset.nodes_converted << " node"
+       << (opset.nodes_converted == 1 ? "" : "s") << " changed version, " << opset.nodes_rewritten << " rewritten, "
+       << opset.nodes_expanded << " expanded\n";
+    for (const auto& note : opset.notes) os << "  " << note << "\n";
+  } else if (opset.to != 0) {
+    os << "opset: the model already imports opset " << opset.to << "\n";
+  }
   const Conversion& c = conversion;
   if (!c.dtype.empty()) {
     os << "\nconvert to " << c.dtype << (c.keep_io_types ? " (inputs and outputs keep their types)" : "") << ": "
@@ -194,6 +202,16 @@ std::string Report::to_json() const {
   if (!v.why.empty()) vj["why"] = v.why;
   if (!v.compared.empty()) vj["compared"] = v.compared;
   j["verification"] = vj;
+  if (opset.to != 0) {
+    nlohmann::ordered_json oj;
+    oj["from"] = opset.from;
+    oj["to"] = opset.to;
+    oj["nodes_converted"] = opset.nodes_converted;
+    oj["nodes_rewritten"] = opset.nodes_rewritten;
+    oj["nodes_expanded"] = opset.nodes_expanded;
+    oj["notes"] = opset.notes;
+    j["opset"] = oj;
+  }
   if (!conversion.dtype.empty()) {
     nlohmann::ordered_json cj;
     cj["dtype"] = conversion.dtype;

@@ -109,8 +109,8 @@ class FoldConstants final : public Pass {
       budget_left_ = fold_budget(model_tensor_bytes(*ctx.model.graph), ctx.options.fold_budget);
       budget_set_ = true;
     }
-    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
-    bool have_facts = si.run().is_ok();
+    std::shared_ptr<const ShapeInference> facts = current_facts(ctx);
+    bool have_facts = facts != nullptr;
     eval::Interpreter interp(ctx.model);
     for (ir::Node* n : g.node_list()) {
       if (n->is_dead() || n->num_outputs() == 0) continue;
@@ -118,9 +118,9 @@ class FoldConstants final : public Pass {
         if (!ctx.options.keep_constant_nodes) fold_constant_node(*n, interp, rw, ctx);
         continue;
       }
-      if (have_facts) try_facts(*n, si, rw);
+      if (have_facts) try_facts(*n, *facts, rw);
     }
-    fold_cones(g, interp, rw, ctx, have_facts ? &si : nullptr);
+    fold_cones(g, interp, rw, ctx, facts.get());
   }
 
  private:

@@ -16,12 +16,47 @@
 namespace onnxtrim::passes {
 
 struct SimplifyOptions;
+class ShapeInference;
+
+// Shape inference's facts about the model as it is, shared by the passes of one run: the
+// PassManager keeps one, so that a pass (on the main graph or on each subgraph) reuses what an
+// earlier pass computed as long as no rewriter changed the model since. Whole-model inference
+// is the costliest step of most passes, and without sharing, a model with many subgraphs pays
+// for it once per subgraph per pass.
+class FactsCache {
+ public:
+  // The pass manager: a pass starts with rw (its changes are counted from here) / has ended.
+  void begin(const ir::Rewriter* rw) { rw_ = rw; }
+  void end() {
+    if (rw_) done_ += rw_->changes();
+    rw_ = nullptr;
+  }
+  // The facts stored for the model as it is now, or null.
+  std::shared_ptr<const ShapeInference> lookup() const { return generation() == stored_at_ ? stored_ : nullptr; }
+  void store(std::shared_ptr<const ShapeInference> si) {
+    stored_ = std::move(si);
+    stored_at_ = generation();
+  }
+
+ private:
+  int64_t generation() const { return done_ + (rw_ ? rw_->changes() : 0); }
+  const ir::Rewriter* rw_ = nullptr;
+  int64_t done_ = 0;  // changes made by the passes that ended
+  int64_t stored_at_ = -1;
+  std::shared_ptr<const ShapeInference> stored_;
+};
 
 struct PassContext {
   ir::Model& model;
   const SimplifyOptions& options;
   std::vector<std::string>* warnings;  // user-facing notes (e.g. "cannot fold X: no kernel")
+  FactsCache* facts = nullptr;         // null: every request infers afresh
 };
+
+// The facts for ctx.model as it is now, inferred with the run's --input-shape/--dim (null when
+// inference fails on it). They describe the model at the time of the call: after changing it, a
+// pass that needs facts about its changes asks again (what it holds is not updated).
+std::shared_ptr<const ShapeInference> current_facts(PassContext& ctx);
 
 class Pass {
  public:

@@ -75,6 +75,19 @@ void run_on_graph_tree(Pass& pass, ir::Graph& g, ir::Rewriter& rw, PassContext& 
 
 }  // namespace
 
+std::shared_ptr<const ShapeInference> current_facts(PassContext& ctx) {
+  if (ctx.facts)
+    if (auto si = ctx.facts->lookup()) return si;
+  InferOptions io;
+  io.input_shapes = ctx.options.input_shapes;
+  io.dims = ctx.options.dims;
+  auto si = std::make_shared<ShapeInference>(ctx.model, std::move(io));
+  std::shared_ptr<const ShapeInference> result;
+  if (si->run().is_ok()) result = std::move(si);
+  if (ctx.facts) ctx.facts->store(result);  // a failure is remembered too, until a change
+  return result;
+}
+
 Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(check_pass_names(opts));
   OT_RETURN_IF_ERROR(ir::check_subgraph_depth(model));
@@ -130,7 +143,8 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     checker = std::move(v).value();
   }
 
-  PassContext ctx{model, opts, &result.warnings};
+  FactsCache facts;
+  PassContext ctx{model, opts, &result.warnings, &facts};
   result.converged = false;
   for (int round = 0; round < opts.max_rounds; ++round) {
     int64_t round_changes = 0;
@@ -139,8 +153,10 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       if (opts.on_pass) opts.on_pass(round + 1, result.passes[i].name);
       ir::Rewriter rw(model);
       double t0 = now_s();
+      facts.begin(&rw);
       try {
         run_on_graph_tree(*instances[i], *model.graph, rw, ctx);
+        facts.end();
       } catch (const LimitExceeded& e) {
         // A pass computed a tensor past the evaluator's limits outside the places that catch
         // them (fold_constants bounds its own work): an error, never an out-of-memory kill.

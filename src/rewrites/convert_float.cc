@@ -38,7 +38,9 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "ir/mapped.h"
 #include "ir/rewriter.h"
+#include "ir/scratch.h"
 #include "ops/kernel_util.h"
 #include "ops/registry.h"
 
@@ -197,6 +199,18 @@ double tensor_max_abs(const ir::Tensor& t) {
     }
   });
   return m;
+}
+
+// A stored constant converted: past 1 MB into the scratch file, whose pages leave memory once
+// written (as the source's do once read), so that a model larger than memory converts in
+// bounded memory and saving copies the result from there.
+ir::Tensor convert_stored(const ir::Tensor& t, DataType to) {
+  constexpr size_t kLarge = size_t{1} << 20;
+  ir::ScratchScope scratch(kLarge);
+  ir::Tensor out = convert_tensor(t, to);
+  if (ir::file_ref(out)) ir::release_pages(out);
+  if (t.byte_size() >= kLarge) ir::release_pages(t);
+  return out;
 }
 
 std::vector<double> doubles_of(const ir::Tensor& t) {
@@ -430,7 +444,12 @@ void Converter::range_facts() {
     numeric_.insert(v);
   };
   for (ir::Graph* g : graphs_)
-    for (const Value* v : g->initializers()) check(v, tensor_max_abs(*v->initializer()));
+    for (const Value* v : g->initializers()) {
+      check(v, tensor_max_abs(*v->initializer()));
+      // A weight read whole: its file-backed pages may leave memory again (bounded memory on
+      // models larger than it).
+      if (v->initializer()->byte_size() >= (size_t{1} << 20)) ir::release_pages(*v->initializer());
+    }
   if (seen_)
     for (const auto& [v, m] : seen_->max_abs) check(v, m);
   // A node whose error in the target type is over the tolerance stays in float32, and so are
@@ -858,7 +877,7 @@ void Converter::apply() {
       if (to_target.empty() || must_keep(v)) continue;
       bool all = other.empty() && !v->is_graph_output();
       if (v->is_initializer()) {
-        ir::Tensor t = convert_tensor(*v->initializer(), o_.target);
+        ir::Tensor t = convert_stored(*v->initializer(), o_.target);
         res_.initializers_converted++;
         if (all) {
           rw_.make_constant(v, std::move(t));
@@ -888,17 +907,31 @@ void Converter::apply() {
       }
     }
   }
-  // 4. Casts where a read arrives in another type than it needs.
+  // 4. Casts where a read arrives in another type than it needs. In graph order (not the
+  // pointer order of wants_), so that the names of the Casts made do not depend on where the
+  // nodes happen to live in memory.
+  std::unordered_map<const Node*, size_t> position;
+  for (ir::Graph* g : graphs_) g->for_each_node([&](Node* n) { position.emplace(n, position.size()); });
   std::vector<std::pair<Node*, size_t>> reads;
   for (const auto& [key, t] : wants_) reads.push_back(key);
+  std::sort(reads.begin(), reads.end(), [&](const auto& a, const auto& b) {
+    return std::pair(position[a.first], a.second) < std::pair(position[b.first], b.second);
+  });
   for (auto [n, i] : reads) {
     Value* v = n->input(i);
     DataType t = wants_[{n, i}];
     if (!v || !v->type.is_tensor() || v->type.elem == t || !is_float(v->type.elem) || !is_float(t)) continue;
     rw_.set_input(n, i, cast_of(v, t));
   }
-  // 5. Subgraph outputs in the type their node's output now has.
-  for (const auto& [key, t] : body_outputs_) {
+  // 5. Subgraph outputs in the type their node's output now has (graphs in collection order).
+  std::vector<std::pair<size_t, std::pair<ir::Graph*, size_t>>> outs;
+  for (const auto& [key, t] : body_outputs_)
+    outs.emplace_back(static_cast<size_t>(std::find(graphs_.begin(), graphs_.end(), key.first) - graphs_.begin()), key);
+  std::sort(outs.begin(), outs.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.first, a.second.second) < std::pair(b.first, b.second.second);
+  });
+  for (const auto& [gi, key] : outs) {
+    DataType t = body_outputs_[key];
     auto [g, k] = key;
     Value* v = g->outputs()[k];
     if (v->type.elem == t || !is_float(v->type.elem)) continue;

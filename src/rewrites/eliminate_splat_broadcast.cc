@@ -55,9 +55,9 @@ class EliminateSplatBroadcast final : public Pass {
         }
     }
     if (found.empty()) return;
-    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
-    if (!si.run().is_ok()) return;
-    for (ir::Node* n : found) apply(*n, si, g, rw);
+    auto si = current_facts(ctx);
+    if (!si) return;
+    for (ir::Node* n : found) apply(*n, *si, g, rw);
   }
 
  private:

@@ -42,9 +42,9 @@ class FuseConcatSplat final : public Pass {
       if (!n->is_dead())
         if (auto m = matches(*n, ctx.model.opset(""))) found.emplace_back(n, std::move(*m));
     if (found.empty()) return;
-    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
-    if (!si.run().is_ok()) return;
-    for (auto& [n, m] : found) apply(*n, m, si, g, rw, ctx.model.opset(""));
+    auto si = current_facts(ctx);
+    if (!si) return;
+    for (auto& [n, m] : found) apply(*n, m, *si, g, rw, ctx.model.opset(""));
   }
 
  private:

@@ -48,8 +48,9 @@ class RebuildShapeValues final : public Pass {
     bool any = false;
     for (ir::Node* n : nodes) any |= n->num_outputs() == 1 && n->op_type != "Constant";
     if (!any) return;
-    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
-    if (!si.run().is_ok()) return;
+    auto facts = current_facts(ctx);
+    if (!facts) return;
+    const ShapeInference& si = *facts;
     // Earlier values by their elements (whole vectors, and single symbolic elements).
     std::unordered_map<std::string, ir::Value*> whole;
     std::unordered_map<std::string, ir::Value*> single;

@@ -22,8 +22,12 @@ using symbolic::Expr;
 class SimplifyShapeChains final : public Pass {
  public:
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    ShapeInference si(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
-    if (!si.run().is_ok()) return;
+    bool any = false;
+    for (const ir::Node* n : g.node_list()) any |= n->op_type == "Reshape" || n->op_type == "Expand";
+    if (!any) return;
+    auto facts = current_facts(ctx);
+    if (!facts) return;
+    const ShapeInference& si = *facts;
     for (ir::Node* n : g.node_list()) {
       if (n->is_dead() || !n->is_default_domain()) continue;
       if (n->op_type == "Reshape") simplify_reshape(*n, si, g, rw);

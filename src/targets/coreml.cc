@@ -78,24 +78,19 @@ bool elementwise(const ir::Node& n) {
 class LegalizeCoreml final : public Pass {
  public:
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    InferOptions io{ctx.options.input_shapes, ctx.options.dims};
-    {
-      ShapeInference si(ctx.model, io);
-      if (si.run().is_ok()) {
-        for (ir::Node* n : g.node_list())
-          if (!n->is_dead()) hoist_elementwise(*n, g, rw, si);
-      }
+    if (auto si = current_facts(ctx)) {
+      for (ir::Node* n : g.node_list())
+        if (!n->is_dead()) hoist_elementwise(*n, g, rw, *si);
     }
-    {
-      // The hoists changed shapes: facts afresh before merging Reshape pairs.
-      ShapeInference si(ctx.model, io);
-      if (si.run().is_ok()) {
-        for (ir::Node* n : g.node_list())
-          if (!n->is_dead()) merge_reshapes(*n, g, rw, si);
-      }
+    // The hoists changed shapes: facts afresh (when they changed anything) before merging
+    // Reshape pairs, and again before splitting what is left.
+    if (auto si = current_facts(ctx)) {
+      for (ir::Node* n : g.node_list())
+        if (!n->is_dead()) merge_reshapes(*n, g, rw, *si);
     }
-    ShapeInference si(ctx.model, io);
-    if (si.run().is_ok()) {
+    auto facts = current_facts(ctx);
+    if (facts) {
+      const ShapeInference& si = *facts;
       for (ir::Node* n : g.node_list()) {
         if (n->is_dead()) continue;
         if (auto c = match(*n, si)) apply(*c, g, rw);
@@ -105,11 +100,11 @@ class LegalizeCoreml final : public Pass {
     // later round legalized must not keep its warning from an earlier one.
     if (g.parent() == nullptr)
       std::erase_if(*ctx.warnings, [](const std::string& w) { return w.rfind("coreml: value '", 0) == 0; });
-    ShapeInference after(ctx.model, InferOptions{ctx.options.input_shapes, ctx.options.dims});
-    if (!after.run().is_ok()) return;
+    auto after = current_facts(ctx);
+    if (!after) return;
     g.for_each_node([&](ir::Node* n) {
       for (ir::Value* o : n->outputs()) {
-        const ops::TypeInfo* f = o ? after.facts(o) : nullptr;
+        const ops::TypeInfo* f = o ? after->facts(o) : nullptr;
         if (f && f->rank() > 5) {
           std::string msg = "coreml: value '" + o->name() + "' of node " + n->describe() + " has rank " +
                             std::to_string(f->rank()) + " (Core ML allows at most 5)";

@@ -107,6 +107,9 @@ with tempfile.TemporaryDirectory() as d:
     onnx.save(good_model(), good)
 
     expect("missing file", run(os.path.join(d, "missing.onnx"), out), 3, "missing.onnx", "no such file", out_path=out, tmpdir=d)
+    # The output's folder is checked before any work (a long run must not end in "cannot write").
+    nofolder = os.path.join(d, "no_such_folder", "out.onnx")
+    expect("output folder missing", run(good, nofolder), 3, "no_such_folder", "does not exist", out_path=nofolder, tmpdir=d)
 
     text = os.path.join(d, "notes.onnx")
     with open(text, "w") as f:

@@ -72,6 +72,29 @@ def test_skip_optimization():
                                "eliminate_unused_initializers", "eliminate_unused_value_info"], passes_run(rep)
 
 
+def test_skip_optimization_with_onnxoptimizer_names():
+    # onnxsim's --skip-optimization NAME ...: onnxoptimizer's names, onnxtrim's passes skipped
+    m, rep = simplify(RESNET, "--skip-optimization", "fuse_bn_into_conv", "eliminate_nop_transpose")
+    ran = passes_run(rep)
+    assert "fuse_conv_bn" not in ran and "eliminate_nop_ops" not in ran and "fuse_conv_add" in ran, ran
+    assert any(n.op_type == "BatchNormalization" for n in m.graph.node)
+    _, rep = simplify(RESNET, "--skip-optimization", "fuse_qkv")  # never applied by onnxtrim: nothing skipped
+    assert "fuse_conv_bn" in passes_run(rep)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    g = helper.make_graph([helper.make_node("Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.FLOAT, [3],
+                                                                                            [1, 2, 3])),
+                           helper.make_node("Add", ["x", "c"], ["y"])], "g", [x], [y])
+    const = os.path.join(tmp, "constant.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), const)
+    assert not any(n.op_type == "Constant" for n in simplify(const)[0].graph.node)
+    m, _ = simplify(const, "--skip-optimization", "extract_constant_to_initializer")  # = --keep-constant-nodes
+    assert [n.op_type for n in m.graph.node] == ["Constant", "Add"]
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--skip-optimization", "fuse_everything", ok=False)
+    assert r.returncode == 2 and "unknown onnxsim optimizer 'fuse_everything'" in r.stderr and \
+        r.stderr.count("\n") == 1, r.stderr
+
+
 def test_skip_fuse_bn():
     _, rep = simplify(RESNET, "--skip-fuse-bn")
     assert "fuse_conv_bn" not in passes_run(rep) and "fuse_matmul_bn" not in passes_run(rep)
@@ -102,6 +125,32 @@ def test_check_n():
     assert not rep["verification"]["ran"] and rep["verification"]["skipped"] == "--no-verify"
 
 
+def test_positional_check_n():
+    # onnxsim IN OUT 3: the third positional argument is check_n
+    _, rep = simplify(DIRTY, "3")
+    assert rep["verification"]["ran"] and rep["verification"]["samples"] == 3
+
+
+def test_skip_constant_folding():
+    _, rep = simplify(RESNET, "--skip-constant-folding")
+    assert "fold_constants" not in passes_run(rep)
+    m, _ = simplify(range_model(), "--skip-constant-folding", "--size-threshold", "8192")
+    assert any(n.op_type == "Range" for n in m.graph.node)
+
+
+def test_test_input_shape():
+    _, rep = simplify(RESNET)
+    assert rep["verification"]["dims"] == {"batch": 1}  # without the flag: the default size
+    for arg in ("image:3,3,32,32", "3,3,32,32"):
+        m, rep = simplify(RESNET, "--test-input-shape", arg)
+        v = rep["verification"]
+        assert v["ran"] and v["ok"] and v["dims"] == {}, v  # the shape gives every dim
+        assert m.graph.input[0].type.tensor_type.shape.dim[0].dim_param  # the model stays dynamic
+    # the check's inputs have that shape: 5 channels where the first Conv takes 3
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--quiet", "--test-input-shape", "1,5,32,32")
+    assert "check skipped" in r.stderr and "channel" in r.stderr, r.stderr
+
+
 def test_model_check():
     _, rep = simplify(DIRTY, "--model-check")
     assert rep["verification"]["ran"] and rep["verification"]["ok"]
@@ -113,6 +162,18 @@ def test_model_check_inputs():
     assert v["ran"] and v["ok"]
     # Only the check's inputs: the model stays dynamic.
     assert m.graph.input[0].type.tensor_type.shape.dim[0].dim_param
+
+
+def test_model_check_inputs_npy():
+    import numpy as np
+    data = os.path.join(tmp, "image.npy")
+    np.save(data, np.full((2, 3, 32, 32), 0.25, np.float32))
+    _, rep = simplify(RESNET, "--model-check-inputs", f"image:{data}")
+    v = rep["verification"]
+    assert v["ran"] and v["ok"] and v["dims"] == {}, v  # the pinned input gives every dim
+    np.save(data, np.full((2, 5, 32, 32), 0.25, np.float32))  # 5 channels: the original cannot run on it
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--quiet", "--model-check-inputs", f"image:{data}", ok=False)
+    assert r.returncode != 0 and "channel" in r.stderr, r.stderr
 
 
 def test_skip_fusion_patterns():
@@ -172,6 +233,10 @@ def test_refused_and_accepted():
     assert r.returncode == 2 and "not supported by onnxtrim" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     r = run(DIRTY, os.path.join(tmp, "x.onnx"), "--input-data-path", "x:a.npy", ok=False)
     assert r.returncode == 2 and "--input NAME=FILE.pb" in r.stderr
+    for flags, instead in ((["--unused-output", "logits"], "graph outputs are never removed"),
+                           (["--mutable-initializer"], "never folded")):
+        r = run(DIRTY, os.path.join(tmp, "x.onnx"), *flags, ok=False)
+        assert r.returncode == 2 and instead in r.stderr and r.stderr.count("\n") == 1, r.stderr
     simplify(DIRTY, "--include-subgraph", "--dynamic-input-shape")
 
 

@@ -8,13 +8,16 @@ tests also in a variant whose graph inputs have named dims d<i>_<k>), `onnxtrim 
      and inside sequences and optionals);
   3. every dim name written (value_info, and graph and body outputs beyond what the input
      declared) must be an expression over the graph inputs' dim names: two values share a name
-     only when they share the expression, i.e. when their dims were proved equal;
+     only when they share the expression, i.e. when their dims were proved equal; and one that
+     is not an input's own dim name is at most 40 characters long (longer ones are unnamed);
   4. on running OUT with our evaluator (every main-graph value_info value made an extra output)
      at one or two dim settings, each value's dims equal what its written type says: its fixed
      sizes, and its named dims evaluated at the inputs' sizes. Node tests run on their own test
      data; fixtures on random inputs at two settings of their dims.
 
-usage: written_facts.py ONNXTRIM [--data DIR | --default-data DIR] FIXTURE.onnx[@dim=v,...[|dim=v,...]] ...
+usage: written_facts.py ONNXTRIM [--data DIR | --default-data DIR] [--fixtures-dir DIR] FIXTURE.onnx[@dim=v,...[|dim=v,...]] ...
+(--fixtures-dir: every DIR/*.onnx must be among the fixtures given)
+(a fixture given without @ is run once, with its static input shapes)
 (the test data is found as tests/e2e/test_data.py says)
 """
 import concurrent.futures
@@ -36,6 +39,11 @@ import test_data  # noqa: E402
 
 args = sys.argv[1:]
 data = test_data.take(args)
+fixtures_dir = None
+if "--fixtures-dir" in args:  # every model in this folder must be among the fixtures given
+    k = args.index("--fixtures-dir")
+    fixtures_dir = args[k + 1]
+    del args[k:k + 2]
 binary, fixture_specs = args[0], args[1:]
 test_data.require(data)
 failures = []
@@ -136,6 +144,9 @@ def expression(text, params):
     return "".join(out).replace("/", "//") if out else None
 
 
+# passes/shape_inference.h kMaxWrittenDimChars: a longer expression is written unnamed (issue 16,
+# item 3: WaveRNN's dims had been written as 26-term max(...) expressions).
+MAX_DIM_CHARS = 40
 FUNCS = {"floor": lambda x: x, "mod": lambda a, b: a % b, "min": min, "max": max}
 
 
@@ -170,6 +181,9 @@ def check_model(name, path, runs, variant_of=None):
                             ddims[k].dim_param == d.dim_param:
                         continue  # the model's own declaration of its output
                     bump("named dims")
+                    if d.dim_param not in params and len(d.dim_param) > MAX_DIM_CHARS:
+                        fail(name, f"{where} '{vi.name}' dim {k} is named '{d.dim_param}': longer than "
+                                   f"{MAX_DIM_CHARS} characters (README: such dims are written unnamed)")
                     e = expression(d.dim_param, params)
                     if e is None:
                         fail(name, f"{where} '{vi.name}' dim {k} is named '{d.dim_param}', not an expression over "
@@ -246,9 +260,14 @@ def symbolic_variant(path, tmp):
 
 start = time.time()
 models = []
+if fixtures_dir:
+    given = {os.path.realpath(spec.partition("@")[0]) for spec in fixture_specs}
+    for f in sorted(glob.glob(os.path.join(fixtures_dir, "*.onnx"))):
+        if os.path.realpath(f) not in given:
+            fail(os.path.basename(f), "a fixture of --fixtures-dir that is not checked (add it, with its dim settings)")
 for spec in fixture_specs:
     path, _, settings = spec.partition("@")
-    runs = []
+    runs = [] if settings else [("static", ["--seed", "0"], {})]  # a model without named input dims: one run
     for k, s in enumerate(filter(None, settings.split("|"))):
         dims = dict((kv.split("=")[0], int(kv.split("=")[1])) for kv in s.split(","))
         args = [a for kv in s.split(",") for a in ("--dim", kv)] + ["--seed", str(k)]

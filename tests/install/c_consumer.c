@@ -46,6 +46,23 @@ int main(int argc, char** argv) {
   if (rc != 4 || !error || out != NULL) return fail("garbage was not exit code 4");
   printf("error path: %d %s\n", rc, error);
   onnxtrim_free(error);
+
+  /* The CLI's other exit codes: a missing file (3), and a check that finds differences (1: an
+   * exact comparison, where fusing changes the float rounding), with the report still given. */
+  rc = onnxtrim_simplify_file("/nonexistent/model.onnx", argv[2], NULL, NULL, &error);
+  if (rc != 3 || !error || !strstr(error, "/nonexistent/model.onnx")) return fail("a missing file was not exit code 3");
+  onnxtrim_free(error);
+  onnxtrim_options* exact = onnxtrim_options_new();
+  if (onnxtrim_options_set(exact, "rtol", "0") != 0 || onnxtrim_options_set(exact, "atol", "0") != 0) return fail("rtol");
+  if (onnxtrim_options_set(exact, "samples", "many") != 2) return fail("a bad value was accepted");
+  rc = onnxtrim_simplify_file(argv[1], argv[2], exact, &report, &error);
+  if (rc != 1 || !error || strncmp(error, argv[1], strlen(argv[1])) != 0 || !strstr(error, "computes different outputs") ||
+      !report || !strstr(report, "\"ok\": false"))
+    return fail("a failed check was not exit code 1 with its report");
+  printf("check failed: %d %s\n", rc, error);
+  onnxtrim_free(report);
+  onnxtrim_free(error);
+  onnxtrim_options_free(exact);
   onnxtrim_options_free(o);
   free(buf);
   printf("c_consumer: ok\n");

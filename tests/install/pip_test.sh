@@ -17,11 +17,16 @@ check() {
   (cd "$tmp" && "$1/bin/python" - "$src/examples/dirty.onnx" <<'PY'
 import sys, onnxtrim
 assert onnxtrim.__file__.startswith(sys.prefix), onnxtrim.__file__
+import os
+pkg = os.path.dirname(onnxtrim.__file__)
+assert os.path.exists(os.path.join(pkg, "__init__.pyi")) and os.path.exists(os.path.join(pkg, "py.typed")), "type hints"
+from onnxtrim.compat import onnxsim, onnxslim
 model, report = onnxtrim.simplify(sys.argv[1])
 assert report.verification["ok"] and report.after["nodes"] < report.before["nodes"]
 print("import onnxtrim", onnxtrim.__version__, "from", onnxtrim.__file__)
 PY
   )
+  (cd "$tmp" && "$1/bin/python" -m onnxtrim --version | grep -q "^onnxtrim ") || { echo "python -m onnxtrim"; exit 1; }
 }
 
 echo "== pip install --no-build-isolation --no-index ."

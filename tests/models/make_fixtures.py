@@ -53,16 +53,25 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
   graph input), with a Conv before and a MatMul after; dynamic batch. Cutting at the function's
   output or at the If's inputs must keep the captured values.
 
-- keypoint_rcnn.onnx: torchvision's Keypoint R-CNN (the library's classes: transform, FPN,
-  RPN, RoI heads, keypoint heads) on torchvision's ResNet-18 structure with narrow channels
-  (8/16/32/64, FPN 16) and small heads, so that the file stays small; random weights, opset 11,
-  dynamic image height and width. torch writes its squeeze(1) of per-level RoIs as
-  If(dim == 1, Squeeze, Identity) whose branch outputs share one dim name although their sizes
-  differ: ONNX Runtime must still run the simplified model (issue 16).
-- squeeze_ifs.onnx: the smallest form of that: two NonZero lengths through
-  If(dim == 1, Squeeze, Identity), every branch output declaring dim `n`.
-- custom_gelu.onnx: com.microsoft.Gelu -> Concat -> Relu: element types behind a custom-domain
-  op are unknown, and no value_info with element type 0 may be written for them.
+- wavernn_tiny.onnx: torchaudio's WaveRNN (Debian's python3-torchaudio 0.13: MelResNet,
+  UpsampleNetwork, two GRUs, the FC head) at a small size: upsample_scales [4, 4], hop 16,
+  16 classes, 2 res blocks, n_rnn = n_fc = 32, kernel 5, n_freq = n_hidden = n_output = 16;
+  random weights, opset 17, dynamic batch, samples and frames (samples = 16 * (frames - 4)).
+  torchaudio's Stretch2d is `x.repeat_interleave(f, -2).repeat_interleave(t, -1)`, and torch
+  1.13 cannot export that so that it runs (issue 16): with negative dims it writes an Unsqueeze
+  axis out of range; with positive dims, repeat_interleave over a dim of known size bakes that
+  size into Expand(repeats, [size]) -> Split, and its final Reshape copies the dims after the
+  repeated one with 0 from a tensor that has one more axis there, so the time axis (dynamic) is
+  lost and the model runs at no size. Stretch2d.forward is replaced, for this export only, by
+  an equivalent that runs at any size (checked against torchaudio's own forward below):
+  - the time axis: unsqueeze after it, expand by the scale, flatten the two axes;
+  - the frequency axis: transposed to the last axis, repeat_interleave with constant repeats
+    over it, transposed back. Where torch knows n_freq (the resnet stretch and the first
+    upsampling stretch) it writes the constant-repeats cone of issue 16, item 4:
+    Expand(repeats, [16]) -> Split (16 outputs) -> per element Concat/Equal/Where -> Expand ->
+    Reshape -> Concat; after the first upsampling Conv2d it does not know it and writes
+    SplitToSequence -> Loop -> ConcatFromSequence instead.
+  onnxtrim must leave at most as many nodes as ONNX Runtime's basic level (e2e.ort_basic).
 
 Pass fixture names (e.g. swin_stage) to re-export only those.
 """
@@ -558,11 +567,51 @@ def unsorted_tiny():
     print("wrote", path, os.path.getsize(path), "bytes")
 
 
+def wavernn_tiny():
+    from torchaudio.models.wavernn import Stretch2d, WaveRNN
+
+    def stretch(x, scale, dim):
+        """x with each element along the positive axis `dim` repeated `scale` times in place."""
+        sizes = [-1] * (x.dim() + 1)
+        sizes[dim + 1] = scale
+        return x.unsqueeze(dim + 1).expand(sizes).flatten(dim, dim + 1)
+
+    def forward(self, x):
+        f = x.dim() - 2  # the frequency axis; the time axis is f + 1, the last
+        x = x.transpose(f, f + 1).repeat_interleave(self.freq_scale, f + 1).transpose(f, f + 1)
+        return stretch(x, self.time_scale, f + 1)
+
+    torch.manual_seed(0)
+    m = WaveRNN(upsample_scales=[4, 4], n_classes=16, hop_length=16, n_res_block=2, n_rnn=32, n_fc=32,
+                kernel_size=5, n_freq=16, n_hidden=16, n_output=16).eval()
+    with torch.no_grad():
+        for mod in m.modules():  # non-trivial BatchNorm statistics
+            if isinstance(mod, nn.BatchNorm1d):
+                mod.running_mean.uniform_(-0.5, 0.5)
+                mod.running_var.uniform_(0.5, 1.5)
+    original = Stretch2d.forward
+    try:
+        with torch.no_grad():  # the replacement computes what torchaudio's forward does
+            for batch, frames in ((1, 10), (3, 13)):
+                wav, spec = torch.randn(batch, 1, 16 * (frames - 4)), torch.randn(batch, 1, 16, frames)
+                Stretch2d.forward = original
+                want = m(wav, spec)
+                Stretch2d.forward = forward
+                assert torch.equal(m(wav, spec), want)
+        frames = 10
+        export(m, (torch.randn(1, 1, 16 * (frames - 4)), torch.randn(1, 1, 16, frames)), "wavernn_tiny.onnx",
+               ["waveform", "specgram"], ["logits"],
+               {"waveform": {0: "batch", 2: "samples"}, "specgram": {0: "batch", 3: "frames"},
+                "logits": {0: "batch", 2: "samples"}}, fold=True)
+    finally:
+        Stretch2d.forward = original
+
+
 FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_tiny(),
             "keypoint_rcnn": keypoint_rcnn, "squeeze_ifs": squeeze_ifs, "custom_gelu": custom_gelu, "vit_tiny": vit_tiny,
             "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
-            "unsorted_tiny": unsorted_tiny}
+            "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny}
 
 
 def main():

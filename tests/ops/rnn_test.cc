@@ -146,6 +146,44 @@ TEST(RnnGru, InferenceBidirectionalLayout1) {
             "[batch,seq,2,4] [batch,2,4]");
 }
 
+TEST(RnnGru, InferenceOfUnknownInputShapesKeepsTheRanks) {
+  // X of unknown rank (as behind an If whose branches differ in rank, which torch's squeeze(1)
+  // writes): Y is still rank 4 and Y_h rank 3, their batch one unknown; without hidden_size and
+  // with R unknown too, the hidden size is one unknown shared by both.
+  auto m = test::parse(R"(<ir_version: 8, opset_import: ["" : 14]> g (float[6,2,3] x0, int64[k] s, float[2,12,3] w, float[2,12,4] r, float[1,12,3] w1, float[1,12,4] r0, int64[j] s2) => (float[?,?,?,?] y, float[?,?,?] yh, float[?,?,?,?] y2, float[?,?,?] yh2) {
+                          u = Reshape(x0, s)
+                          y, yh = GRU<hidden_size = 4, direction = "bidirectional">(u, w, r)
+                          rr = Reshape(r0, s2)
+                          y2, yh2 = GRU(u, w1, rr)
+                        })");
+  ASSERT_TRUE(m);
+  passes::InferOptions io;
+  io.use_declared = false;
+  passes::ShapeInference si(*m, io);
+  ASSERT_TRUE(si.run().is_ok());
+  const auto& outs = m->graph->outputs();
+  const ops::TypeInfo* y = si.facts(outs[0]);
+  const ops::TypeInfo* yh = si.facts(outs[1]);
+  const ops::TypeInfo* y2 = si.facts(outs[2]);
+  const ops::TypeInfo* yh2 = si.facts(outs[3]);
+  ASSERT_TRUE(y && y->shape && yh && yh->shape && y2 && y2->shape && yh2 && yh2->shape);
+  ASSERT_EQ(y->shape->size(), 4u);
+  ASSERT_EQ(yh->shape->size(), 3u);
+  EXPECT_EQ((*y->shape)[1].str(), "2");
+  EXPECT_EQ((*y->shape)[3].str(), "4");
+  EXPECT_EQ((*yh->shape)[0].str(), "2");
+  EXPECT_EQ((*y->shape)[2].str(), (*yh->shape)[1].str());  // one batch
+  EXPECT_NE((*y->shape)[0].str(), (*y->shape)[2].str());   // seq and batch are not proved equal
+  ASSERT_EQ(y2->shape->size(), 4u);
+  ASSERT_EQ(yh2->shape->size(), 3u);
+  EXPECT_EQ((*y2->shape)[1].str(), "1");
+  EXPECT_EQ((*y2->shape)[3].str(), (*yh2->shape)[2].str());  // one hidden size
+  // X of a rank the spec does not allow: nothing is claimed.
+  EXPECT_EQ(inferred(R"(<ir_version: 8, opset_import: ["" : 14]> g (float[5,3] x, float[1,12,3] w, float[1,12,4] r) => (float[?,?,?,?] y) {
+                          y = GRU<hidden_size = 4>(x, w, r) })"),
+            "?");
+}
+
 // ------------------------------------------------------------------ LSTM
 
 TEST(RnnLstm, ZeroWeightsWithCellState) {

@@ -166,10 +166,64 @@ def test_onnxsim_drop_in_matches_the_cli(tmp_path):
     assert [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim] == [2, 3, 32, 32]
     plain, ok = onnxsim.simplify(onnx.load(path), perform_optimization=False)
     assert ok and plain.graph == cli_nodes(tmp_path, "--skip-optimization", src=path).graph
+    # onnxoptimizer's names for skipped_optimizers, as the CLI's --skip-optimization NAME ...
+    model, ok = onnxsim.simplify(path, skipped_optimizers=["fuse_bn_into_conv", "eliminate_nop_transpose"])
+    assert ok and model.graph == cli_nodes(tmp_path, "--skip-optimization", "fuse_bn_into_conv",
+                                           "eliminate_nop_transpose", src=path).graph
+    assert any(n.op_type == "BatchNormalization" for n in model.graph.node)
+    with pytest.raises(onnxtrim.UsageError, match="unknown onnxsim optimizer 'fuse_all'"):
+        onnxsim.simplify(path, skipped_optimizers=["fuse_all"])
+    # test_input_shapes, named or (one input) not: the check's inputs only
+    for shapes, arg in (({"image": [3, 3, 32, 32]}, "image:3,3,32,32"), ({None: [3, 3, 32, 32]}, "3,3,32,32")):
+        model, ok = onnxsim.simplify(path, test_input_shapes=shapes)
+        assert ok and model.graph == cli_nodes(tmp_path, "--test-input-shape", arg, src=path).graph
+        assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    model, ok = onnxsim.simplify(path, skip_constant_folding=True)
+    assert ok and model.graph == cli_nodes(tmp_path, "--skip-constant-folding", src=path).graph
+    model, ok = onnxsim.simplify(path, tensor_size_threshold="1KB")
+    assert ok and model.graph == cli_nodes(tmp_path, "--no-large-tensor", "1KB", src=path).graph
     with pytest.raises(TypeError, match="custom_lib"):
         onnxsim.simplify(path, custom_lib="libx.so")
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         onnxsim.simplify(path, bogus=1)
+
+
+def test_every_documented_compat_parameter_is_mapped_or_refused_by_name(tmp_path):
+    import inspect as pyinspect
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    # onnxsim 0.4's simplify(): each parameter with a value other than its default
+    onnxsim_values = {
+        "check_n": 2, "perform_optimization": False, "skip_fuse_bn": True,
+        "overwrite_input_shapes": {"image": [1, 3, 32, 32]}, "test_input_shapes": {"image": [2, 3, 32, 32]},
+        "skipped_optimizers": ["fuse_bn_into_conv"], "skip_constant_folding": True, "skip_shape_inference": True,
+        "input_data": {"image": np.zeros((1, 3, 32, 32), np.float32)}, "dynamic_input_shape": True,
+        "custom_lib": "libcustom.so", "include_subgraph": True, "unused_output": ["logits"],
+        "tensor_size_threshold": "1MB", "mutable_initializer": True, "input_shapes": {"image": [1, 3, 32, 32]},
+    }
+    params = [n for n in pyinspect.signature(onnxsim.simplify).parameters if n not in ("model", "kwargs")]
+    assert params == [n for n in onnxsim_values if n != "input_shapes"]  # the same order (positional use)
+    # OnnxSlim's slim(): its documented keywords
+    onnxslim_values = {
+        "model_check": True, "input_shapes": ["input_ids:2,7", "attention_mask:2,7"],
+        "inputs": ["input_ids", "attention_mask"], "outputs": ["hidden"],
+        "no_shape_infer": True, "skip_optimizations": ["graph_fusion"], "dtype": "fp16",
+        "skip_fusion_patterns": ["FusionGemm"], "size_threshold": 1024, "inspect": True, "dump_to_disk": True,
+        "save_as_external_data": True, "model_check_inputs": ["input_ids:2,7", "attention_mask:2,7"], "verbose": True,
+        "no_constant_folding": True,
+    }
+    bert = os.path.join(MODELS, "bert_tiny.onnx")
+    for fn, values, src in ((onnxsim.simplify, onnxsim_values, path), (onnxslim.slim, onnxslim_values, bert)):
+        for name, value in values.items():
+            try:
+                fn(src, **{name: value})
+            except TypeError as e:
+                assert f"'{name}'" in str(e), (name, e)
+            except onnxtrim.Error as e:
+                raise AssertionError(f"{fn.__module__}: {name}={value!r}: {e}") from None
+    assert onnxslim.slim(bert, str(tmp_path / "ext.onnx"), save_as_external_data=True) is None
+    # OnnxSlim's input_shapes typed as a dict works too
+    m = onnxslim.slim(bert, input_shapes={"input_ids": [2, 7], "attention_mask": [2, 7]})
+    assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim][:2] == [2, 7]
 
 
 def test_onnxslim_drop_in_matches_the_cli(tmp_path):
@@ -183,14 +237,13 @@ def test_onnxslim_drop_in_matches_the_cli(tmp_path):
     assert onnx.load(out).graph == cli_nodes(tmp_path, "--no-shape-infer", src=path).graph
     info = onnxslim.slim(path, inspect=True)
     assert info["nodes"] == len(onnx.load(path).graph.node)
+    both = onnxslim.slim([path, DIRTY], inspect=True)  # OnnxSlim's inspect of several models
+    assert [i["nodes"] for i in both] == [info["nodes"], len(onnx.load(DIRTY).graph.node)]
     half = onnxslim.slim(path, dtype="fp16").graph
     cli_half = cli_nodes(tmp_path, "--dtype", "fp16", src=path).graph
-    # The same conversion; the suffixes of the Casts' generated names may differ after other
-    # runs in this process (a known defect, see the issue-17 note), so compare all but those.
-    assert [(n.op_type, list(n.attribute)) for n in half.node] == [(n.op_type, list(n.attribute)) for n in cli_half.node]
-    assert sorted(t.SerializeToString() for t in half.initializer) == \
-        sorted(t.SerializeToString() for t in cli_half.initializer)
-    assert half.input == cli_half.input and half.output == cli_half.output
+    # The same conversion, names of the Casts it made included (they follow graph order, not
+    # where earlier runs in this process left nodes in memory).
+    assert half == cli_half
     assert any(t.data_type == onnx.TensorProto.FLOAT16 for t in half.initializer)
     with pytest.raises(TypeError, match="unexpected keyword argument 'speed'"):
         onnxslim.slim(path, speed=3)
@@ -350,6 +403,29 @@ except KeyboardInterrupt:
     out, _ = p.communicate(timeout=30)
     assert "interrupted" in out, out
     assert time.time() - t < 5
+    # The CLI and python3 -m onnxtrim: exit code 130, one line, nothing written
+    for cmd in ([CLI], [sys.executable, "-m", "onnxtrim"]):
+        p = subprocess.Popen([*cmd, str(path), str(tmp_path / "out.onnx")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        time.sleep(1.5)
+        t = time.time()
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 130 and time.time() - t < 5, (cmd, p.returncode, err)
+        assert err.startswith("onnxtrim: error: ") and err.endswith("interrupted\n") and err.count("\n") == 1, err
+        assert sorted(os.listdir(tmp_path)) == ["loop.onnx"]
+
+
+def test_opset_keyword():
+    path = os.path.join(MODELS, "bert_tiny.onnx")
+    down, rep = onnxtrim.simplify(path, opset=13)
+    assert rep.opset["from"] == 17 and rep.opset["to"] == 13 and rep.opset["nodes_expanded"] == 4
+    assert {o.domain: o.version for o in down.opset_import}[""] == 13
+    assert not any(n.op_type == "LayerNormalization" for n in down.graph.node)
+    assert rep.verification["ok"]
+    onnx.checker.check_model(down)
+    with pytest.raises(onnxtrim.UsageError):
+        onnxtrim.simplify(path, opset=3)
 
 
 def test_dtype_keywords():
@@ -364,3 +440,153 @@ def test_dtype_keywords():
     assert open_io.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT16
     with pytest.raises(onnxtrim.UsageError):
         onnxtrim.simplify(path, dtype="int8")
+
+
+def _cli_error(*args):
+    r = subprocess.run([CLI, *args], capture_output=True, text=True)
+    line = r.stderr.strip()
+    for prefix in ("onnxtrim: error: ", "onnxtrim: "):
+        if line.startswith(prefix):
+            line = line[len(prefix):]
+            break
+    for suffix in ("; nothing was written", " (see onnxtrim --help)"):
+        if line.endswith(suffix):
+            line = line[:-len(suffix)]
+    return r.returncode, line
+
+
+def test_error_classes_carry_the_clis_exit_code_and_message(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    undefined, custom, junk = (str(tmp_path / n) for n in ("undefined.onnx", "custom.onnx", "junk.onnx"))
+    save(helper.make_graph([helper.make_node("Relu", ["ghost"], ["y"], name="relu0")], "g", [x], [y]), undefined)
+    g = helper.make_graph([helper.make_node("Mystery", ["x"], ["y"], domain="com.example")], "g", [x], [y])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]),
+              custom)
+    with open(junk, "wb") as f:
+        f.write(b"\x0a\xff\xff\xff\xff garbage")
+    resnet = os.path.join(MODELS, "resnet_small.onnx")
+    out = str(tmp_path / "out.onnx")
+    cases = [  # (class, Python keywords, CLI flags, input)
+        (onnxtrim.FileError, {}, [], str(tmp_path / "missing.onnx")),
+        (onnxtrim.ParseError, {}, [], junk),
+        (onnxtrim.InvalidModel, {}, [], undefined),
+        (onnxtrim.Unsupported, {"verify": True}, ["--verify"], custom),
+        (onnxtrim.UsageError, {"size_threshold": "lots"}, ["--size-threshold", "lots"], DIRTY),
+        # exact comparison: the fused model differs from the original by float rounding
+        (onnxtrim.VerificationFailed, {"rtol": 0, "atol": 0}, ["--rtol", "0", "--atol", "0"], resnet),
+    ]
+    for cls, kwargs, flags, src in cases:
+        with pytest.raises(cls) as e:
+            onnxtrim.simplify(src, **kwargs)
+        code, message = _cli_error(src, out, "--quiet", *flags)
+        assert e.value.exit_code == code == {onnxtrim.FileError: 3, onnxtrim.ParseError: 4, onnxtrim.InvalidModel: 5,
+                                             onnxtrim.Unsupported: 6, onnxtrim.UsageError: 2,
+                                             onnxtrim.VerificationFailed: 1}[cls], cls
+        assert str(e.value) == message, (cls, str(e.value), message)
+        assert not os.path.exists(out)
+    assert e.value.report is not None and not e.value.report.verification["ok"]
+    # run and verify name the file too
+    with pytest.raises(onnxtrim.Unsupported, match=f"^{custom}: node"):
+        onnxtrim.run(custom, {"x": np.zeros(2, np.float32)})
+
+
+def test_run_takes_and_gives_every_numpy_dtype():
+    kinds = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+             np.uint32, np.uint64, np.bool_, np.complex64, np.complex128]
+    for dt in kinds:
+        et = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
+        g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", et, [2, 3])],
+                              [helper.make_tensor_value_info("y", et, [2, 3])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        x = (np.arange(6).reshape(2, 3) % 3).astype(dt)
+        y = onnxtrim.run(m, {"x": x})["y"]
+        assert y.dtype == x.dtype and y.shape == x.shape and np.array_equal(y, x), dt
+    # float16 arithmetic, and a bool result of a comparison
+    g = helper.make_graph([helper.make_node("Add", ["a", "a"], ["s"]), helper.make_node("Greater", ["a", "z"], ["gt"])],
+                          "g", [helper.make_tensor_value_info("a", TensorProto.FLOAT16, [3]),
+                                helper.make_tensor_value_info("z", TensorProto.FLOAT16, [3])],
+                          [helper.make_tensor_value_info("s", TensorProto.FLOAT16, [3]),
+                           helper.make_tensor_value_info("gt", TensorProto.BOOL, [3])])
+    a = np.array([0.5, -1.25, 1000], np.float16)
+    r = onnxtrim.run(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), {"a": a, "z": np.zeros(3, np.float16)})
+    assert r["s"].dtype == np.float16 and r["s"].tolist() == [1.0, -2.5, 2000.0]
+    assert r["gt"].dtype == np.bool_ and r["gt"].tolist() == [True, False, True]
+    # strings: str, bytes and object arrays in; str out, bytes where they are not UTF-8
+    g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.STRING, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    for arr in (np.array(["a", "bé"]), np.array(["a", "bé"], dtype=object), np.array(["a".encode(), "bé".encode()])):
+        y = onnxtrim.run(m, {"x": arr})["y"]
+        assert y.dtype == object and y.tolist() == ["a", "bé"]
+    y = onnxtrim.run(m, {"x": np.array([b"\xff\xfe", b"ok"], dtype=object)})["y"]
+    assert y.tolist() == [b"\xff\xfe", "ok"]
+    # a big-endian array is read in native order
+    g = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    y = onnxtrim.run(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), {"x": np.arange(3, dtype=">f4")})
+    assert y["y"].tolist() == [0.0, -1.0, -2.0]
+
+
+def test_the_gil_is_released_while_cpp_works():
+    import threading
+    import time
+    n, k = 1024, 20
+    nodes = [helper.make_node("MatMul", ["x" if i == 0 else f"h{i - 1}", "w"], [f"h{i}"]) for i in range(k)]
+    nodes.append(helper.make_node("Identity", [f"h{k - 1}"], ["y"]))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, n])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, n])],
+                          initializer=[numpy_helper.from_array(np.eye(n, dtype=np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ticks, stop = [], threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.monotonic()
+    onnxtrim.run(m, {"x": np.ones((n, n), np.float32)})
+    end = time.monotonic()
+    stop.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    # A held GIL would let the other thread tick at most at the 50 ms polls.
+    assert end - start > 0.1 and len(during) >= (end - start) / 0.05, (end - start, len(during))
+
+
+def test_signatures_are_the_documented_ones():
+    import inspect as pyinspect
+    kw = pyinspect.Parameter.KEYWORD_ONLY
+
+    def kwonly(fn):
+        return {n: p.default for n, p in pyinspect.signature(fn).parameters.items() if p.kind == kw}
+    assert {"input_shapes": None, "dims": None, "passes": None, "skip": None, "constant_folding": True,
+            "size_threshold": None, "target": None, "verify": None, "max_rounds": None}.items() <= \
+        kwonly(onnxtrim.simplify).items()
+    assert kwonly(onnxtrim.run) == {"fast": False}
+    assert kwonly(onnxtrim.verify) == {"samples": 3, "seed": 0, "rtol": None, "atol": None, "dims": None,
+                                       "input_shapes": None}
+    assert kwonly(onnxtrim.infer_shapes) == {"dims": None, "input_shapes": None}
+    for name in ("simplify", "simplify_file", "run", "verify", "infer_shapes", "inspect", "Report", "VerifyResult",
+                 "Error"):
+        assert getattr(onnxtrim, name).__doc__, name
+    stub = open(os.path.join(os.path.dirname(onnxtrim.__file__), "__init__.pyi")).read()
+    for name in ("def simplify(", "def simplify_file(", "def run(", "def verify(", "def infer_shapes(",
+                 "def inspect(", "class Report", "class VerifyResult", "class VerificationFailed"):
+        assert name in stub, name
+
+
+def test_infer_shapes_writes_dim_expressions():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["c"], axis=1), helper.make_node("Relu", ["c"], ["y"])],
+                          "g", [x], [y])
+    m = onnxtrim.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    dims = {vi.name: [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+            for vi in list(m.graph.value_info) + list(m.graph.output)}
+    assert dims == {"c": ["batch", "2*seq"], "y": ["batch", "2*seq"]}

@@ -248,5 +248,59 @@ g (float[1,4,8,8] x) => (float[1,8,6,6] y) {
   expect_same_outputs(s);
 }
 
+// Issue 16, item 4: torch's repeat_interleave(4, dim=2) of x[b, 3, 16] at opset 11 (WaveRNN's
+// upsampling). The constant repeats are written as Expand(4, [16]), a 128-byte splat, split
+// into 16 scalars; each goes through Concat([-1, 3, 1], r, []) and the Equal/Where of torch's
+// expand (-1 means keep) into the shape of one Expand of a slice of x. Every consumer of the
+// splat folds to a tiny shape, so the whole cone folds: what is left is x's Split, and per
+// slice Unsqueeze -> Expand to the constant [1, 3, 1, 4] -> Reshape, then the Concat.
+TEST(ConePolicy, RepeatInterleaveWithConstantRepeatsFolds) {
+  const int n = 16;
+  std::string reps, slices, ones, body, cat;
+  for (int k = 0; k < n; ++k) {
+    std::string i = std::to_string(k);
+    reps += (k ? ", r" : "r") + i;
+    slices += (k ? ", x" : "x") + i;
+    ones += k ? ", 1" : "1";
+    cat += (k ? ", o" : "o") + i;
+    body += "  u" + i + " = Unsqueeze <axes = [3]> (x" + i + ")\n"
+            "  c" + i + " = Concat <axis = 0> (head, r" + i + ", tail)\n"
+            "  cs" + i + " = Shape(c" + i + ")\n"
+            "  one" + i + " = ConstantOfShape <value = int64[1] {1}> (cs" + i + ")\n"
+            "  neg" + i + " = Mul(one" + i + ", minus)\n"
+            "  keep" + i + " = Equal(c" + i + ", neg" + i + ")\n"
+            "  size" + i + " = Where(keep" + i + ", one" + i + ", c" + i + ")\n"
+            "  e" + i + " = Expand(u" + i + ", size" + i + ")\n"
+            "  o" + i + " = Reshape(e" + i + ", flat)\n";
+  }
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 11]>
+g (float[b,3,16] x) => (float[b,3,64] y) {
+  four = Constant <value = int64 {4}> ()
+  count = Constant <value = int64[1] {16}> ()
+  reps = Expand(four, count)
+  )" + reps + " = Split <axis = 0, split = [" + ones + R"(]> (reps)
+  )" + slices + " = Split <axis = 2, split = [" + ones + R"(]> (x)
+  head = Constant <value = int64[3] {-1, 3, 1}> ()
+  tail = Constant <value = int64[0] {}> ()
+  minus = Constant <value = int64 {-1}> ()
+  flat = Constant <value = int64[3] {0, 3, -1}> ()
+)" + body + "  y = Concat <axis = 2> (" + cat + ")\n}\n";
+  auto s = run(text.c_str());
+  const ir::Graph& g = *s.model->graph;
+  for (const char* op : {"Equal", "Where", "ConstantOfShape", "Mul", "Shape", "Constant"})
+    EXPECT_EQ(count_ops(g, op), 0u) << op;
+  EXPECT_EQ(count_ops(g, "Split"), 1u);  // x's; the repeats' is folded
+  EXPECT_EQ(count_ops(g, "Expand"), size_t{n});
+  EXPECT_EQ(s.nodes(), size_t{1 + 3 * n + 1});
+  g.for_each_node([](const ir::Node* node) {
+    if (node->op_type == "Split") EXPECT_EQ(node->input(0)->name(), "x");
+    if (node->op_type != "Expand") return;
+    ASSERT_TRUE(node->input(1)->is_initializer());
+    EXPECT_EQ(node->input(1)->initializer()->to_vector<int64_t>(), (std::vector<int64_t>{1, 3, 1, 4}));
+  });
+  expect_same_outputs(s, 2, {{"b", 2}});
+}
+
 }  // namespace
 }  // namespace onnxtrim

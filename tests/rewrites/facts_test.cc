@@ -2,8 +2,10 @@
 // says about a value is what inference proved, never an exporter's hint copied to another
 // value; a value of unknown type gets no value_info; long dim expressions are written unnamed.
 // And the input is checked first: a node the spec forbids stops the run (issue 16, item 7).
+#include <functional>
 #include <set>
 
+#include "passes/pass.h"
 #include "passes/shape_inference.h"
 #include "rewrite_test_util.h"
 
@@ -179,6 +181,42 @@ g (float[2, 3] x) => (float[4, 3] y, int64 n) {
   EXPECT_EQ(s.model->graph->outputs()[0]->type.elem, ir::DataType::kFloat);
 }
 
+// Item 2, optionals: an Optional of a value of unknown element type (and the If that picks
+// it) is written without value_info, and nothing written holds element type 0 at any depth.
+bool has_undefined_elem(const ir::Type& t) {
+  if (t.is_tensor()) return t.elem == ir::DataType::kUndefined;
+  return t.inner && has_undefined_elem(*t.inner);
+}
+
+TEST(WrittenFacts, OptionalsOfUnknownElementTypeGetNoValueInfo) {
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 16, "com.microsoft" : 1]>
+g (float[2, 3] x, bool c) => (float[2, 3] y) {
+  g1 = com.microsoft.Gelu(x)
+  o = Optional(g1)
+  p = If(c) <
+    then_branch = t1 () => (o1) { o1 = Identity(o) },
+    else_branch = t2 () => (o2) { o2 = Identity(o) }
+  >
+  y = com.microsoft.FromOptional(p)
+}
+)");
+  ASSERT_TRUE(s.model);
+  std::function<void(const ir::Graph&)> check = [&](const ir::Graph& g) {
+    for (const ir::Value* v : g.value_info_order()) {
+      EXPECT_NE(v->name(), "o");
+      EXPECT_NE(v->name(), "p");
+      EXPECT_FALSE(has_undefined_elem(v->type)) << v->name();
+    }
+    for (const ir::Value* v : g.outputs()) EXPECT_FALSE(has_undefined_elem(v->type)) << v->name();
+    g.for_each_node([&](const ir::Node* n) {
+      for (const ir::Graph* sg : n->subgraphs()) check(*sg);
+    });
+  };
+  check(*s.model->graph);
+  EXPECT_FALSE(value_named(*s.model->graph, "o")->has_value_info);
+}
+
 TEST(WrittenFacts, AReshapeBehindACustomOpGetsNoValueInfo) {
   // Issue 12, F5: com.microsoft.Gelu -> Reshape wrote a value_info of shape [3, 4] and element
   // type 0, which ONNX Runtime refuses to load.
@@ -320,6 +358,50 @@ g (float[4] x, int64[4] k, float[5, 2] z) => (float[4] y, float[4, 1] u, float[2
   kk = Add(k, k)
 }
 )").is_ok());
+}
+
+}  // namespace
+}  // namespace onnxtrim::test
+
+namespace onnxtrim::test {
+namespace {
+
+// The facts shared by the passes of a run: the same object while no rewriter changed the
+// model, a fresh one (describing the change) after a change.
+TEST(FactsCache, ReusedUntilARewriterChangesTheModel) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x) => (float[N,4] y) {
+  r = Relu(x)
+  y = Identity(r)
+}
+)");
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions o;
+  std::vector<std::string> warnings;
+  passes::FactsCache cache;
+  passes::PassContext ctx{*m, o, &warnings, &cache};
+  ir::Rewriter rw(*m);
+  cache.begin(&rw);
+  auto a = passes::current_facts(ctx);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(passes::current_facts(ctx).get(), a.get());
+  ir::Value* r = m->graph->find_value("r");
+  ASSERT_NE(r, nullptr);
+  ir::Node* relu = r->producer();
+  ASSERT_TRUE(rw.replace_all_uses_with(r, relu->input(0)));
+  auto b = passes::current_facts(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_NE(b.get(), a.get());
+  cache.end();
+  // A later pass with its own rewriter sees the same facts until it changes something.
+  ir::Rewriter rw2(*m);
+  cache.begin(&rw2);
+  EXPECT_EQ(passes::current_facts(ctx).get(), b.get());
+  cache.end();
+  // Without a cache every request infers afresh.
+  passes::PassContext bare{*m, o, &warnings};
+  EXPECT_NE(passes::current_facts(bare).get(), passes::current_facts(bare).get());
 }
 
 }  // namespace

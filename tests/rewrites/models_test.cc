@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "ops/kernel_util.h"
+#include "passes/folding_policy.h"
 #include "passes/shape_inference.h"
 #include "rewrite_test_util.h"
 
@@ -141,6 +143,118 @@ TEST(FusionsTiny, EveryFusionFiresAndTheOutputsMatch) {
   EXPECT_EQ(count_ops(g, "Slice"), 1u);
   EXPECT_EQ(g.num_nodes(), 9u);
   expect_same_outputs(s, 2, {{"batch", 3}});
+}
+
+
+// Issue 14's fixtures (tests/models/make_fixtures.py), simplified by the default pipeline.
+namespace {
+
+struct FixtureRun {
+  test::Simplified s;
+  uint64_t bytes_before = 0, bytes_after = 0;
+};
+
+uint64_t initializer_bytes(const ir::Graph& g) {
+  uint64_t total = 0;
+  for (const ir::Value* v : g.initializers()) total += v->initializer()->byte_size();
+  g.for_each_node([&](const ir::Node* n) {
+    for (const ir::Graph* sg : n->subgraphs()) total += initializer_bytes(*sg);
+  });
+  return total;
+}
+
+FixtureRun simplify_fixture(const std::string& name) {
+  FixtureRun f;
+  auto m = load(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/" + name + ".onnx");
+  EXPECT_TRUE(m);
+  if (!m) return f;
+  f.s.original = ir::clone_model(*m);
+  f.s.model = std::move(m);
+  passes::SimplifyOptions o;
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*f.s.model, o);
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  f.bytes_before = initializer_bytes(*f.s.original->graph);
+  // Constant nodes of the original hold tensors too: the budget is judged on what is stored.
+  f.s.original->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type == "Constant")
+      if (const ir::Attribute* a = n->attr("value"); a && a->t) f.bytes_before += a->t->byte_size();
+  });
+  f.bytes_after = initializer_bytes(*f.s.model->graph);
+  return f;
+}
+
+size_t total_nodes(const ir::Graph& g) {
+  size_t n = 0;
+  g.for_each_node([&](const ir::Node* node) {
+    ++n;
+    for (const ir::Graph* sg : node->subgraphs()) n += total_nodes(*sg);
+  });
+  return n;
+}
+
+}  // namespace
+
+// torch's x.expand(B, -1, -1) of the class token: Equal/Where decided from "a dim is never
+// negative", so a dynamic batch costs only the nodes that read it (Shape -> Gather ->
+// Unsqueeze -> Concat -> Expand at most) over the static export.
+TEST(Issue14Fixtures, VitWithDynamicBatchEndsNearItsStaticExport) {
+  FixtureRun dyn = simplify_fixture("vit_tiny");
+  FixtureRun stat = simplify_fixture("vit_tiny_static");
+  ASSERT_TRUE(dyn.s.model && stat.s.model);
+  size_t d = total_nodes(*dyn.s.model->graph), st = total_nodes(*stat.s.model->graph);
+  EXPECT_LE(d, st + 5) << "dynamic " << d << ", static " << st;
+  EXPECT_LE(count_ops(*dyn.s.model->graph, "Shape"), 1u) << ir::print_graph(*dyn.s.model->graph);
+  dyn.s.model->graph->for_each_node([&](const ir::Node* n) {
+    EXPECT_NE(n->op_type, "Where") << n->describe();
+    EXPECT_NE(n->op_type, "Equal") << n->describe();
+  });
+  expect_same_outputs(dyn.s, 1, {{"batch", 2}});
+  expect_same_outputs(dyn.s, 1, {{"batch", 5}});
+}
+
+// Swin's shifted-window masks (ConstantOfShape -> ScatterND ... -> Where) are whole constant
+// computations in a static export: they fold, and the tensors grow by less than the budget.
+TEST(Issue14Fixtures, SwinStaticMasksFoldWithinTheBudget) {
+  FixtureRun f = simplify_fixture("swin_static_tiny");
+  ASSERT_TRUE(f.s.model);
+  for (const char* op : {"ScatterND", "ConstantOfShape", "Where", "Equal", "Shape"})
+    EXPECT_EQ(count_ops(*f.s.model->graph, op), 0u) << op;
+  uint64_t budget = passes::fold_budget(f.bytes_before, -1);
+  EXPECT_LE(f.bytes_after, f.bytes_before + budget) << f.bytes_before << " -> " << f.bytes_after;
+  expect_same_outputs(f.s, 1);
+}
+
+// tf2onnx's channel padding, Concat(x, ConstantOfShape([batch, 4, 8, 8])): one Pad, no tensor.
+TEST(Issue14Fixtures, ChannelPadIsOnePad) {
+  FixtureRun f = simplify_fixture("channel_pad_tiny");
+  ASSERT_TRUE(f.s.model);
+  EXPECT_EQ(count_ops(*f.s.model->graph, "Pad"), 1u) << ir::print_graph(*f.s.model->graph);
+  EXPECT_EQ(count_ops(*f.s.model->graph, "Concat"), 0u);
+  EXPECT_EQ(count_ops(*f.s.model->graph, "ConstantOfShape"), 0u);
+  EXPECT_LE(f.bytes_after, f.bytes_before + 64);
+  expect_same_outputs(f.s, 1, {{"batch", 1}});
+  expect_same_outputs(f.s, 1, {{"batch", 3}});
+}
+
+// Silero-style nest: the Ifs on the rank and Size of the input (outer-scope values) are
+// decided inside the branches; only the If on the data-dependent sample rate stays.
+TEST(Issue14Fixtures, IfNestLosesTheRankDecidedIfs) {
+  FixtureRun f = simplify_fixture("if_nest_tiny");
+  ASSERT_TRUE(f.s.model);
+  size_t ifs = 0;
+  std::function<void(const ir::Graph&)> count = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* n) {
+      ifs += n->op_type == "If";
+      EXPECT_NE(n->op_type, "Constant") << "Constant node left in " << g.name;
+      for (const ir::Graph* sg : n->subgraphs()) count(*sg);
+    });
+  };
+  count(*f.s.model->graph);
+  EXPECT_EQ(ifs, 1u) << ir::print_graph(*f.s.model->graph);
+  expect_same_outputs(f.s, 2, {{"batch", 2}});
+  expect_same_outputs(f.s, 2, {{"batch", 4}});
 }
 
 }  // namespace

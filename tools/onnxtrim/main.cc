@@ -2,13 +2,16 @@
 // is in the library, reached through the public API (include/onnxtrim/onnxtrim.hpp).
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +24,23 @@
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
 #include "passes/pass.h"
+#include "support/cancel.h"
 
 namespace fs = std::filesystem;
 using namespace onnxtrim;
 
 namespace {
+
+// Ctrl-C: the first stops the run where the library next looks (between passes, between nodes
+// of the evaluator), which then fails with exit code 130, writing nothing; a second kills.
+// Set by main() only: inside Python (python3 -m onnxtrim) the module's own flag is in effect.
+std::atomic<bool> g_interrupted{false};
+bool g_handle_sigint = false;
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
 
 const char* kUsage = R"(onnxtrim - simplify ONNX models: smaller, checked, runtime-ready
 
@@ -326,14 +341,7 @@ int cmd_verify(int argc, char** argv) {
   if (positional.size() != 2) return usage_error("verify takes two model files");
   Model a = Model::load(positional[0]);
   Model b = Model::load(positional[1]);
-  Verification v;
-  try {
-    v = verify(a, b, opts);
-  } catch (const Error& e) {
-    if (e.exit_code() == kExitUsage || e.exit_code() == kExitMismatch) throw;
-    std::string msg = e.what();
-    throw Error(e.exit_code(), msg.rfind(positional[0], 0) == 0 ? msg : positional[0] + ": " + msg);
-  }
+  Verification v = verify(a, b, opts);  // errors of the models name A's file
   print_check(v);
   return v.ok ? kExitOk : kExitMismatch;
 }
@@ -347,6 +355,12 @@ int cmd_simplify(int argc, char** argv) {
     for (const auto& p : positional) cmd_inspect(p);
     return kExitOk;
   }
+  // onnxsim's positional check_n: onnxsim IN OUT 3
+  if (positional.size() == 3 && !positional[2].empty() &&
+      positional[2].find_first_not_of("0123456789") == std::string::npos) {
+    opts.set("check-n", positional[2]);
+    positional.pop_back();
+  }
   if (positional.size() != 2) return usage_error("expected IN.onnx OUT.onnx");
   Progress progress(!opts.quiet);
   opts.progress = [&](const std::string& stage, uint64_t d, uint64_t t) { progress.update(stage, d, t); };
@@ -357,8 +371,7 @@ int cmd_simplify(int argc, char** argv) {
     progress.clear();
     print_check(e.report().verification);
     write_json(opts.json_path, e.report().to_json());
-    std::fprintf(stderr, "onnxtrim: error: %s: the simplified model computes different outputs; nothing was written\n",
-                 positional[0].c_str());
+    std::fprintf(stderr, "onnxtrim: error: %s; nothing was written\n", e.what());
     return kExitMismatch;
   }
   progress.clear();
@@ -373,6 +386,8 @@ int cmd_simplify(int argc, char** argv) {
 
 // The CLI's entry point; also linked into the Python module (python3 -m onnxtrim).
 int onnxtrim_cli_main(int argc, char** argv) {
+  std::optional<support::CancelScope> cancel;
+  if (g_handle_sigint) cancel.emplace(&g_interrupted);
   if (argc < 2) {
     std::fputs(help_text().c_str(), stderr);
     return kExitUsage;
@@ -408,6 +423,8 @@ int onnxtrim_cli_main(int argc, char** argv) {
 
 #ifndef ONNXTRIM_CLI_NO_MAIN
 int main(int argc, char** argv) {
+  g_handle_sigint = true;
+  if (std::signal(SIGINT, on_sigint) == SIG_IGN) std::signal(SIGINT, SIG_IGN);  // ignored by the parent: stays so
   int rc = onnxtrim_cli_main(argc, argv);
   std::fflush(stdout);
   return rc;

@@ -22,14 +22,17 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
              mutable_initializer: bool = False, **kwargs) -> Tuple[object, bool]:
     """onnxsim.simplify: returns ``(simplified onnx.ModelProto, check_ok)``.
 
-    check_n -> samples of the check (0: onnxtrim's default check, which never fails the call
-    here: a difference gives check_ok False, as in onnxsim); perform_optimization=False ->
-    shape inference and folding only; skip_fuse_bn -> skip fuse_conv_bn, fuse_matmul_bn;
-    overwrite_input_shapes -> the inputs are declared with these shapes;
-    test_input_shapes -> shapes of the check's random inputs; skipped_optimizers -> onnxtrim
-    pass names to skip; skip_constant_folding -> no folding; skip_shape_inference -> shapes are
-    not written; tensor_size_threshold ("1.5MB") -> size threshold of folding;
-    dynamic_input_shape and include_subgraph are what onnxtrim always does.
+    Each parameter is the CLI's onnxsim flag of the same name (one option table):
+    check_n -> --check-n (the check forced on with that many samples; 0: onnxtrim's default
+    check); either way a difference gives check_ok False, as in onnxsim, not an exception;
+    perform_optimization=False -> --skip-optimization (shape inference and folding only);
+    skip_fuse_bn -> --skip-fuse-bn; overwrite_input_shapes ({name or None: shape}) ->
+    --overwrite-input-shape; test_input_shapes -> --test-input-shape (the check's inputs only);
+    skipped_optimizers (onnxoptimizer names such as "fuse_bn_into_conv") -> --skip-optimization
+    NAME ...; skip_constant_folding -> --skip-constant-folding; skip_shape_inference ->
+    --skip-shape-inference; tensor_size_threshold ("1.5MB") -> --no-large-tensor;
+    dynamic_input_shape and include_subgraph are what onnxtrim always does. input_data,
+    custom_lib, unused_output and mutable_initializer=True raise a TypeError naming them.
     """
     if "input_shapes" in kwargs:  # onnxsim's deprecated spelling
         overwrite_input_shapes = kwargs.pop("input_shapes")
@@ -45,38 +48,37 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
         _refuse("mutable_initializer", "initializers that are also graph inputs are never folded")
     opts: Dict[str, object] = {}
     settings: List[Tuple[str, str]] = []
-    if overwrite_input_shapes:
-        for name, shape in overwrite_input_shapes.items():
+    for option, shapes in (("overwrite_input_shape", overwrite_input_shapes), ("test_input_shape", test_input_shapes)):
+        for name, shape in (shapes or {}).items():
             dims = ",".join(str(int(d)) for d in shape)
-            settings.append(("overwrite_input_shape", f"{name}:{dims}" if name else dims))
-    if test_input_shapes:
-        for name, shape in test_input_shapes.items():
-            settings.append(("model_check_inputs", f"{name}:" + ",".join(str(int(d)) for d in shape)))
+            settings.append((option, f"{name}:{dims}" if name else dims))
     if not perform_optimization:
         opts["skip_optimization"] = True
+    elif skipped_optimizers:
+        opts["skip_optimization"] = " ".join(skipped_optimizers)
     if skip_fuse_bn:
         opts["skip_fuse_bn"] = True
-    skip = list(skipped_optimizers or [])
     if skip_constant_folding:
-        opts["constant_folding"] = False
+        opts["skip_constant_folding"] = True
     if skip_shape_inference:
         opts["skip_shape_inference"] = True
     if tensor_size_threshold is not None:
-        opts["size_threshold"] = str(tensor_size_threshold).replace(" ", "")
+        opts["no_large_tensor"] = str(tensor_size_threshold).replace(" ", "")
     if check_n:
-        opts["samples"] = int(check_n)
+        opts["check_n"] = int(check_n)
     for k, v in settings:
         opts.setdefault(k, []).append(v)  # type: ignore[union-attr]
     try:
-        out, _ = onnxtrim.simplify(model, skip=skip or None, **opts)  # type: ignore[arg-type]
-    except onnxtrim.VerificationFailed as e:
+        out, _ = onnxtrim.simplify(model, **opts)  # type: ignore[arg-type]
+    except onnxtrim.VerificationFailed:
         # onnxsim returns the model with check_ok False rather than raising.
-        return _rerun_unchecked(model, skip, opts), False
+        return _rerun_unchecked(model, opts), False
     return out, True
 
 
-def _rerun_unchecked(model, skip, opts):
+def _rerun_unchecked(model, opts):
     opts = dict(opts)
-    opts.pop("samples", None)
-    out, _ = onnxtrim.simplify(model, skip=skip or None, verify=False, **opts)
+    opts.pop("check_n", None)
+    opts.pop("test_input_shape", None)
+    out, _ = onnxtrim.simplify(model, verify=False, **opts)
     return out

@@ -44,16 +44,23 @@ def slim(model, *args, **kwargs):
     for k, instead in (("dump_to_disk", "use onnxtrim.inspect(model) and write its dict"),):
         if kwargs.get(k):
             raise TypeError(f"slim(): '{k}' is not supported by onnxtrim: {instead}")
+    if isinstance(model, (list, tuple)):  # OnnxSlim's summary of several models
+        if not kwargs.get("inspect"):
+            raise TypeError("slim(): a list of models is only for inspect=True")
+        return [onnxtrim.inspect(m) for m in model]
     if kwargs.get("inspect"):
         return onnxtrim.inspect(model)
     opts: Dict[str, object] = {}
     skip: List[str] = []
     if kwargs.get("model_check"):
         opts["model_check"] = True
-    if kwargs.get("input_shapes"):
-        opts["input_shapes"] = " ".join(kwargs["input_shapes"])
-    if kwargs.get("model_check_inputs"):
-        opts["model_check_inputs"] = " ".join(kwargs["model_check_inputs"])
+    for k in ("input_shapes", "model_check_inputs"):  # ["x:1,3,224,224", ...] (or a dict, as OnnxSlim's type hints say)
+        if kwargs.get(k):
+            v = kwargs[k]
+            if isinstance(v, dict):
+                v = [f"{name}:" + (s if isinstance(s, str) else ",".join(str(int(d)) for d in s)) for name, s in v.items()]
+            # the table's OnnxSlim entries (--input-shapes, --model-check-inputs), not simplify()'s input_shapes=
+            opts[k.replace("_", "-")] = " ".join([v] if isinstance(v, str) else v)
     for k in ("inputs", "outputs"):  # OnnxSlim's cut: ["name", ...] (a "name:dtype" retyping is refused)
         if kwargs.get(k):
             names = kwargs[k]

@@ -175,9 +175,12 @@ Status infer(InferContext& ctx, bool has_c) {
   else if (r.shape && r.shape->size() == 3) hidden = (*r.shape)[2];
   for (size_t o = 0; o < ctx.num_outputs(); ++o)
     if (ctx.has_output(o)) ctx.output(o) = TypeInfo::tensor(x.elem, std::nullopt);
-  if (!x.shape || x.shape->size() != 3 || !hidden) return Status::ok();
-  Expr seq = layout ? (*x.shape)[1] : (*x.shape)[0];
-  Expr batch = layout ? (*x.shape)[0] : (*x.shape)[1];
+  if (x.shape && x.shape->size() != 3) return Status::ok();
+  // The outputs' ranks are fixed by the spec: Y has rank 4, Y_h and Y_c rank 3, whatever is
+  // unknown of X or of the hidden size (then one unknown per dim, shared by the outputs).
+  if (!hidden) hidden = ctx.fresh();
+  Expr seq = !x.shape ? ctx.fresh() : layout ? (*x.shape)[1] : (*x.shape)[0];
+  Expr batch = !x.shape ? ctx.fresh() : layout ? (*x.shape)[0] : (*x.shape)[1];
   if (ctx.has_output(0))
     ctx.output(0).shape = layout ? SymShape{batch, seq, dim(dirs), *hidden} : SymShape{seq, dim(dirs), batch, *hidden};
   SymShape state = layout ? SymShape{batch, dim(dirs), *hidden} : SymShape{dim(dirs), batch, *hidden};

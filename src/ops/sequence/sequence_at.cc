@@ -19,8 +19,18 @@ Status eval_sequence_at(KernelContext& ctx) {
 }
 
 // ---- shape inference
+// The element type of a sequence holds for every element; a dim that mentions an unknown (the
+// elements' sizes differ there) is an unknown of this value's own, never one shared with the
+// values other SequenceAt nodes read.
 Status infer_sequence_at(InferContext& ctx) {
-  if (ctx.input(0).inner) ctx.output(0) = *ctx.input(0).inner;
+  if (!ctx.input(0).inner) return Status::ok();
+  ctx.output(0) = *ctx.input(0).inner;
+  if (ctx.output(0).shape)
+    for (Expr& e : *ctx.output(0).shape) {
+      bool has_fresh = false;
+      e.symbols(&has_fresh);
+      if (has_fresh) e = ctx.fresh();
+    }
   return Status::ok();
 }
 

@@ -58,8 +58,35 @@ TypeInfo seq_of(const TypeInfo& elem) {
   t.inner->values.reset();
   return t;
 }
+// The elements keep the input's rank (without split and keepdims = 0: one less) and its dims
+// off the axis. The axis dim is claimed only when every element has it: 1 without split, the
+// size of equal parts (a scalar split dividing the dim, or split values all equal); otherwise it
+// is an unknown (which SequenceAt does not share between the values it reads).
 Status infer_split_to_sequence(InferContext& ctx) {
-  ctx.output(0) = seq_of(TypeInfo::tensor(ctx.input(0).elem, std::nullopt));
+  const TypeInfo& x = ctx.input(0);
+  ctx.output(0) = seq_of(TypeInfo::tensor(x.elem, std::nullopt));
+  if (!x.shape) return Status::ok();
+  auto axis = normalize_axis(ctx.node().attr_int("axis", 0), x.rank());
+  if (!axis) return Status::ok();
+  SymShape d = *x.shape;
+  const auto a = static_cast<size_t>(*axis);
+  if (!ctx.has_input(1)) {
+    if (ctx.node().attr_int("keepdims", 1) != 0) d[a] = Expr::constant(1);
+    else d.erase(d.begin() + *axis);
+  } else {
+    const TypeInfo& split = ctx.input(1);
+    std::optional<int64_t> part;
+    auto v = split.static_values();
+    auto dim = d[a].constant_value();
+    if (v && !v->empty() && split.rank() == 0) {
+      if (dim && (*v)[0] > 0 && *dim % (*v)[0] == 0) part = (*v)[0];
+    } else if (v && !v->empty() && split.rank() == 1) {
+      part = (*v)[0];
+      for (int64_t e : *v) if (e != *part) part.reset();
+    }
+    d[a] = part ? Expr::constant(*part) : ctx.fresh();
+  }
+  ctx.output(0).inner->shape = std::move(d);
   return Status::ok();
 }
 

@@ -13,6 +13,10 @@
 //       {"ok": true, "outputs": [{"name": N, "dtype": D, "dims": [...], "file": PATH}, ...]}
 //       {"ok": false, "error": "one line"}
 //     Output K is written to DIR/K.bin. A failing job does not stop the server.
+//
+//   node run.js --optimize LEVEL MODEL.onnx OUT.onnx
+//     Loads MODEL with ONNX Runtime's graph optimizations at LEVEL ('basic', 'extended', 'all')
+//     and writes the graph ORT would run to OUT (its optimizedModelFilePath); runs nothing.
 const ort = require('onnxruntime-node');
 const fs = require('fs');
 const path = require('path');
@@ -97,6 +101,12 @@ async function serve() {
 async function main() {
   const args = process.argv.slice(2);
   if (args[0] === '--serve') return serve();
+  if (args[0] === '--optimize') {
+    const [, level, model, out] = args;
+    const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: level, optimizedModelFilePath: out });
+    if (session.release) await session.release();
+    return;
+  }
   const [model, inDir, outDir] = args;
   return runDirs(model, inDir, outDir);
 }
