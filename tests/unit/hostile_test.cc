@@ -467,6 +467,24 @@ g (float[2, 2] x) => (float[?, ?] y) {
   EXPECT_TRUE(passes::simplify(*ok, passes::SimplifyOptions{}).is_ok());
 }
 
+TEST(Types, PadsThatOverflowA64BitSizeAreOneClearError) {
+  // Found by the libFuzzer campaign (UBSan, signed overflow in Pad's shape rule): pads of 2^62
+  // on both sides of an axis. Their sum, and a static dim plus it, are now checked.
+  for (const char* pads : {"4611686018427387904, 0, 4611686018427387904, 0",
+                           "0, 9223372036854775806, 0, 1"}) {
+    SCOPED_TRACE(pads);
+    auto m = parse(std::string(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[N, 3] x) => (float[?, ?] y) <int64[4] p = {)") + pads + R"(}> {
+  y = Pad(x, p)
+})");
+    ASSERT_TRUE(m);
+    auto r = passes::simplify(*m, passes::SimplifyOptions{});
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel) << r.status().message();
+    EXPECT_NE(r.status().message().find("overflow a 64-bit size"), std::string::npos) << r.status().message();
+  }
+}
+
 // ---------------------------------------------------------------- names and order
 
 TEST(Names, EveryValueIsDefinedOnceWithAClearError) {

@@ -55,7 +55,10 @@ Status eval_pad(KernelContext& ctx) {
   if (!spec) return ctx.error("Pad pads/axes are malformed");
   Dims out;
   for (int64_t i = 0; i < r; ++i) {
-    int64_t d = x.dims()[static_cast<size_t>(i)] + spec->pads[static_cast<size_t>(i)] + spec->pads[static_cast<size_t>(i + r)];
+    int64_t d = 0;
+    if (__builtin_add_overflow(x.dims()[static_cast<size_t>(i)], spec->pads[static_cast<size_t>(i)], &d) ||
+        __builtin_add_overflow(d, spec->pads[static_cast<size_t>(i + r)], &d))
+      return ctx.error("Pad pads of axis " + std::to_string(i) + " overflow a 64-bit size");
     if (d < 0) return ctx.error("Pad removes more than the dim holds");
     out.push_back(d);
   }
@@ -140,7 +143,14 @@ Status infer_pad(InferContext& ctx) {
       continue;
     }
     auto u = static_cast<size_t>(i);
-    out.push_back((*x.shape)[u] + Expr::constant(spec->pads[u] + spec->pads[static_cast<size_t>(i + x.rank())]));
+    // Pads from the file may be anything: their sum, and the padded size of a static dim, must
+    // fit in 64 bits (the fuzzer's pads of ~2^62 overflowed here).
+    int64_t both = 0, padded = 0;
+    std::optional<int64_t> dim = (*x.shape)[u].constant_value();
+    if (__builtin_add_overflow(spec->pads[u], spec->pads[static_cast<size_t>(i + x.rank())], &both) ||
+        (dim && __builtin_add_overflow(*dim, both, &padded)))
+      return ctx.error("Pad pads of axis " + std::to_string(i) + " overflow a 64-bit size");
+    out.push_back((*x.shape)[u] + Expr::constant(both));
   }
   ctx.output(0) = TypeInfo::tensor(x.elem, out);
   return Status::ok();
