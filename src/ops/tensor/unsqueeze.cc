@@ -60,7 +60,7 @@ Status infer_unsqueeze(InferContext& ctx) {
 }
 // ---- local folds
 // Output provably the same shape and type as the input -> the input itself
-bool fold_nop(ir::Node& n, FoldContext& fc) {
+bool fold_unsqueeze_nop(ir::Node& n, FoldContext& fc) {
   if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
   return fc.forward(n, 0, n.input(0));
 }
@@ -71,6 +71,6 @@ bool fold_nop(ir::Node& n, FoldContext& fc) {
 ONNXTRIM_REGISTER_OP(Unsqueeze, "", "Unsqueeze", (std::vector<int>{1, 11, 13, 21, 23, 24, 25}), eval_unsqueeze);
 ONNXTRIM_REGISTER_INFER(Unsqueeze, "", "Unsqueeze", infer_unsqueeze);
 ONNXTRIM_REGISTER_TYPES(Unsqueeze, "", "Unsqueeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", fold_nop);
+ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", fold_unsqueeze_nop);
 
 }  // namespace onnxtrim::ops
