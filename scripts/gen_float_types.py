@@ -12,21 +12,9 @@ usage: scripts/gen_float_types.py [SPEC_DIR] > src/rewrites/convert_float_types.
 import re
 import sys
 
+from changelog import ENTRY as entry, section, versions
+
 spec = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/onnx-spec"
-text = open(f"{spec}/Changelog.md", encoding="utf-8").read()
-# Only the default domain: the sections before the first non-default operator set.
-cut = re.search(r"^## Version \d+ of the '", text, re.M)
-if cut:
-    text = text[: cut.start()]
-
-head = re.compile(r'^### <a name="([A-Za-z0-9_]+)-(\d+)"></a>', re.M)
-starts = [(m.start(), m.group(1), int(m.group(2))) for m in head.finditer(text)]
-entry = re.compile(r"<dt><tt>([^<]+)</tt>(?: \(([^)]*)\))? : ([^<]+)</dt>")
-
-
-def section(body, title):
-    m = re.search(r"^#### " + title + r"[^\n]*\n(.*?)(?=^#### |\Z)", body, re.M | re.S)
-    return m.group(1) if m else ""
 
 
 def mask(types):
@@ -38,9 +26,7 @@ def mask(types):
 
 
 rows = []
-for k, (pos, op, ver) in enumerate(starts):
-    end = starts[k + 1][0] if k + 1 < len(starts) else len(text)
-    body = text[pos:end]
+for op, ver, body in versions(spec):
     vars_ = {}
     for name, _, types in entry.findall(section(body, "Type Constraints")):
         vars_[name.strip()] = mask(types)
