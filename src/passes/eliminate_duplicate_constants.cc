@@ -29,7 +29,7 @@ uint64_t sample_key(const ir::Tensor& t) {
     return h;
   }
   size_t n = t.byte_size();
-  const uint8_t* b = t.bytes();
+  const uint8_t* b = t.unaligned_bytes();  // bytes are hashed: no aligned copy of a weight
   h = hash_combine(h, n);
   if (!b || n == 0) return h;
   if (n <= 512) return fnv1a(b, n, h);
