@@ -33,6 +33,14 @@ void OpRegistry::add_fold(std::string domain, std::string op_type, std::string p
   folds_[{std::string(norm(domain)), std::move(op_type)}].emplace_back(std::move(pass), fn);
 }
 
+void OpRegistry::mark_elementwise(std::string domain, std::string op_type) {
+  elementwise_.emplace(std::string(norm(domain)), std::move(op_type));
+}
+
+bool OpRegistry::is_elementwise(std::string_view domain, std::string_view op_type) const {
+  return elementwise_.count({std::string(norm(domain)), std::string(op_type)}) > 0;
+}
+
 std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_view op_type,
                                            std::string_view pass) const {
   std::vector<FoldFn> out;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,9 +121,15 @@ class OpRegistry {
   void add_fold(std::string domain, std::string op_type, std::string pass, FoldFn fn);
   std::vector<FoldFn> find_folds(std::string_view domain, std::string_view op_type, std::string_view pass) const;
 
+  // Element-wise ops: one output, each of whose elements depends only on the elements at the
+  // same (broadcast) position of the inputs. Declared by the op's own file.
+  void mark_elementwise(std::string domain, std::string op_type);
+  bool is_elementwise(std::string_view domain, std::string_view op_type) const;
+
  private:
   std::map<std::pair<std::string, std::string>, OpSchema> ops_;
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, FoldFn>>> folds_;
+  std::set<std::pair<std::string, std::string>> elementwise_;
 };
 
 // Registers at static-initialisation time:
@@ -136,6 +143,13 @@ class OpRegistry {
   static const bool onnxtrim_registered_##id = [] {                                          \
     ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, false});     \
     return true;                                                                             \
+  }()
+
+// ONNXTRIM_REGISTER_ELEMENTWISE(Relu, "", "Relu"): the op is element-wise (see is_elementwise).
+#define ONNXTRIM_REGISTER_ELEMENTWISE(id, domain, op_type)                          \
+  static const bool onnxtrim_elementwise_registered_##id = [] {                    \
+    ::onnxtrim::ops::OpRegistry::instance().mark_elementwise(domain, op_type);     \
+    return true;                                                                   \
   }()
 
 // ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop)

@@ -63,16 +63,10 @@ std::optional<std::vector<int64_t>> constant_shape(const ops::SymShape& s) {
   return out;
 }
 
-// Element-wise ops: each output element depends only on the same element of each input.
+// Element-wise ops (their files say so): each output element depends only on the same element
+// of each input.
 bool elementwise(const ir::Node& n) {
-  static const std::set<std::string, std::less<>> kOps = {
-      "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh", "BitShift", "BitwiseAnd",
-      "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast", "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div", "Elu",
-      "Equal", "Erf", "Exp", "Floor", "Gelu", "Greater", "GreaterOrEqual", "HardSigmoid", "HardSwish",
-      "IsInf", "IsNaN", "LeakyRelu", "Less", "LessOrEqual", "Log", "Max", "Mean", "Min", "Mish", "Mod", "Mul",
-      "Neg", "Not", "Or", "Pow", "PRelu", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin",
-      "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tan", "Tanh", "ThresholdedRelu", "Where", "Xor"};
-  return n.is_default_domain() && n.num_outputs() == 1 && kOps.count(n.op_type) > 0;
+  return n.num_outputs() == 1 && ops::OpRegistry::instance().is_elementwise(n.domain, n.op_type);
 }
 
 class LegalizeCoreml final : public Pass {

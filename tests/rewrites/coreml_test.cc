@@ -1,6 +1,7 @@
 // --target coreml: high-rank Reshape -> Transpose -> Reshape chains become rank <= 5.
 #include <gtest/gtest.h>
 
+#include "ops/registry.h"
 #include "passes/shape_inference.h"
 #include "rewrite_test_util.h"
 
@@ -259,6 +260,17 @@ g (float[2,12,12] x, bool k, float[1] c) => (float[24,1,3,4] y) {
   EXPECT_TRUE(s.result.warnings.empty()) << s.result.warnings.front();
   EXPECT_EQ(s.printed.find("int64[6]"), std::string::npos) << s.printed;
   expect_same_outputs(s);
+}
+
+// The element-wise ops the target hoists are declared in their own files.
+TEST(LegalizeCoreml, ElementwiseOpsAreDeclaredByTheirFiles) {
+  const auto& reg = ops::OpRegistry::instance();
+  for (const char* op : {"Add", "Relu", "Cast", "Where", "Max", "Sum", "PRelu", "Gelu", "BitShift"})
+    EXPECT_TRUE(reg.is_elementwise("", op)) << op;
+  EXPECT_TRUE(reg.is_elementwise("ai.onnx", "Mul"));
+  for (const char* op : {"MatMul", "Transpose", "Reshape", "Softmax", "Expand", "Gather", "ReduceSum", "Unknown"})
+    EXPECT_FALSE(reg.is_elementwise("", op)) << op;
+  EXPECT_FALSE(reg.is_elementwise("com.microsoft", "Add"));
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ Status infer_abs(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Abs, "", "Abs", (std::vector<int>{1, 6, 13}), eval_abs);
+ONNXTRIM_REGISTER_ELEMENTWISE(Abs, "", "Abs");
 ONNXTRIM_REGISTER_INFER(Abs, "", "Abs", infer_abs);
 ONNXTRIM_REGISTER_TYPES(Abs, "", "Abs", "T", {{"T", kNumericTypes}});
 

@@ -14,6 +14,7 @@ Status eval_acos(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Acos, "", "Acos", (std::vector<int>{7, 22}), eval_acos);
+ONNXTRIM_REGISTER_ELEMENTWISE(Acos, "", "Acos");
 ONNXTRIM_REGISTER_INFER(Acos, "", "Acos", infer_same);
 ONNXTRIM_REGISTER_TYPES(Acos, "", "Acos", "T", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_acosh(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Acosh, "", "Acosh", (std::vector<int>{9, 22}), eval_acosh);
+ONNXTRIM_REGISTER_ELEMENTWISE(Acosh, "", "Acosh");
 ONNXTRIM_REGISTER_INFER(Acosh, "", "Acosh", infer_same);
 ONNXTRIM_REGISTER_TYPES(Acosh, "", "Acosh", "T", {{"T", kFloatTypes}});
 

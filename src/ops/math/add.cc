@@ -38,6 +38,7 @@ bool fold_add_zero(ir::Node& n, FoldContext& fc) { return math::fold_identity_el
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Add, "", "Add", (std::vector<int>{1, 6, 7, 13, 14}), eval_add);
+ONNXTRIM_REGISTER_ELEMENTWISE(Add, "", "Add");
 ONNXTRIM_REGISTER_INFER(Add, "", "Add", infer_add);
 ONNXTRIM_REGISTER_TYPES(Add, "", "Add", "T T", {{"T", kNumericTypes}});
 

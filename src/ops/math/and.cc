@@ -32,6 +32,7 @@ Status infer_and(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(And, "", "And", (std::vector<int>{1, 7}), eval_and);
+ONNXTRIM_REGISTER_ELEMENTWISE(And, "", "And");
 ONNXTRIM_REGISTER_INFER(And, "", "And", infer_and);
 ONNXTRIM_REGISTER_TYPES(And, "", "And", "T T", {{"T", type_bits({ir::DataType::kBool})}});
 

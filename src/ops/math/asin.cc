@@ -14,6 +14,7 @@ Status eval_asin(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Asin, "", "Asin", (std::vector<int>{7, 22}), eval_asin);
+ONNXTRIM_REGISTER_ELEMENTWISE(Asin, "", "Asin");
 ONNXTRIM_REGISTER_INFER(Asin, "", "Asin", infer_same);
 ONNXTRIM_REGISTER_TYPES(Asin, "", "Asin", "T", {{"T", kFloatTypes}});
 

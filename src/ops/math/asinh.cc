@@ -14,6 +14,7 @@ Status eval_asinh(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Asinh, "", "Asinh", (std::vector<int>{9, 22}), eval_asinh);
+ONNXTRIM_REGISTER_ELEMENTWISE(Asinh, "", "Asinh");
 ONNXTRIM_REGISTER_INFER(Asinh, "", "Asinh", infer_same);
 ONNXTRIM_REGISTER_TYPES(Asinh, "", "Asinh", "T", {{"T", kFloatTypes}});
 

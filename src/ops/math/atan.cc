@@ -14,6 +14,7 @@ Status eval_atan(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Atan, "", "Atan", (std::vector<int>{7, 22}), eval_atan);
+ONNXTRIM_REGISTER_ELEMENTWISE(Atan, "", "Atan");
 ONNXTRIM_REGISTER_INFER(Atan, "", "Atan", infer_same);
 ONNXTRIM_REGISTER_TYPES(Atan, "", "Atan", "T", {{"T", kFloatTypes}});
 

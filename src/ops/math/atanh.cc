@@ -14,6 +14,7 @@ Status eval_atanh(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Atanh, "", "Atanh", (std::vector<int>{9, 22}), eval_atanh);
+ONNXTRIM_REGISTER_ELEMENTWISE(Atanh, "", "Atanh");
 ONNXTRIM_REGISTER_INFER(Atanh, "", "Atanh", infer_same);
 ONNXTRIM_REGISTER_TYPES(Atanh, "", "Atanh", "T", {{"T", kFloatTypes}});
 

@@ -23,6 +23,7 @@ Status eval_bit_shift(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitShift, "", "BitShift", (std::vector<int>{11}), eval_bit_shift);
+ONNXTRIM_REGISTER_ELEMENTWISE(BitShift, "", "BitShift");
 ONNXTRIM_REGISTER_INFER(BitShift, "", "BitShift", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(BitShift, "", "BitShift", "T T", {{"T", kUnsignedTypes}});
 

@@ -18,6 +18,7 @@ Status eval_bitwise_and(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitwiseAnd, "", "BitwiseAnd", (std::vector<int>{18}), eval_bitwise_and);
+ONNXTRIM_REGISTER_ELEMENTWISE(BitwiseAnd, "", "BitwiseAnd");
 ONNXTRIM_REGISTER_INFER(BitwiseAnd, "", "BitwiseAnd", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(BitwiseAnd, "", "BitwiseAnd", "T T", {{"T", kIntTypes}});
 

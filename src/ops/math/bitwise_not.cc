@@ -18,6 +18,7 @@ Status eval_bitwise_not(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitwiseNot, "", "BitwiseNot", (std::vector<int>{18}), eval_bitwise_not);
+ONNXTRIM_REGISTER_ELEMENTWISE(BitwiseNot, "", "BitwiseNot");
 ONNXTRIM_REGISTER_INFER(BitwiseNot, "", "BitwiseNot", infer_same);
 ONNXTRIM_REGISTER_TYPES(BitwiseNot, "", "BitwiseNot", "T", {{"T", kIntTypes}});
 

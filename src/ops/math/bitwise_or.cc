@@ -18,6 +18,7 @@ Status eval_bitwise_or(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitwiseOr, "", "BitwiseOr", (std::vector<int>{18}), eval_bitwise_or);
+ONNXTRIM_REGISTER_ELEMENTWISE(BitwiseOr, "", "BitwiseOr");
 ONNXTRIM_REGISTER_INFER(BitwiseOr, "", "BitwiseOr", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(BitwiseOr, "", "BitwiseOr", "T T", {{"T", kIntTypes}});
 

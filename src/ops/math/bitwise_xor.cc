@@ -18,6 +18,7 @@ Status eval_bitwise_xor(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(BitwiseXor, "", "BitwiseXor", (std::vector<int>{18}), eval_bitwise_xor);
+ONNXTRIM_REGISTER_ELEMENTWISE(BitwiseXor, "", "BitwiseXor");
 ONNXTRIM_REGISTER_INFER(BitwiseXor, "", "BitwiseXor", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(BitwiseXor, "", "BitwiseXor", "T T", {{"T", kIntTypes}});
 

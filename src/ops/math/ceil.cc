@@ -18,6 +18,7 @@ bool fold_ceil_ceil(ir::Node& n, FoldContext& fc) { return math::fold_idempotent
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Ceil, "", "Ceil", (std::vector<int>{1, 6, 13}), eval_ceil);
+ONNXTRIM_REGISTER_ELEMENTWISE(Ceil, "", "Ceil");
 ONNXTRIM_REGISTER_INFER(Ceil, "", "Ceil", infer_same);
 ONNXTRIM_REGISTER_TYPES(Ceil, "", "Ceil", "T", {{"T", kFloatTypes}});
 

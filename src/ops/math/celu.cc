@@ -15,6 +15,7 @@ Status eval_celu(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Celu, "", "Celu", (std::vector<int>{12, 28}), eval_celu);
+ONNXTRIM_REGISTER_ELEMENTWISE(Celu, "", "Celu");
 ONNXTRIM_REGISTER_INFER(Celu, "", "Celu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Celu, "", "Celu", "T", {{"T", kFloatTypes}});
 

@@ -55,6 +55,7 @@ Status eval_clip(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Clip, "", "Clip", (std::vector<int>{1, 6, 11, 12, 13}), eval_clip);
+ONNXTRIM_REGISTER_ELEMENTWISE(Clip, "", "Clip");
 ONNXTRIM_REGISTER_INFER(Clip, "", "Clip", infer_same);
 ONNXTRIM_REGISTER_TYPES(Clip, "", "Clip", "T T T", {{"T", kNumericTypes}});
 

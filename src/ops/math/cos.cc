@@ -14,6 +14,7 @@ Status eval_cos(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Cos, "", "Cos", (std::vector<int>{7, 22}), eval_cos);
+ONNXTRIM_REGISTER_ELEMENTWISE(Cos, "", "Cos");
 ONNXTRIM_REGISTER_INFER(Cos, "", "Cos", infer_same);
 ONNXTRIM_REGISTER_TYPES(Cos, "", "Cos", "T", {{"T", kFloatTypes}});
 

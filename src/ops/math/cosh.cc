@@ -14,6 +14,7 @@ Status eval_cosh(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Cosh, "", "Cosh", (std::vector<int>{9, 22}), eval_cosh);
+ONNXTRIM_REGISTER_ELEMENTWISE(Cosh, "", "Cosh");
 ONNXTRIM_REGISTER_INFER(Cosh, "", "Cosh", infer_same);
 ONNXTRIM_REGISTER_TYPES(Cosh, "", "Cosh", "T", {{"T", kFloatTypes}});
 

@@ -46,6 +46,7 @@ bool fold_div_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_ele
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Div, "", "Div", (std::vector<int>{1, 6, 7, 13, 14}), eval_div);
+ONNXTRIM_REGISTER_ELEMENTWISE(Div, "", "Div");
 ONNXTRIM_REGISTER_INFER(Div, "", "Div", infer_div);
 ONNXTRIM_REGISTER_TYPES(Div, "", "Div", "T T", {{"T", kNumericTypes}});
 

@@ -15,6 +15,7 @@ Status eval_elu(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Elu, "", "Elu", (std::vector<int>{1, 6, 22}), eval_elu);
+ONNXTRIM_REGISTER_ELEMENTWISE(Elu, "", "Elu");
 ONNXTRIM_REGISTER_INFER(Elu, "", "Elu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Elu, "", "Elu", "T", {{"T", kFloatTypes}});
 

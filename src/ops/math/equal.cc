@@ -49,6 +49,7 @@ Status infer_equal(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Equal, "", "Equal", (std::vector<int>{1, 7, 11, 13, 19}), eval_equal);
+ONNXTRIM_REGISTER_ELEMENTWISE(Equal, "", "Equal");
 ONNXTRIM_REGISTER_INFER(Equal, "", "Equal", infer_equal);
 ONNXTRIM_REGISTER_TYPES(Equal, "", "Equal", "T T",
                         {{"T", kNumericTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});

@@ -14,6 +14,7 @@ Status eval_erf(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Erf, "", "Erf", (std::vector<int>{9, 13}), eval_erf);
+ONNXTRIM_REGISTER_ELEMENTWISE(Erf, "", "Erf");
 ONNXTRIM_REGISTER_INFER(Erf, "", "Erf", infer_same);
 ONNXTRIM_REGISTER_TYPES(Erf, "", "Erf", "T", {{"T", kNumericTypes}});
 

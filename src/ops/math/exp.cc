@@ -14,6 +14,7 @@ Status eval_exp(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Exp, "", "Exp", (std::vector<int>{1, 6, 13}), eval_exp);
+ONNXTRIM_REGISTER_ELEMENTWISE(Exp, "", "Exp");
 ONNXTRIM_REGISTER_INFER(Exp, "", "Exp", infer_same);
 ONNXTRIM_REGISTER_TYPES(Exp, "", "Exp", "T", {{"T", kFloatTypes}});
 

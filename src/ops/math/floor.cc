@@ -18,6 +18,7 @@ bool fold_floor_floor(ir::Node& n, FoldContext& fc) { return math::fold_idempote
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Floor, "", "Floor", (std::vector<int>{1, 6, 13}), eval_floor);
+ONNXTRIM_REGISTER_ELEMENTWISE(Floor, "", "Floor");
 ONNXTRIM_REGISTER_INFER(Floor, "", "Floor", infer_same);
 ONNXTRIM_REGISTER_TYPES(Floor, "", "Floor", "T", {{"T", kFloatTypes}});
 

@@ -18,6 +18,7 @@ Status eval_gelu(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Gelu, "", "Gelu", (std::vector<int>{20}), eval_gelu);
+ONNXTRIM_REGISTER_ELEMENTWISE(Gelu, "", "Gelu");
 ONNXTRIM_REGISTER_INFER(Gelu, "", "Gelu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Gelu, "", "Gelu", "T", {{"T", kFloatTypes}});
 

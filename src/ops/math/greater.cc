@@ -49,6 +49,7 @@ Status infer_greater(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Greater, "", "Greater", (std::vector<int>{1, 7, 9, 13}), eval_greater);
+ONNXTRIM_REGISTER_ELEMENTWISE(Greater, "", "Greater");
 ONNXTRIM_REGISTER_INFER(Greater, "", "Greater", infer_greater);
 ONNXTRIM_REGISTER_TYPES(Greater, "", "Greater", "T T", {{"T", kNumericTypes}});
 

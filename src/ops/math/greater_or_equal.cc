@@ -49,6 +49,7 @@ Status infer_greater_or_equal(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GreaterOrEqual, "", "GreaterOrEqual", (std::vector<int>{12, 16}), eval_greater_or_equal);
+ONNXTRIM_REGISTER_ELEMENTWISE(GreaterOrEqual, "", "GreaterOrEqual");
 ONNXTRIM_REGISTER_INFER(GreaterOrEqual, "", "GreaterOrEqual", infer_greater_or_equal);
 ONNXTRIM_REGISTER_TYPES(GreaterOrEqual, "", "GreaterOrEqual", "T T", {{"T", kNumericTypes}});
 

@@ -16,6 +16,7 @@ Status eval_hard_sigmoid(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(HardSigmoid, "", "HardSigmoid", (std::vector<int>{1, 6, 22}), eval_hard_sigmoid);
+ONNXTRIM_REGISTER_ELEMENTWISE(HardSigmoid, "", "HardSigmoid");
 ONNXTRIM_REGISTER_INFER(HardSigmoid, "", "HardSigmoid", infer_same);
 ONNXTRIM_REGISTER_TYPES(HardSigmoid, "", "HardSigmoid", "T", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_hard_swish(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(HardSwish, "", "HardSwish", (std::vector<int>{14, 22}), eval_hard_swish);
+ONNXTRIM_REGISTER_ELEMENTWISE(HardSwish, "", "HardSwish");
 ONNXTRIM_REGISTER_INFER(HardSwish, "", "HardSwish", infer_same);
 ONNXTRIM_REGISTER_TYPES(HardSwish, "", "HardSwish", "T", {{"T", kFloatTypes}});
 

@@ -33,6 +33,7 @@ Status infer_is_inf(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(IsInf, "", "IsInf", (std::vector<int>{10, 20}), eval_is_inf);
+ONNXTRIM_REGISTER_ELEMENTWISE(IsInf, "", "IsInf");
 ONNXTRIM_REGISTER_INFER(IsInf, "", "IsInf", infer_is_inf);
 ONNXTRIM_REGISTER_TYPES(IsInf, "", "IsInf", "T1", {{"T1", kFloatTypes | kFloat8Types}});
 

@@ -30,6 +30,7 @@ Status infer_is_nan(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(IsNaN, "", "IsNaN", (std::vector<int>{9, 13, 20}), eval_is_nan);
+ONNXTRIM_REGISTER_ELEMENTWISE(IsNaN, "", "IsNaN");
 ONNXTRIM_REGISTER_INFER(IsNaN, "", "IsNaN", infer_is_nan);
 ONNXTRIM_REGISTER_TYPES(IsNaN, "", "IsNaN", "T1", {{"T1", kFloatTypes | kFloat8Types}});
 

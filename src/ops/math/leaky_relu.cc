@@ -15,6 +15,7 @@ Status eval_leaky_relu(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LeakyRelu, "", "LeakyRelu", (std::vector<int>{1, 6, 16}), eval_leaky_relu);
+ONNXTRIM_REGISTER_ELEMENTWISE(LeakyRelu, "", "LeakyRelu");
 ONNXTRIM_REGISTER_INFER(LeakyRelu, "", "LeakyRelu", infer_same);
 ONNXTRIM_REGISTER_TYPES(LeakyRelu, "", "LeakyRelu", "T", {{"T", kFloatTypes}});
 

@@ -49,6 +49,7 @@ Status infer_less(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Less, "", "Less", (std::vector<int>{1, 7, 9, 13}), eval_less);
+ONNXTRIM_REGISTER_ELEMENTWISE(Less, "", "Less");
 ONNXTRIM_REGISTER_INFER(Less, "", "Less", infer_less);
 ONNXTRIM_REGISTER_TYPES(Less, "", "Less", "T T", {{"T", kNumericTypes}});
 

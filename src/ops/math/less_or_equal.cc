@@ -49,6 +49,7 @@ Status infer_less_or_equal(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LessOrEqual, "", "LessOrEqual", (std::vector<int>{12, 16}), eval_less_or_equal);
+ONNXTRIM_REGISTER_ELEMENTWISE(LessOrEqual, "", "LessOrEqual");
 ONNXTRIM_REGISTER_INFER(LessOrEqual, "", "LessOrEqual", infer_less_or_equal);
 ONNXTRIM_REGISTER_TYPES(LessOrEqual, "", "LessOrEqual", "T T", {{"T", kNumericTypes}});
 

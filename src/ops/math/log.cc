@@ -14,6 +14,7 @@ Status eval_log(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Log, "", "Log", (std::vector<int>{1, 6, 13}), eval_log);
+ONNXTRIM_REGISTER_ELEMENTWISE(Log, "", "Log");
 ONNXTRIM_REGISTER_INFER(Log, "", "Log", infer_same);
 ONNXTRIM_REGISTER_TYPES(Log, "", "Log", "T", {{"T", kFloatTypes}});
 

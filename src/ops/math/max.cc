@@ -23,6 +23,7 @@ Status infer_max(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Max, "", "Max", (std::vector<int>{1, 6, 8, 12, 13}), eval_max);
+ONNXTRIM_REGISTER_ELEMENTWISE(Max, "", "Max");
 ONNXTRIM_REGISTER_INFER(Max, "", "Max", infer_max);
 ONNXTRIM_REGISTER_TYPES(Max, "", "Max", "T...", {{"T", kNumericTypes}});
 

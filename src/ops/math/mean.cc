@@ -23,6 +23,7 @@ Status eval_mean(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mean, "", "Mean", (std::vector<int>{1, 6, 8, 13}), eval_mean);
+ONNXTRIM_REGISTER_ELEMENTWISE(Mean, "", "Mean");
 ONNXTRIM_REGISTER_INFER(Mean, "", "Mean", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(Mean, "", "Mean", "T...", {{"T", kFloatTypes}});
 

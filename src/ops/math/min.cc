@@ -23,6 +23,7 @@ Status infer_min(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Min, "", "Min", (std::vector<int>{1, 6, 8, 12, 13}), eval_min);
+ONNXTRIM_REGISTER_ELEMENTWISE(Min, "", "Min");
 ONNXTRIM_REGISTER_INFER(Min, "", "Min", infer_min);
 ONNXTRIM_REGISTER_TYPES(Min, "", "Min", "T...", {{"T", kNumericTypes}});
 

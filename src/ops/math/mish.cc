@@ -14,6 +14,7 @@ Status eval_mish(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mish, "", "Mish", (std::vector<int>{18, 22}), eval_mish);
+ONNXTRIM_REGISTER_ELEMENTWISE(Mish, "", "Mish");
 ONNXTRIM_REGISTER_INFER(Mish, "", "Mish", infer_same);
 ONNXTRIM_REGISTER_TYPES(Mish, "", "Mish", "T", {{"T", kFloatTypes}});
 

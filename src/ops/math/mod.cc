@@ -41,6 +41,7 @@ Status infer_mod(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mod, "", "Mod", (std::vector<int>{10, 13}), eval_mod);
+ONNXTRIM_REGISTER_ELEMENTWISE(Mod, "", "Mod");
 ONNXTRIM_REGISTER_INFER(Mod, "", "Mod", infer_mod);
 ONNXTRIM_REGISTER_TYPES(Mod, "", "Mod", "T T", {{"T", kNumericTypes}});
 

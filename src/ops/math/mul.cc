@@ -38,6 +38,7 @@ bool fold_mul_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_ele
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Mul, "", "Mul", (std::vector<int>{1, 6, 7, 13, 14}), eval_mul);
+ONNXTRIM_REGISTER_ELEMENTWISE(Mul, "", "Mul");
 ONNXTRIM_REGISTER_INFER(Mul, "", "Mul", infer_mul);
 ONNXTRIM_REGISTER_TYPES(Mul, "", "Mul", "T T", {{"T", kNumericTypes}});
 

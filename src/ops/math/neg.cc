@@ -33,6 +33,7 @@ Status infer_neg(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Neg, "", "Neg", (std::vector<int>{1, 6, 13}), eval_neg);
+ONNXTRIM_REGISTER_ELEMENTWISE(Neg, "", "Neg");
 ONNXTRIM_REGISTER_INFER(Neg, "", "Neg", infer_neg);
 ONNXTRIM_REGISTER_TYPES(Neg, "", "Neg", "T", {{"T", kFloatTypes | kSignedTypes}});
 

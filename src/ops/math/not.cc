@@ -30,6 +30,7 @@ Status infer_not(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Not, "", "Not", (std::vector<int>{1}), eval_not);
+ONNXTRIM_REGISTER_ELEMENTWISE(Not, "", "Not");
 ONNXTRIM_REGISTER_INFER(Not, "", "Not", infer_not);
 ONNXTRIM_REGISTER_TYPES(Not, "", "Not", "T", {{"T", type_bits({ir::DataType::kBool})}});
 

@@ -32,6 +32,7 @@ Status infer_or(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Or, "", "Or", (std::vector<int>{1, 7}), eval_or);
+ONNXTRIM_REGISTER_ELEMENTWISE(Or, "", "Or");
 ONNXTRIM_REGISTER_INFER(Or, "", "Or", infer_or);
 ONNXTRIM_REGISTER_TYPES(Or, "", "Or", "T T", {{"T", type_bits({ir::DataType::kBool})}});
 

@@ -42,6 +42,7 @@ Status infer_p_relu(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(PRelu, "", "PRelu", (std::vector<int>{1, 6, 7, 9, 16}), eval_p_relu);
+ONNXTRIM_REGISTER_ELEMENTWISE(PRelu, "", "PRelu");
 ONNXTRIM_REGISTER_INFER(PRelu, "", "PRelu", infer_p_relu);
 ONNXTRIM_REGISTER_TYPES(PRelu, "", "PRelu", "T T",
                         {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}});

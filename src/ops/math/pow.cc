@@ -56,6 +56,7 @@ bool fold_pow_one(ir::Node& n, FoldContext& fc) { return math::fold_identity_ele
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Pow, "", "Pow", (std::vector<int>{1, 7, 12, 13, 15}), eval_pow);
+ONNXTRIM_REGISTER_ELEMENTWISE(Pow, "", "Pow");
 ONNXTRIM_REGISTER_INFER(Pow, "", "Pow", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(Pow, "", "Pow", "T T1",
                         {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"T1", kNumericTypes}});

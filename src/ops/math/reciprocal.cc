@@ -14,6 +14,7 @@ Status eval_reciprocal(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Reciprocal, "", "Reciprocal", (std::vector<int>{1, 6, 13}), eval_reciprocal);
+ONNXTRIM_REGISTER_ELEMENTWISE(Reciprocal, "", "Reciprocal");
 ONNXTRIM_REGISTER_INFER(Reciprocal, "", "Reciprocal", infer_same);
 ONNXTRIM_REGISTER_TYPES(Reciprocal, "", "Reciprocal", "T", {{"T", kFloatTypes}});
 

@@ -23,6 +23,7 @@ bool fold_relu_relu(ir::Node& n, FoldContext& fc) { return math::fold_idempotent
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Relu, "", "Relu", (std::vector<int>{1, 6, 13, 14}), eval_relu);
+ONNXTRIM_REGISTER_ELEMENTWISE(Relu, "", "Relu");
 ONNXTRIM_REGISTER_INFER(Relu, "", "Relu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Relu, "", "Relu", "T", {{"T", kFloatTypes | kSignedTypes}});
 

@@ -18,6 +18,7 @@ bool fold_round_round(ir::Node& n, FoldContext& fc) { return math::fold_idempote
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Round, "", "Round", (std::vector<int>{11, 22}), eval_round);
+ONNXTRIM_REGISTER_ELEMENTWISE(Round, "", "Round");
 ONNXTRIM_REGISTER_INFER(Round, "", "Round", infer_same);
 ONNXTRIM_REGISTER_TYPES(Round, "", "Round", "T", {{"T", kFloatTypes}});
 

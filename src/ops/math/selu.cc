@@ -16,6 +16,7 @@ Status eval_selu(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Selu, "", "Selu", (std::vector<int>{1, 6, 22}), eval_selu);
+ONNXTRIM_REGISTER_ELEMENTWISE(Selu, "", "Selu");
 ONNXTRIM_REGISTER_INFER(Selu, "", "Selu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Selu, "", "Selu", "T", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_sigmoid(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sigmoid, "", "Sigmoid", (std::vector<int>{1, 6, 13}), eval_sigmoid);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sigmoid, "", "Sigmoid");
 ONNXTRIM_REGISTER_INFER(Sigmoid, "", "Sigmoid", infer_same);
 ONNXTRIM_REGISTER_TYPES(Sigmoid, "", "Sigmoid", "T", {{"T", kFloatTypes}});
 

@@ -29,6 +29,7 @@ bool fold_sign_sign(ir::Node& n, FoldContext& fc) { return math::fold_idempotent
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sign, "", "Sign", (std::vector<int>{9, 13}), eval_sign);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sign, "", "Sign");
 ONNXTRIM_REGISTER_INFER(Sign, "", "Sign", infer_same);
 ONNXTRIM_REGISTER_TYPES(Sign, "", "Sign", "T", {{"T", kNumericTypes}});
 

@@ -14,6 +14,7 @@ Status eval_sin(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sin, "", "Sin", (std::vector<int>{7, 22}), eval_sin);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sin, "", "Sin");
 ONNXTRIM_REGISTER_INFER(Sin, "", "Sin", infer_same);
 ONNXTRIM_REGISTER_TYPES(Sin, "", "Sin", "T", {{"T", kFloatTypes}});
 

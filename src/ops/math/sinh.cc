@@ -14,6 +14,7 @@ Status eval_sinh(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sinh, "", "Sinh", (std::vector<int>{9, 22}), eval_sinh);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sinh, "", "Sinh");
 ONNXTRIM_REGISTER_INFER(Sinh, "", "Sinh", infer_same);
 ONNXTRIM_REGISTER_TYPES(Sinh, "", "Sinh", "T", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_softplus(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Softplus, "", "Softplus", (std::vector<int>{1, 22}), eval_softplus);
+ONNXTRIM_REGISTER_ELEMENTWISE(Softplus, "", "Softplus");
 ONNXTRIM_REGISTER_INFER(Softplus, "", "Softplus", infer_same);
 ONNXTRIM_REGISTER_TYPES(Softplus, "", "Softplus", "T", {{"T", kFloatTypes}});
 

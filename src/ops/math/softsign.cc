@@ -14,6 +14,7 @@ Status eval_softsign(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Softsign, "", "Softsign", (std::vector<int>{1, 22}), eval_softsign);
+ONNXTRIM_REGISTER_ELEMENTWISE(Softsign, "", "Softsign");
 ONNXTRIM_REGISTER_INFER(Softsign, "", "Softsign", infer_same);
 ONNXTRIM_REGISTER_TYPES(Softsign, "", "Softsign", "T", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_sqrt(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sqrt, "", "Sqrt", (std::vector<int>{1, 6, 13}), eval_sqrt);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sqrt, "", "Sqrt");
 ONNXTRIM_REGISTER_INFER(Sqrt, "", "Sqrt", infer_same);
 ONNXTRIM_REGISTER_TYPES(Sqrt, "", "Sqrt", "T", {{"T", kFloatTypes}});
 

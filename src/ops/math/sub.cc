@@ -38,6 +38,7 @@ bool fold_sub_zero(ir::Node& n, FoldContext& fc) { return math::fold_identity_el
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sub, "", "Sub", (std::vector<int>{1, 6, 7, 13, 14}), eval_sub);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sub, "", "Sub");
 ONNXTRIM_REGISTER_INFER(Sub, "", "Sub", infer_sub);
 ONNXTRIM_REGISTER_TYPES(Sub, "", "Sub", "T T", {{"T", kNumericTypes}});
 

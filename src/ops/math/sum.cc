@@ -25,6 +25,7 @@ Status infer_sum(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Sum, "", "Sum", (std::vector<int>{1, 6, 8, 13}), eval_sum);
+ONNXTRIM_REGISTER_ELEMENTWISE(Sum, "", "Sum");
 ONNXTRIM_REGISTER_INFER(Sum, "", "Sum", infer_sum);
 ONNXTRIM_REGISTER_TYPES(Sum, "", "Sum", "T...", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_tan(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Tan, "", "Tan", (std::vector<int>{7, 22}), eval_tan);
+ONNXTRIM_REGISTER_ELEMENTWISE(Tan, "", "Tan");
 ONNXTRIM_REGISTER_INFER(Tan, "", "Tan", infer_same);
 ONNXTRIM_REGISTER_TYPES(Tan, "", "Tan", "T", {{"T", kFloatTypes}});
 

@@ -14,6 +14,7 @@ Status eval_tanh(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Tanh, "", "Tanh", (std::vector<int>{1, 6, 13}), eval_tanh);
+ONNXTRIM_REGISTER_ELEMENTWISE(Tanh, "", "Tanh");
 ONNXTRIM_REGISTER_INFER(Tanh, "", "Tanh", infer_same);
 ONNXTRIM_REGISTER_TYPES(Tanh, "", "Tanh", "T", {{"T", kFloatTypes}});
 

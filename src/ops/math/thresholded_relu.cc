@@ -15,6 +15,7 @@ Status eval_thresholded_relu(KernelContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ThresholdedRelu, "", "ThresholdedRelu", (std::vector<int>{10, 22}), eval_thresholded_relu);
+ONNXTRIM_REGISTER_ELEMENTWISE(ThresholdedRelu, "", "ThresholdedRelu");
 ONNXTRIM_REGISTER_INFER(ThresholdedRelu, "", "ThresholdedRelu", infer_same);
 ONNXTRIM_REGISTER_TYPES(ThresholdedRelu, "", "ThresholdedRelu", "T", {{"T", kFloatTypes}});
 

@@ -59,6 +59,7 @@ Status infer_where(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Where, "", "Where", (std::vector<int>{9, 16}), eval_where);
+ONNXTRIM_REGISTER_ELEMENTWISE(Where, "", "Where");
 ONNXTRIM_REGISTER_INFER(Where, "", "Where", infer_where);
 ONNXTRIM_REGISTER_TYPES(Where, "", "Where", "B T T",
                         {{"B", type_bits({ir::DataType::kBool})}, {"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});

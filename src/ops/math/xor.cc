@@ -27,6 +27,7 @@ Status infer_xor(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Xor, "", "Xor", (std::vector<int>{1, 7}), eval_xor);
+ONNXTRIM_REGISTER_ELEMENTWISE(Xor, "", "Xor");
 ONNXTRIM_REGISTER_INFER(Xor, "", "Xor", infer_xor);
 ONNXTRIM_REGISTER_TYPES(Xor, "", "Xor", "T T", {{"T", type_bits({ir::DataType::kBool})}});
 
