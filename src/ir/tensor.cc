@@ -5,6 +5,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdlib>
 #include <new>
 
 #include "support/limits.h"
@@ -31,6 +32,29 @@ int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
   return n;
 }
 
+// n zero bytes in the heap, from calloc: the fresh pages of a large block are handed out
+// untouched (they are zero already), so that a tensor's memory becomes resident as its kernel
+// writes it, not all at once before (a vector of n zeros writes every page first: a 64 MB copy
+// of a weight was in memory whole before a byte of it was computed).
+class ZeroedBuffer final : public Buffer {
+ public:
+  explicit ZeroedBuffer(size_t n) : n_(n) {
+    if (n == 0) return;  // no bytes: data() is null, as an empty vector's
+    p_ = static_cast<uint8_t*>(std::calloc(n, 1));
+    if (p_ == nullptr) throw std::bad_alloc();
+  }
+  ~ZeroedBuffer() override { std::free(p_); }
+  ZeroedBuffer(const ZeroedBuffer&) = delete;
+  ZeroedBuffer& operator=(const ZeroedBuffer&) = delete;
+  const uint8_t* data() const override { return p_; }
+  size_t size() const override { return n_; }
+  uint8_t* mutable_data() const { return p_; }
+
+ private:
+  uint8_t* p_ = nullptr;
+  size_t n_;
+};
+
 // Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else the heap.
 std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
   if (n >= ScratchScope::threshold()) {
@@ -39,9 +63,9 @@ std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
       return b;
     }
   }
-  auto v = std::make_shared<VectorBuffer>(n);
-  *p = v->mutable_data();
-  return v;
+  auto z = std::make_shared<ZeroedBuffer>(n);
+  *p = z->mutable_data();
+  return z;
 }
 
 uint64_t alloc_bytes(DataType dtype, int64_t numel) {
@@ -78,6 +102,7 @@ uint8_t* Tensor::mutable_bytes() {
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
     if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
       return const_cast<VectorBuffer*>(vb)->mutable_data();
+    if (auto* zb = dynamic_cast<const ZeroedBuffer*>(buf_.get())) return zb->mutable_data();
     if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
       if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
   }
