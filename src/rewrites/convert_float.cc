@@ -41,6 +41,7 @@
 #include "ir/mapped.h"
 #include "ir/rewriter.h"
 #include "ir/scratch.h"
+#include "ops/copies_elements.h"
 #include "ops/kernel_util.h"
 #include "ops/registry.h"
 
@@ -330,6 +331,17 @@ eval::Interpreter::Observer FloatObservations::observer() {
     const ops::OpSchema* s =
         ops::OpRegistry::instance().find(n.domain, n.op_type, model_.opset(n.domain));
     if (!s || !s->eval || !s->deterministic || !n.is_default_domain()) return;
+    double worst = 0;
+    if (ops::copies_elements(n.domain, n.op_type)) {
+      // Its outputs are copies of input elements: the run on rounded inputs would give exactly
+      // the outputs rounded, so the error is measured on them (no copies, no second run).
+      for (size_t i = 0; i < outs.size(); ++i)
+        if (outs[i].is_tensor() && outs[i].tensor.dtype() == DataType::kFloat)
+          worst = std::max(worst, rounded_rel_l2(outs[i].tensor, outs[i].tensor, opts_.target));
+      double& slot = node_error[&n];
+      slot = std::max(slot, worst);
+      return;
+    }
     // One rounded copy per distinct input (a value read twice is rounded once). A mapped
     // weight's pages leave memory as its copy is made (round_through): the node has run on them
     // already and the re-run reads the copy, so that a weight is in memory once, not twice.
@@ -351,7 +363,6 @@ eval::Interpreter::Observer FloatObservations::observer() {
     }
     auto r = probe_->run_node(n, rin, nullptr);
     if (!r) return;
-    double worst = 0;
     for (size_t i = 0; i < outs.size() && i < r.value().size(); ++i) {
       if (!outs[i].is_tensor() || outs[i].tensor.dtype() != DataType::kFloat || !r.value()[i].is_tensor()) continue;
       double e = rounded_rel_l2(outs[i].tensor, r.value()[i].tensor, opts_.target);
