@@ -16,8 +16,8 @@ uint64_t tensor_hash(const Tensor& t) {
   for (int64_t d : t.dims()) h = hash_combine(h, static_cast<uint64_t>(d));
   if (t.dtype() == DataType::kString) {
     for (const auto& s : t.strings()) h = hash_str(s, h);
-  } else if (t.bytes()) {
-    h = fnv1a(t.bytes(), t.byte_size(), h);
+  } else if (t.unaligned_bytes()) {
+    h = fnv1a(t.unaligned_bytes(), t.byte_size(), h);
   }
   return h;
 }

@@ -70,6 +70,7 @@ class AlignedView final : public Buffer {
       : src_(std::move(src)), offset_(offset), size_(size) {}
   const uint8_t* data() const override;
   size_t size() const override { return size_; }
+  const uint8_t* unaligned_data() const override { return src_->data() + offset_; }
   FileRef file_ref(size_t off) const { return src_->file_ref(offset_ + off); }
   void release(size_t off, size_t n) const { src_->release(offset_ + off, n); }
 

@@ -4,8 +4,8 @@
 #include "ir/scratch.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
-#include <cstdlib>
 #include <new>
 
 #include "support/limits.h"
@@ -18,9 +18,27 @@ MmapBuffer::~MmapBuffer() {
 
 std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
   if (n == 0) return std::make_shared<MmapBuffer>(nullptr, 0, 0, 0);
-  void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  return std::make_shared<MmapBuffer>(p, n, 0, n);
+  constexpr size_t kHuge = size_t{2} << 20;
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  if (n < 2 * kHuge) {
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return std::make_shared<MmapBuffer>(p, n, 0, n);
+  }
+  // Large buffers start on a huge-page boundary and ask for huge pages (where the kernel grants
+  // them): a 100 MB folded weight then takes 50 page faults instead of 25,000.
+  void* raw = mmap(nullptr, n + kHuge, PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  auto a = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t b = (a + kHuge - 1) & ~(kHuge - 1);
+  if (b > a) munmap(raw, b - a);
+  size_t tail = (a + n + kHuge) - (b + n);
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t len = (n + page - 1) / page * page;  // what stays mapped: whole pages from b
+  if (tail > len - n) munmap(reinterpret_cast<void*>(b + len), tail - (len - n));
+  void* p = reinterpret_cast<void*>(b);
+  madvise(p, len, MADV_HUGEPAGE);
+  return std::make_shared<MmapBuffer>(p, len, 0, n);
 }
 
 namespace {
@@ -32,30 +50,12 @@ int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
   return n;
 }
 
-// n zero bytes in the heap, from calloc: the fresh pages of a large block are handed out
-// untouched (they are zero already), so that a tensor's memory becomes resident as its kernel
-// writes it, not all at once before (a vector of n zeros writes every page first: a 64 MB copy
-// of a weight was in memory whole before a byte of it was computed).
-class ZeroedBuffer final : public Buffer {
- public:
-  explicit ZeroedBuffer(size_t n) : n_(n) {
-    if (n == 0) return;  // no bytes: data() is null, as an empty vector's
-    p_ = static_cast<uint8_t*>(std::calloc(n, 1));
-    if (p_ == nullptr) throw std::bad_alloc();
-  }
-  ~ZeroedBuffer() override { std::free(p_); }
-  ZeroedBuffer(const ZeroedBuffer&) = delete;
-  ZeroedBuffer& operator=(const ZeroedBuffer&) = delete;
-  const uint8_t* data() const override { return p_; }
-  size_t size() const override { return n_; }
-  uint8_t* mutable_data() const { return p_; }
+// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else in memory.
+// From 4 MB, memory is an anonymous mapping: its pages come zeroed when first written, where a
+// vector would clear them all before the kernel writes them again, and it goes back to the
+// system whole when the tensor dies.
+constexpr size_t kAnonymousBytes = size_t{4} << 20;
 
- private:
-  uint8_t* p_ = nullptr;
-  size_t n_;
-};
-
-// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else the heap.
 std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
   if (n >= ScratchScope::threshold()) {
     if (auto b = scratch::allocate(n)) {
@@ -63,9 +63,14 @@ std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
       return b;
     }
   }
-  auto z = std::make_shared<ZeroedBuffer>(n);
-  *p = z->mutable_data();
-  return z;
+  if (n >= kAnonymousBytes) {
+    auto m = MmapBuffer::anonymous(n);
+    *p = m->mutable_data();
+    return m;
+  }
+  auto v = std::make_shared<VectorBuffer>(n);
+  *p = v->mutable_data();
+  return v;
 }
 
 uint64_t alloc_bytes(DataType dtype, int64_t numel) {
@@ -102,9 +107,9 @@ uint8_t* Tensor::mutable_bytes() {
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
     if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
       return const_cast<VectorBuffer*>(vb)->mutable_data();
-    if (auto* zb = dynamic_cast<const ZeroedBuffer*>(buf_.get())) return zb->mutable_data();
     if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
       if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
+    if (auto* ab = dynamic_cast<const MmapBuffer*>(buf_.get())) return const_cast<MmapBuffer*>(ab)->mutable_data();
   }
   charge_tensor(numel_, nbytes_, dtype_name(dtype_), dims_);
   uint8_t* p = nullptr;
@@ -119,7 +124,7 @@ bool Tensor::same_contents(const Tensor& o) const {
   if (dtype_ != o.dtype_ || dims_ != o.dims_) return false;
   if (dtype_ == DataType::kString) return strings_ == o.strings_;
   if (nbytes_ != o.nbytes_) return false;
-  return nbytes_ == 0 || std::memcmp(bytes(), o.bytes(), nbytes_) == 0;
+  return nbytes_ == 0 || std::memcmp(unaligned_bytes(), o.unaligned_bytes(), nbytes_) == 0;
 }
 
 }  // namespace onnxtrim::ir

@@ -23,6 +23,9 @@ class Buffer {
   virtual ~Buffer() = default;
   virtual const uint8_t* data() const = 0;
   virtual size_t size() const = 0;
+  // The bytes where they are, perhaps not aligned for their element type: for code that only
+  // copies elements with memcpy (data() may have to make an aligned copy first).
+  virtual const uint8_t* unaligned_data() const { return data(); }
 };
 
 class StringBuffer final : public Buffer {
@@ -94,6 +97,9 @@ class Tensor {
   // Raw bytes (not for strings).
   size_t byte_size() const { return nbytes_; }
   const uint8_t* bytes() const { return buf_ ? buf_->data() + offset_ : nullptr; }
+  // The same bytes, perhaps not aligned for the element type (no copy is made to align them):
+  // only for reading elements with memcpy.
+  const uint8_t* unaligned_bytes() const { return buf_ ? buf_->unaligned_data() + offset_ : nullptr; }
   uint8_t* mutable_bytes();  // copy-on-write
   template <typename T>
   const T* data() const { return reinterpret_cast<const T*>(bytes()); }

@@ -265,7 +265,7 @@ class Sink {
   virtual ~Sink() = default;
   virtual bool write(const void* p, size_t n) = 0;
   // The bytes of a tensor: copied file to file in the kernel when they are stored in a file.
-  virtual bool write_tensor(const ir::Tensor& t) { return write(t.bytes(), t.byte_size()); }
+  virtual bool write_tensor(const ir::Tensor& t) { return write(t.unaligned_bytes(), t.byte_size()); }
 };
 
 // Descriptors of the files tensors are copied from, opened once per save. A file that is no
@@ -313,7 +313,7 @@ class FdSink final : public Sink {
     size_t n = t.byte_size();
     ir::FileRef ref = ir::file_ref(t);
     if (!ref || n < kCopyMin) {
-      bool ok = write(t.bytes(), n);
+      bool ok = write(t.unaligned_bytes(), n);
       if (ref) ir::release_pages(t);
       return ok;
     }
@@ -340,7 +340,7 @@ class FdSink final : public Sink {
       written_ += done;
     }
     if (done == n) return true;
-    bool ok = write(t.bytes() + done, n - done);
+    bool ok = write(t.unaligned_bytes() + done, n - done);
     ir::release_pages(t);
     return ok;
   }

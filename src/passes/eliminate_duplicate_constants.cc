@@ -35,7 +35,7 @@ uint64_t sample_key(const ir::Tensor& t) {
     return h;
   }
   size_t n = t.byte_size();
-  const uint8_t* b = t.bytes();
+  const uint8_t* b = t.unaligned_bytes();  // bytes are hashed: no aligned copy of a weight
   h = hash_combine(h, n);
   if (!b || n == 0) return h;
   if (n <= 512) return fnv1a(b, n, h);
@@ -71,8 +71,8 @@ bool same_contents(const ir::Tensor& a, const ir::Tensor& b) {
       a.dims() != b.dims() || a.byte_size() != b.byte_size())
     return a.same_contents(b);
   constexpr size_t kChunk = size_t{4} << 20;
-  const uint8_t* p = a.bytes();
-  const uint8_t* q = b.bytes();
+  const uint8_t* p = a.unaligned_bytes();
+  const uint8_t* q = b.unaligned_bytes();
   for (size_t off = 0; off < a.byte_size(); off += kChunk) {
     size_t n = std::min(kChunk, a.byte_size() - off);
     bool equal = std::memcmp(p + off, q + off, n) == 0;

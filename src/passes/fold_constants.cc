@@ -465,8 +465,8 @@ class FoldConstants final : public Pass {
   }
 
   static bool same_tensor(const ir::Tensor& a, const ir::Tensor& b) {
-    return a.dtype() == b.dtype() && a.dims() == b.dims() && a.byte_size() == b.byte_size() && a.bytes() && b.bytes() &&
-           std::memcmp(a.bytes(), b.bytes(), a.byte_size()) == 0;
+    return a.dtype() == b.dtype() && a.dims() == b.dims() && a.byte_size() == b.byte_size() && a.unaligned_bytes() &&
+           b.unaligned_bytes() && std::memcmp(a.unaligned_bytes(), b.unaligned_bytes(), a.byte_size()) == 0;
   }
 
   static bool only_read_by(const ir::Value* v, const ir::Node* n) {

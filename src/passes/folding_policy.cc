@@ -22,9 +22,9 @@ bool is_splat(const ir::Tensor& t) {
     return true;
   }
   int bits = ir::dtype_bits(t.dtype());
-  if (bits < 8 || !t.bytes()) return false;
+  if (bits < 8 || !t.unaligned_bytes()) return false;
   size_t w = static_cast<size_t>(bits / 8);
-  const uint8_t* p = t.bytes();
+  const uint8_t* p = t.unaligned_bytes();  // compared byte-wise: no aligned copy
   for (size_t off = w; off + w <= t.byte_size(); off += w)
     if (std::memcmp(p, p + off, w) != 0) return false;
   return true;

@@ -16,17 +16,21 @@ class InferShapes final : public Pass {
  public:
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
     if (g.parent() != nullptr) return;
-    InferOptions io;
-    io.input_shapes = ctx.options.input_shapes;
-    io.dims = ctx.options.dims;
-    ShapeInference si(ctx.model, io);
-    Status st = si.run();
-    if (!st.is_ok()) {
-      ctx.warnings->push_back("shape inference: " + st.message());
+    // The facts the other passes share (inferred now only if the model changed since).
+    std::shared_ptr<const ShapeInference> si = current_facts(ctx);
+    if (!si) {
+      InferOptions io;
+      io.input_shapes = ctx.options.input_shapes;
+      io.dims = ctx.options.dims;
+      ShapeInference fresh(ctx.model, io);
+      ctx.warnings->push_back("shape inference: " + fresh.run().message());
       return;
     }
-    si.write_back(rw, ctx.options.write_value_info);
-    for (const auto& w : si.warnings())
+    si->write_back(rw, ctx.options.write_value_info);
+    // Writing them back changes declarations only, to what the facts hold: they still describe
+    // the model, and the next pass need not infer again.
+    if (ctx.facts) ctx.facts->store(si);
+    for (const auto& w : si->warnings())
       if (std::find(ctx.warnings->begin(), ctx.warnings->end(), w) == ctx.warnings->end()) ctx.warnings->push_back(w);
   }
 };

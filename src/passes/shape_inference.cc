@@ -452,7 +452,7 @@ ir::Type merge_declaration(ir::Type decl, const std::optional<ir::Type>& proved,
 
 }  // namespace
 
-void ShapeInference::write_back(ir::Rewriter& rw, bool add_value_info) {
+void ShapeInference::write_back(ir::Rewriter& rw, bool add_value_info) const {
   for (const ir::Graph* cg : graphs_) {
     auto& g = const_cast<ir::Graph&>(*cg);
     auto apply = [&](ir::Value* v) {

@@ -55,7 +55,8 @@ class ShapeInference {
   // their types, main-graph outputs only gain detail they lacked, every other value gets
   // exactly what is proved (and loses a value_info entry when nothing is); with
   // add_value_info, values that have facts get value_info entries.
-  void write_back(ir::Rewriter& rw, bool add_value_info);
+  // The facts are the same before and after (what is written is what they hold).
+  void write_back(ir::Rewriter& rw, bool add_value_info) const;
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Spec violations the op rules found (input types, attributes, sizes), each naming its node,
   // in graph order.

@@ -10,11 +10,11 @@ namespace {
 
 // The first element of t as a rank-0 tensor, when t repeats it (byte-wise).
 std::optional<ir::Tensor> first_of_splat(const ir::Tensor& t) {
-  if (t.numel() < 1 || t.dtype() == ir::DataType::kString || !t.bytes() || !is_splat(t)) return std::nullopt;
+  if (t.numel() < 1 || t.dtype() == ir::DataType::kString || !t.unaligned_bytes() || !is_splat(t)) return std::nullopt;
   int bits = ir::dtype_bits(t.dtype());
   if (bits < 8) return std::nullopt;
   ir::Tensor one(t.dtype(), {});
-  std::memcpy(one.mutable_bytes(), t.bytes(), static_cast<size_t>(bits / 8));
+  std::memcpy(one.mutable_bytes(), t.unaligned_bytes(), static_cast<size_t>(bits / 8));
   return one;
 }
 

@@ -192,5 +192,45 @@ TEST(DType, StorageOfSubByteTypesIsPacked) {
   EXPECT_EQ(ir::dtype_name(ir::DataType::kBFloat16), "bfloat16");
 }
 
+// From 4 MB, a tensor's bytes are an anonymous mapping: zero-filled, written in place by its
+// only holder, copied on write when shared, like the small ones in a vector.
+TEST(Tensor, LargeTensorsAreZeroFilledMappingsCopiedOnWrite) {
+  ir::Tensor a(ir::DataType::kFloat, {1025, 1025});  // a little over 4 MB, not whole pages
+  ASSERT_EQ(a.byte_size(), size_t{1025 * 1025 * 4});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.bytes()) % (size_t{2} << 20), 0u);  // on a huge-page boundary
+  EXPECT_NE(dynamic_cast<const ir::MmapBuffer*>(a.buffer().get()), nullptr);
+  const float* z = a.data<float>();
+  size_t nonzero = 0;
+  for (int64_t k = 0; k < a.numel(); ++k) nonzero += z[k] != 0.0f;
+  EXPECT_EQ(nonzero, 0u);
+  const uint8_t* before = a.bytes();
+  a.mutable_data<float>()[7] = 3.5f;
+  EXPECT_EQ(a.bytes(), before);  // sole holder: in place
+  ir::Tensor b = a;
+  b.mutable_data<float>()[7] = -1.0f;  // shared: b gets its own copy
+  EXPECT_NE(b.bytes(), a.bytes());
+  EXPECT_EQ(a.data<float>()[7], 3.5f);
+  EXPECT_EQ(b.data<float>()[7], -1.0f);
+  EXPECT_EQ(b.data<float>()[8], 0.0f);
+  EXPECT_EQ(b.data<float>()[b.numel() - 1], 0.0f);
+  b.mutable_data<float>()[b.numel() - 1] = 1.0f;  // the last bytes are mapped and writable
+  EXPECT_EQ(b.data<float>()[b.numel() - 1], 1.0f);
+  b.mutable_data<float>()[b.numel() - 1] = 0.0f;
+  EXPECT_FALSE(a.same_contents(b));
+  b.mutable_data<float>()[7] = 3.5f;
+  EXPECT_TRUE(a.same_contents(b));
+}
+
+// unaligned_bytes: the same bytes as bytes(), wherever they are.
+TEST(Tensor, UnalignedBytesAreTheBytes) {
+  auto buf = std::make_shared<ir::VectorBuffer>(std::vector<uint8_t>{9, 1, 0, 0, 0, 2, 0, 0, 0});
+  ir::Tensor t = ir::Tensor::shell(ir::DataType::kInt32, {2});
+  t.set_buffer(buf, 1, 8);
+  EXPECT_EQ(t.unaligned_bytes(), t.bytes());
+  EXPECT_EQ(t.unaligned_bytes(), buf->data() + 1);
+  ir::Tensor empty;
+  EXPECT_EQ(empty.unaligned_bytes(), nullptr);
+}
+
 }  // namespace
 }  // namespace onnxtrim

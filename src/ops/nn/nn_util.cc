@@ -29,10 +29,23 @@ void gemm_fallback(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, c
 // OpenBLAS runs single-threaded (its multithreaded SGEMM gave wrong results on this Debian
 // build's Zen kernels, and its idle threads spin); large products are split by output columns
 // over our own threads instead, each calling the single-threaded BLAS.
+}  // namespace
+}  // namespace onnxtrim::ops::nn
+
+// Not in cblas.h: stops OpenBLAS's pool (it is started again only for a multithreaded call).
+extern "C" void blas_thread_shutdown_(void);
+
+namespace onnxtrim::ops::nn {
 void blas_single_threaded() {
   static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  std::call_once(once, [] {
+    openblas_set_num_threads(1);
+    // The pool OpenBLAS started when it was loaded spins (sched_yield) for about 0.1 s before it
+    // sleeps: a core taken from the passes. Nothing will use it now.
+    blas_thread_shutdown_();
+  });
 }
+namespace {
 
 template <typename F>
 void split_columns(int64_t M, int64_t N, int64_t K, F&& call) {

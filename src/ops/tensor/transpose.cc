@@ -1,5 +1,8 @@
 // Transpose: permutes the axes (reversed by default).
 #include <cstring>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include "ir/mapped.h"
 #include "ops/copies_elements.h"
 #include "ops/fold.h"
@@ -41,7 +44,47 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
     // whole into the tile and each output line written whole from it. (Reading a column of
     // wider tiles straight from x thrashed the cache: weight rows are a power of two apart.)
     constexpr int64_t T = W >= 64 ? 1 : static_cast<int64_t>(64 / W);
+#if defined(__SSE2__)
+    // 4-byte elements (float, int32: the weights): 4 x 4 blocks through SSE registers, in
+    // 32 x 32 tiles. About three times the speed of the byte tiles below.
+    auto rows4 = [&](int64_t lo, int64_t hi) {
+      constexpr int64_t B = 32;
+      for (int64_t i0 = lo; i0 < hi; i0 += B) {
+        const int64_t i1 = std::min(hi, i0 + B);
+        for (int64_t j0 = 0; j0 < C; j0 += B) {
+          const int64_t j1 = std::min(C, j0 + B);
+          int64_t i = i0;
+          for (; i + 4 <= i1; i += 4) {
+            int64_t j = j0;
+            for (; j + 4 <= j1; j += 4) {
+              auto at = [&](int64_t jj) { return reinterpret_cast<const float*>(src + 4 * static_cast<size_t>(jj * R + i)); };
+              __m128 a = _mm_loadu_ps(at(j)), b = _mm_loadu_ps(at(j + 1)), c = _mm_loadu_ps(at(j + 2)),
+                     d = _mm_loadu_ps(at(j + 3));
+              _MM_TRANSPOSE4_PS(a, b, c, d);
+              auto to = [&](int64_t ii) { return reinterpret_cast<float*>(dst + 4 * static_cast<size_t>(ii * C + j)); };
+              _mm_storeu_ps(to(i), a);
+              _mm_storeu_ps(to(i + 1), b);
+              _mm_storeu_ps(to(i + 2), c);
+              _mm_storeu_ps(to(i + 3), d);
+            }
+            for (; j < j1; ++j)
+              for (int64_t k = 0; k < 4; ++k)
+                std::memcpy(dst + 4 * static_cast<size_t>((i + k) * C + j), src + 4 * static_cast<size_t>(j * R + i + k), 4);
+          }
+          for (; i < i1; ++i)
+            for (int64_t j = j0; j < j1; ++j)
+              std::memcpy(dst + 4 * static_cast<size_t>(i * C + j), src + 4 * static_cast<size_t>(j * R + i), 4);
+        }
+      }
+    };
+#endif
     auto rows = [&](int64_t lo, int64_t hi) {
+#if defined(__SSE2__)
+      if constexpr (W == 4) {
+        rows4(lo, hi);
+        return;
+      }
+#endif
       alignas(64) uint8_t tile[T][T * W];
       for (int64_t i0 = lo; i0 < hi; i0 += T) {
         const int64_t ni = std::min(T, hi - i0);
@@ -100,7 +143,7 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
 void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims& out, Tensor& y) {
   if (x.numel() == 0) return;
   Dims in_strides = strides_of(x.dims());
-  const uint8_t* src = x.bytes();
+  const uint8_t* src = x.unaligned_bytes();  // elements are moved by memcpy: no aligned copy needed
   uint8_t* dst = y.mutable_bytes();
   switch (tensor::elem_size(x.dtype())) {
     case 1: transpose_rows<1>(src, dst, in_strides, p, out, y); break;
