@@ -762,17 +762,16 @@ Report simplify(Model& model, const Options& opts) {
 
 namespace {
 // Folded weights are computed into a scratch file in OUT's folder rather than into memory:
-// saving then keeps that file as the external data (one file system, no second copy). The
-// folder is set for the duration of one simplify_file and unset after it (then the scratch
-// file goes to $TMPDIR or /tmp, for the in-memory API).
+// saving then keeps that file as the external data (one file system, no second copy). Each
+// simplify_file has a scratch file of its own (a session of its thread); the in-memory API uses
+// the process's default one, in $TMPDIR or /tmp.
 struct ScratchFolder {
-  explicit ScratchFolder(const std::string& out_path) {
+  explicit ScratchFolder(const std::string& out_path) : session(folder_of(out_path)) {}
+  static std::string folder_of(const std::string& out_path) {
     std::string dir = std::filesystem::path(out_path).parent_path().string();
-    ir::scratch::set_directory(dir.empty() ? "." : dir);
+    return dir.empty() ? "." : dir;
   }
-  ~ScratchFolder() { ir::scratch::set_directory(""); }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  ir::scratch::Session session;  // this run's own scratch file: concurrent runs never share one
 };
 }  // namespace
 

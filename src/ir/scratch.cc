@@ -34,10 +34,15 @@ struct State {
   std::vector<std::weak_ptr<MappedBuffer>> live;  // regions handed out (detach makes them read-only)
 };
 
-State& state() {
-  static State* s = new State;  // never destroyed: buffers may outlive static destruction
+// The state of the scratch file allocations go to: the thread's run (a Session) or the
+// process's default. Buffers keep their state alive (they give their region back to it).
+std::shared_ptr<State>& global_state() {
+  static auto* s = new std::shared_ptr<State>(std::make_shared<State>());  // never destroyed
   return *s;
 }
+thread_local std::shared_ptr<State> tls_state;
+
+std::shared_ptr<State> state_ptr() { return tls_state ? tls_state : global_state(); }
 
 std::shared_ptr<FileOrigin> open_in(const std::string& dir, bool& tmpfile) {
   if (dir.empty()) return nullptr;
@@ -58,8 +63,7 @@ std::shared_ptr<FileOrigin> open_in(const std::string& dir, bool& tmpfile) {
   });
 }
 
-void give_back(const FileOrigin* origin, uint64_t off, uint64_t len) {
-  State& s = state();
+void give_back(State& s, const FileOrigin* origin, uint64_t off, uint64_t len) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.origin.get() != origin) return;  // detached: the region belongs to a saved file now
   s.in_use -= len;
@@ -71,7 +75,8 @@ void give_back(const FileOrigin* origin, uint64_t off, uint64_t len) {
 }  // namespace
 
 void set_directory(const std::string& dir) {
-  State& s = state();
+  auto sp = state_ptr();
+  State& s = *sp;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.dir == dir) return;
   s.dir = dir;
@@ -84,7 +89,8 @@ void set_directory(const std::string& dir) {
 
 std::shared_ptr<MappedBuffer> allocate(size_t n) {
   if (n == 0) return nullptr;
-  State& s = state();
+  auto sp = state_ptr();
+  State& s = *sp;
   std::lock_guard<std::mutex> lock(s.mu);
   if (!s.origin) {
     if (s.tried) return nullptr;
@@ -116,27 +122,30 @@ std::shared_ptr<MappedBuffer> allocate(size_t n) {
   s.in_use += len;
   auto buf = std::make_shared<MappedBuffer>(p, len, n, s.origin, off, true);
   const FileOrigin* origin = s.origin.get();
-  buf->on_unmap([origin, off, len] { give_back(origin, off, len); });
+  buf->on_unmap([sp, origin, off, len] { give_back(*sp, origin, off, len); });
   std::erase_if(s.live, [](const std::weak_ptr<MappedBuffer>& w) { return w.expired(); });
   s.live.push_back(buf);
   return buf;
 }
 
 uint64_t bytes_in_use() {
-  State& s = state();
+  auto sp = state_ptr();
+  State& s = *sp;
   std::lock_guard<std::mutex> lock(s.mu);
   return s.in_use;
 }
 
 Current current() {
-  State& s = state();
+  auto sp = state_ptr();
+  State& s = *sp;
   std::lock_guard<std::mutex> lock(s.mu);
   if (!s.origin || !s.named || s.in_use == 0) return {};
   return {s.origin, s.end};
 }
 
 void detach(const FileOrigin* origin) {
-  State& s = state();
+  auto sp = state_ptr();
+  State& s = *sp;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.origin.get() != origin) return;
   for (const auto& w : s.live)
@@ -147,6 +156,13 @@ void detach(const FileOrigin* origin) {
   s.end = 0;
   s.in_use = 0;
 }
+
+Session::Session(const std::string& dir) : prev_(tls_state) {
+  auto s = std::make_shared<State>();
+  s->dir = dir;
+  tls_state = std::move(s);
+}
+Session::~Session() { tls_state = std::static_pointer_cast<State>(prev_); }
 
 }  // namespace scratch
 

@@ -12,10 +12,26 @@
 namespace onnxtrim::ir {
 
 // Allocation goes there inside a ScratchScope, for buffers of at least its threshold. The file
-// lives in the folder given by set_directory (the CLI: the output's folder, so that saving
-// copies within one file system), else $TMPDIR, else /tmp; it has no name (O_TMPFILE, or
-// unlinked at once), and a region's blocks are freed when its last tensor goes.
+// lives in the folder given by the thread's Session (simplify_file: the output's folder, so that
+// saving copies within one file system) or by set_directory, else $TMPDIR, else /tmp; it has no
+// name (O_TMPFILE, or unlinked at once), and a region's blocks are freed when its last tensor
+// goes.
 namespace scratch {
+// A run's own scratch file, in `dir`: while the session lives, this thread's allocations,
+// current() and detach() are about it alone, so that runs on other threads (each with its own
+// session) never share a scratch file, and saving one run never adopts another's. Sessions
+// nest; without one, a thread uses the process's default scratch file.
+class Session {
+ public:
+  explicit Session(const std::string& dir);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+ private:
+  std::shared_ptr<void> prev_;
+};
+// The folder of the default scratch file (or of the thread's session).
 void set_directory(const std::string& dir);
 // A zero-filled, writable buffer of n bytes in the scratch file; nullptr if there is no
 // scratch file (no writable folder): the caller falls back to the heap.

@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -454,6 +457,59 @@ TEST(Scratch, SavingKeepsTheScratchFileAsTheExternalData) {
   EXPECT_EQ(second.value()->graph->find_value("w")->initializer()->data<float>()[0], -1.0f);
   EXPECT_EQ(second.value()->graph->find_value("w")->initializer()->data<float>()[1], sm.values[1]);
   ir::scratch::set_directory("");
+}
+
+// Runs on two threads, each in a session of its own (what simplify_file does): each has its
+// own scratch file, its counters see only it, and saving one run keeps its own file as the
+// external data, never the other's, while the other is still using its file.
+TEST(Scratch, SessionsOnTwoThreadsNeverShareAFile) {
+  TempDir tmp;
+  uint64_t outside = ir::scratch::bytes_in_use();
+  std::mutex mu;
+  std::condition_variable cv;
+  int allocated = 0;
+  const ir::FileOrigin* origins[2] = {nullptr, nullptr};
+  std::string errors[2];
+  auto run = [&](int k) {
+    std::string& err = errors[k];
+    ir::scratch::Session session(tmp.path());
+    ScratchModel sm = scratch_model();
+    const ir::Tensor& w = *sm.model->graph->find_value("w")->initializer();
+    origins[k] = ir::file_ref(w).file;
+    uint64_t mine = ir::scratch::bytes_in_use();
+    if (mine != (size_t{2} << 20)) err += "in use " + std::to_string(mine) + "; ";
+    {  // both runs hold their scratch tensors before either saves
+      std::unique_lock<std::mutex> lock(mu);
+      ++allocated;
+      cv.notify_all();
+      cv.wait(lock, [&] { return allocated == 2; });
+    }
+    onnx_io::SaveOptions always;
+    always.external = onnx_io::SaveOptions::ExternalData::kAlways;
+    std::string out = tmp.file("out" + std::to_string(k) + ".onnx");
+    Status st = onnx_io::save_model(*sm.model, out, always);
+    if (!st.is_ok()) err += st.message() + "; ";
+    if (ir::scratch::bytes_in_use() != 0) err += "still in use after saving; ";
+    auto back = onnx_io::load_model(out);
+    if (!back.is_ok()) {
+      err += back.status().message();
+      return;
+    }
+    const ir::Tensor& saved = *back.value()->graph->find_value("w")->initializer();
+    if (saved.to_vector<float>() != sm.values) err += "values differ; ";
+    if (static_cast<uint64_t>(saved.external.offset) != sm.scratch_offset) err += "the weight was copied; ";
+    // The data file is this run's scratch file: one 2 MB region, nothing of the other run.
+    uint64_t data_size = fs::file_size(tmp.file("out" + std::to_string(k) + ".onnx.data"));
+    if (data_size != (size_t{2} << 20)) err += "data file of " + std::to_string(data_size) + " bytes; ";
+  };
+  std::thread a(run, 0), b(run, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
+  EXPECT_NE(origins[0], nullptr);
+  EXPECT_NE(origins[0], origins[1]);
+  EXPECT_EQ(ir::scratch::bytes_in_use(), outside);  // the default scratch file saw nothing
 }
 
 TEST(Scratch, AnotherFileSystemGetsACopy) {
