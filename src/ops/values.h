@@ -21,6 +21,19 @@ inline Expr truth(bool b) { return Expr::constant(b ? 1 : 0); }
 // is not tracked, or f gives up (returns nullopt) on any element.
 using ValueFn = std::optional<Expr> (*)(const std::vector<Expr>& args, const InferContext& ctx);
 void propagate_values(InferContext& ctx, const std::vector<size_t>& which, ValueFn f);
+// The same for ops of any number of inputs (Max, Min, Sum): out[i] = Op(...Op(a[i], b[i])...),
+// over every input present.
+template <Expr (*Op)(const Expr&, const Expr&)>
+void propagate_fold(InferContext& ctx) {
+  std::vector<size_t> which;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    if (ctx.has_input(i)) which.push_back(i);
+  propagate_values(ctx, which, [](const std::vector<Expr>& a, const InferContext&) -> std::optional<Expr> {
+    Expr r = a[0];
+    for (size_t i = 1; i < a.size(); ++i) r = Op(r, a[i]);
+    return r;
+  });
+}
 // And/Or with an absorbing element z (0 for And, 1 for Or): when one input is known to be z
 // everywhere, so is the output, whatever the other input holds (known or not). Sets output 0's
 // values to z when its shape is static with at most kMaxPropagated elements (rank <= 1).

@@ -75,6 +75,57 @@ Status binary(KernelContext& ctx, unsigned set, F&& f) {
   return binary_to<void>(ctx, set, DataType::kUndefined, std::forward<F>(f));
 }
 
+// Ops of any number of inputs (Max, Min, Sum, Mean): the inputs present, of one dtype out of
+// `set`, broadcast together. out starts as the first input; each further input x makes
+// out[i] = combine(out[i], x[i]); then finish(out, n, inputs) runs once (Mean divides).
+template <typename Combine, typename Finish>
+Status variadic(KernelContext& ctx, unsigned set, Combine&& combine, Finish&& finish) {
+  const std::string& op = ctx.node().op_type;
+  std::vector<const Tensor*> ins;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    if (ctx.has_input(i)) ins.push_back(&ctx.input(i));
+  if (ins.empty()) return ctx.error(op + " needs at least one input");
+  std::vector<Dims> all;
+  for (const Tensor* t : ins) {
+    if (t->dtype() != ins[0]->dtype()) return ctx.error(op + " inputs have different types");
+    all.push_back(t->dims());
+  }
+  auto dims = broadcast_shapes(all);
+  if (!dims) return ctx.error(op + " input shapes cannot be broadcast");
+  Tensor out(ins[0]->dtype(), *dims);
+  int64_t n = out.numel();
+  bool ok = dispatch(out.dtype(), set, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* po = n ? out.mutable_data<T>() : nullptr;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      BroadcastIndex ix(ins[k]->dims(), *dims);
+      const T* px = ins[k]->data<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        T v = px[ix.offset()];
+        po[i] = k == 0 ? v : static_cast<T>(combine(po[i], v));
+        ix.next();
+      }
+    }
+    finish(po, n, ins.size());
+  });
+  if (!ok) return ctx.error(op + " does not take " + std::string(ir::dtype_name(out.dtype())));
+  ctx.set_output(0, std::move(out));
+  return Status::ok();
+}
+inline constexpr auto no_finish = [](auto*, int64_t, size_t) {};
+
+// The larger (more) of two elements, NaN winning over any number.
+template <typename T>
+T nan_or_max(T acc, T v, bool more) {
+  if constexpr (is_int<T>) {
+    return more ? (v > acc ? v : acc) : (v < acc ? v : acc);
+  } else {
+    auto a = static_cast<compute_t<T>>(acc), b = static_cast<compute_t<T>>(v);
+    if (std::isnan(static_cast<double>(a))) return acc;
+    return std::isnan(static_cast<double>(b)) || (more ? b > a : b < a) ? v : acc;
+  }
+}
+
 // Wrapping integer helpers.
 template <typename T>
 T wrap_add(T a, T b) {

@@ -7,42 +7,16 @@ using namespace math;
 
 // ---- evaluate
 Status eval_mean(KernelContext& ctx) {
-  std::vector<const Tensor*> ins;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i)
-    if (ctx.has_input(i)) ins.push_back(&ctx.input(i));
-  if (ins.empty()) return ctx.error("Mean needs at least one input");
-  std::vector<Dims> all;
-  for (const Tensor* t : ins) {
-    if (t->dtype() != ins[0]->dtype()) return ctx.error("Mean inputs have different types");
-    all.push_back(t->dims());
-  }
-  auto dims = broadcast_shapes(all);
-  if (!dims) return ctx.error("Mean input shapes cannot be broadcast");
-  Tensor out(ins[0]->dtype(), *dims);
-  int64_t n = out.numel();
-  bool ok = dispatch(out.dtype(), kAllNumeric, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* po = n ? out.mutable_data<T>() : nullptr;
-    for (size_t k = 0; k < ins.size(); ++k) {
-      BroadcastIndex ix(ins[k]->dims(), *dims);
-      const T* px = ins[k]->data<T>();
-      for (int64_t i = 0; i < n; ++i) {
-        T v = px[ix.offset()];
-        if (k == 0) po[i] = v;
-        else {
-          T acc = po[i];
-          po[i] = T(static_cast<compute_t<T>>(acc) + static_cast<compute_t<T>>(v));
-        }
-        ix.next();
-      }
-    }
-    if constexpr (!is_int<T>) {
-      for (int64_t i = 0; i < n; ++i) po[i] = T(static_cast<compute_t<T>>(po[i]) / static_cast<compute_t<T>>(ins.size()));
-    }
-  });
-  if (!ok) return ctx.error("Mean does not take " + std::string(ir::dtype_name(out.dtype())));
-  ctx.set_output(0, std::move(out));
-  return Status::ok();
+  auto add = [](auto acc, auto v) {
+    using T = decltype(acc);
+    return T(static_cast<compute_t<T>>(acc) + static_cast<compute_t<T>>(v));
+  };
+  auto divide = [](auto* po, int64_t n, size_t count) {
+    using T = std::remove_pointer_t<decltype(po)>;
+    if constexpr (!is_int<T>)
+      for (int64_t i = 0; i < n; ++i) po[i] = T(static_cast<compute_t<T>>(po[i]) / static_cast<compute_t<T>>(count));
+  };
+  return variadic(ctx, kAllNumeric, add, divide);
 }
 
 }  // namespace

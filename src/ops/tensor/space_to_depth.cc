@@ -12,34 +12,17 @@ Status eval_space_to_depth(KernelContext& ctx) {
   int64_t bs = ctx.node().attr_int("blocksize", 0);
   if (bs <= 0) return ctx.error("SpaceToDepth needs a positive blocksize");
   int64_t n = x.dims()[0], c = x.dims()[1], h = x.dims()[2], w = x.dims()[3];
-  bool crd = ctx.node().attr_string("mode", "DCR") == "CRD";
-  Dims out;
+  if (h % bs || w % bs) return ctx.error("SpaceToDepth spatial dims are not divisible by blocksize");
+  Dims out = {n, c * bs * bs, h / bs, w / bs};
   std::vector<int64_t> src;
-  if (false) {
-    if (c % (bs * bs)) return ctx.error("DepthToSpace channels are not divisible by blocksize^2");
-    int64_t oc = c / (bs * bs);
-    out = {n, oc, h * bs, w * bs};
-    src.reserve(static_cast<size_t>(x.numel()));
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t k = 0; k < oc; ++k)
-        for (int64_t y = 0; y < h * bs; ++y)
-          for (int64_t z = 0; z < w * bs; ++z) {
-            int64_t by = y % bs, bz = z % bs;
-            int64_t ch = crd ? k * bs * bs + by * bs + bz : (by * bs + bz) * oc + k;
-            src.push_back(((b * c + ch) * h + y / bs) * w + z / bs);
-          }
-  } else {
-    if (h % bs || w % bs) return ctx.error("SpaceToDepth spatial dims are not divisible by blocksize");
-    out = {n, c * bs * bs, h / bs, w / bs};
-    src.reserve(static_cast<size_t>(x.numel()));
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t ch = 0; ch < c * bs * bs; ++ch)
-        for (int64_t y = 0; y < h / bs; ++y)
-          for (int64_t z = 0; z < w / bs; ++z) {
-            int64_t k = ch % c, blk = ch / c, by = blk / bs, bz = blk % bs;
-            src.push_back(((b * c + k) * h + y * bs + by) * w + z * bs + bz);
-          }
-  }
+  src.reserve(static_cast<size_t>(x.numel()));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c * bs * bs; ++ch)
+      for (int64_t y = 0; y < h / bs; ++y)
+        for (int64_t z = 0; z < w / bs; ++z) {
+          int64_t k = ch % c, blk = ch / c, by = blk / bs, bz = blk % bs;
+          src.push_back(((b * c + k) * h + y * bs + by) * w + z * bs + bz);
+        }
   ctx.set_output(0, take(x, out, src));
   return Status::ok();
 }
@@ -52,8 +35,7 @@ Status infer_space_to_depth(InferContext& ctx) {
   if (x.shape && x.shape->size() == 4 && bs > 0) {
     const SymShape& d = *x.shape;
     Expr b2 = Expr::constant(bs * bs), b = Expr::constant(bs);
-    if (false) s = SymShape{d[0], Expr::floordiv(d[1], b2), d[2] * b, d[3] * b};
-    else s = SymShape{d[0], d[1] * b2, Expr::floordiv(d[2], b), Expr::floordiv(d[3], b)};
+    s = SymShape{d[0], d[1] * b2, Expr::floordiv(d[2], b), Expr::floordiv(d[3], b)};
   }
   ctx.output(0) = TypeInfo::tensor(x.elem, s);
   return Status::ok();
