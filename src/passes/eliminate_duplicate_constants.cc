@@ -2,12 +2,18 @@
 // dtype, shape and bytes) are merged into the first one. Candidates are found by a hash of the
 // dtype, shape and a fixed sample of the bytes (so a 100 MB model is not hashed in full every
 // round), then compared byte for byte.
+// The bytes read are those of mapped weights, mostly: their pages leave memory again as soon as
+// the key is made, and as the comparison goes, so that this pass holds a few MB of them at a
+// time (sampling 18 places of every weight brought half the weights' pages of a 2 GB model in).
 // Refuses: initializers that are graph inputs (overridable) or graph outputs, and state inputs
 // that an op updates (BatchNormalization's running mean and variance in training mode, the
 // training optimizers' inputs): a runtime may update such a buffer in place (ONNX Runtime
 // does), so a constant shared with another reader would see the update.
+#include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
+#include "ir/mapped.h"
 #include "passes/pass.h"
 #include "support/hash.h"
 
@@ -50,17 +56,48 @@ bool is_state_input(const ir::Value* v) {
   return false;
 }
 
+constexpr size_t kLarge = size_t{1} << 20;
+
+// What a tensor past this size brought into memory leaves it again (nothing for a heap tensor).
+void let_go(const ir::Tensor& t) {
+  if (t.byte_size() >= kLarge) ir::release_pages(t);
+}
+
+// Tensor::same_contents, a few MB at a time for large tensors: what each part brought into
+// memory leaves it before the next is read, so that two mapped weights are never in memory
+// whole for the comparison.
+bool same_contents(const ir::Tensor& a, const ir::Tensor& b) {
+  if (a.dtype() == ir::DataType::kString || a.byte_size() < kLarge || a.dtype() != b.dtype() ||
+      a.dims() != b.dims() || a.byte_size() != b.byte_size())
+    return a.same_contents(b);
+  constexpr size_t kChunk = size_t{4} << 20;
+  const uint8_t* p = a.unaligned_bytes();
+  const uint8_t* q = b.unaligned_bytes();
+  for (size_t off = 0; off < a.byte_size(); off += kChunk) {
+    size_t n = std::min(kChunk, a.byte_size() - off);
+    bool equal = std::memcmp(p + off, q + off, n) == 0;
+    ir::release_pages(a, off, n);
+    ir::release_pages(b, off, n);
+    if (!equal) return false;
+  }
+  return true;
+}
+
 class EliminateDuplicateConstants final : public Pass {
  public:
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
     std::unordered_multimap<uint64_t, ir::Value*> seen;
     auto merge = [&](ir::Value* v, const ir::Tensor& t) -> bool {
       uint64_t key = sample_key(t);
+      let_go(t);
       auto range = seen.equal_range(key);
       for (auto it = range.first; it != range.second; ++it) {
         ir::Value* first = it->second;
         const ir::Tensor* ft = first->is_initializer() ? first->initializer() : constant_node_value(*first->producer());
-        if (ft && ft->same_contents(t) && ir::Rewriter::can_replace(v, first)) {
+        bool same = ft && same_contents(*ft, t);
+        if (ft) let_go(*ft);
+        let_go(t);
+        if (same && ir::Rewriter::can_replace(v, first)) {
           rw.replace_all_uses_with(v, first);
           return true;
         }

@@ -7,6 +7,7 @@
 
 #include "eval/verify.h"
 #include "ir/clone.h"
+#include "ir/mapped.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
 #include "passes/shape_inference.h"
@@ -71,6 +72,22 @@ void run_on_graph_tree(Pass& pass, ir::Graph& g, ir::Rewriter& rw, PassContext& 
     for (ir::Graph* sg : n->subgraphs()) subs.push_back(sg);
   });
   for (ir::Graph* sg : subs) run_on_graph_tree(pass, *sg, rw, ctx);
+}
+
+// The constants of g and its subgraphs past 1 MB give back the pages a pass mapped in reading
+// them (mapped weights: a pass that looks at the first bytes of every weight, to see whether it
+// is a splat or an identity element, faults in a large folio of each): between passes nothing
+// holds a weight's bytes in memory, so that a model larger than memory is simplified in memory
+// bounded by what one pass works on. Nothing for a tensor in the heap.
+void release_constant_pages(const ir::Graph& g) {
+  constexpr size_t kLarge = size_t{1} << 20;
+  for (const ir::Value* v : g.initializers())
+    if (v->initializer() && v->initializer()->byte_size() >= kLarge) ir::release_pages(*v->initializer());
+  g.for_each_node([&](const ir::Node* n) {
+    for (const ir::Attribute& a : n->attributes)
+      if (a.type == ir::AttrType::kTensor && a.t && a.t->byte_size() >= kLarge) ir::release_pages(*a.t);
+    for (const ir::Graph* sg : n->subgraphs()) release_constant_pages(*sg);
+  });
 }
 
 }  // namespace
@@ -157,6 +174,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       try {
         run_on_graph_tree(*instances[i], *model.graph, rw, ctx);
         facts.end();
+        release_constant_pages(*model.graph);
       } catch (const LimitExceeded& e) {
         // A pass computed a tensor past the evaluator's limits outside the places that catch
         // them (fold_constants bounds its own work): an error, never an out-of-memory kill.

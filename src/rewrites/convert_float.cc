@@ -41,6 +41,7 @@
 #include "ir/mapped.h"
 #include "ir/rewriter.h"
 #include "ir/scratch.h"
+#include "ops/copies_elements.h"
 #include "ops/kernel_util.h"
 #include "ops/registry.h"
 
@@ -172,8 +173,30 @@ bool is_float(DataType t) {
   return t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16 || t == DataType::kDouble;
 }
 
-// A float tensor as another float type, rounded to nearest even.
-ir::Tensor convert_tensor(const ir::Tensor& t, DataType to) {
+// Tensors past this size are large: a mapped one's pages leave memory once read (below).
+constexpr size_t kLarge = size_t{1} << 20;
+
+// Runs body(i0, i1) over elements [0, n) a few MB at a time. With `let_go`, the pages of
+// elements [i0, i1) of each of `tensors` that is mapped (a weight in the model's file or
+// external data, a result in the scratch file) leave memory as soon as the chunk is done: a
+// tensor read or written whole is never in memory whole (nothing for a tensor in the heap).
+template <typename Body>
+void in_chunks(int64_t n, bool let_go, std::initializer_list<const ir::Tensor*> tensors, Body&& body) {
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    int64_t i1 = std::min(n, i0 + kChunk);
+    body(i0, i1);
+    if (!let_go) continue;
+    for (const ir::Tensor* t : tensors) {
+      size_t esz = t->byte_size() / static_cast<size_t>(t->numel());
+      ir::release_pages(*t, static_cast<size_t>(i0) * esz, static_cast<size_t>(i1 - i0) * esz);
+    }
+  }
+}
+
+// A float tensor as another float type, rounded to nearest even. With `let_go`, the pages of
+// the source (and of the result, when it is in the scratch file) leave memory as they are done.
+ir::Tensor convert_tensor(const ir::Tensor& t, DataType to, bool let_go = false) {
   ir::Tensor out(to, t.dims());
   ops::dispatch(t.dtype(), ops::kFloats, [&](auto from) {
     using F = typename decltype(from)::type;
@@ -181,46 +204,85 @@ ir::Tensor convert_tensor(const ir::Tensor& t, DataType to) {
       using T = typename decltype(into)::type;
       const F* p = t.data<F>();
       T* q = out.mutable_data<T>();
-      for (int64_t i = 0; i < t.numel(); ++i)
-        q[i] = T(static_cast<ops::compute_t<T>>(static_cast<double>(static_cast<ops::compute_t<F>>(p[i]))));
+      in_chunks(t.numel(), let_go, {&t, &out}, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i)
+          q[i] = T(static_cast<ops::compute_t<T>>(static_cast<double>(static_cast<ops::compute_t<F>>(p[i]))));
+      });
     });
   });
   return out;
 }
 
+// A float32 tensor with each element rounded to `to` and widened back: the value a reader in
+// `to` sees, made in one pass without the intermediate tensor in `to`. A large source's pages
+// leave memory as they are read (the copy is what its reader uses next), so that a mapped
+// weight and its copy are not in memory together.
+ir::Tensor round_through(const ir::Tensor& t, DataType to) {
+  ir::Tensor out(DataType::kFloat, t.dims());
+  ops::dispatch(to, ops::kFloats, [&](auto into) {
+    using T = typename decltype(into)::type;
+    const float* p = t.data<float>();
+    float* q = out.mutable_data<float>();
+    in_chunks(t.numel(), t.byte_size() >= kLarge, {&t}, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        q[i] = static_cast<float>(static_cast<ops::compute_t<T>>(T(static_cast<ops::compute_t<T>>(p[i]))));
+    });
+  });
+  return out;
+}
+
+// The largest finite magnitude in t; a large mapped t's pages leave memory as they are read.
 double tensor_max_abs(const ir::Tensor& t) {
   double m = 0;
   ops::dispatch(t.dtype(), ops::kFloats, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = t.data<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      double x = std::fabs(static_cast<double>(static_cast<ops::compute_t<T>>(p[i])));
-      if (std::isfinite(x)) m = std::max(m, x);  // infinities are infinities in every float type
-    }
+    in_chunks(t.numel(), t.byte_size() >= kLarge, {&t}, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        double x = std::fabs(static_cast<double>(static_cast<ops::compute_t<T>>(p[i])));
+        if (std::isfinite(x)) m = std::max(m, x);  // infinities are infinities in every float type
+      }
+    });
   });
   return m;
 }
 
-// A stored constant converted: past 1 MB into the scratch file, whose pages leave memory once
-// written (as the source's do once read), so that a model larger than memory converts in
-// bounded memory and saving copies the result from there.
+// A stored constant converted: past 1 MB into the scratch file, whose pages leave memory as
+// they are written (as the source's do as they are read), so that a model larger than memory
+// converts in bounded memory and saving copies the result from there.
 ir::Tensor convert_stored(const ir::Tensor& t, DataType to) {
-  constexpr size_t kLarge = size_t{1} << 20;
   ir::ScratchScope scratch(kLarge);
-  ir::Tensor out = convert_tensor(t, to);
-  if (ir::file_ref(out)) ir::release_pages(out);
-  if (t.byte_size() >= kLarge) ir::release_pages(t);
-  return out;
+  return convert_tensor(t, to, /*let_go=*/t.byte_size() >= kLarge);
 }
 
-std::vector<double> doubles_of(const ir::Tensor& t) {
-  std::vector<double> out(static_cast<size_t>(t.numel()));
-  ops::dispatch(t.dtype(), ops::kFloats, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = t.data<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) out[static_cast<size_t>(i)] = static_cast<double>(static_cast<ops::compute_t<T>>(p[i]));
+// The relative L2 error of `z` rounded to `to` against the float32 `y` (elements where y is
+// not finite are skipped; infinity when a finite y meets a non-finite z), read in place: no
+// copy of either, whatever their size. Negative when the sizes differ.
+double rounded_rel_l2(const ir::Tensor& y, const ir::Tensor& z, DataType to) {
+  if (y.numel() != z.numel() || y.dtype() != DataType::kFloat) return -1;
+  double num = 0, den = 0;
+  bool blown = false;
+  ops::dispatch(z.dtype(), ops::kFloats, [&](auto from) {
+    using F = typename decltype(from)::type;
+    ops::dispatch(to, ops::kFloats, [&](auto into) {
+      using T = typename decltype(into)::type;
+      const float* py = y.data<float>();
+      const F* pz = z.data<F>();
+      for (int64_t k = 0; k < y.numel(); ++k) {
+        double a = py[k];
+        if (!std::isfinite(a)) continue;
+        double b = static_cast<double>(static_cast<ops::compute_t<T>>(
+            T(static_cast<ops::compute_t<T>>(static_cast<double>(static_cast<ops::compute_t<F>>(pz[k]))))));
+        if (!std::isfinite(b)) {
+          blown = true;
+          continue;
+        }
+        num += (b - a) * (b - a);
+        den += a * a;
+      }
+    });
   });
-  return out;
+  return blown ? INFINITY : den > 0 ? std::sqrt(num / den) : 0;
 }
 
 bool has_subgraphs(const Node* n) { return !n->subgraphs().empty(); }
@@ -260,11 +322,8 @@ eval::Interpreter::Observer FloatObservations::observer() {
       const Value* v = n.output(i);
       if (!v || !outs[i].is_tensor() || !is_float(outs[i].tensor.dtype())) continue;
       any_float |= outs[i].tensor.dtype() == DataType::kFloat;
-      double m = 0;
-      for (double x : doubles_of(outs[i].tensor))
-        if (std::isfinite(x)) m = std::max(m, std::fabs(x));
       double& slot = max_abs[v];
-      slot = std::max(slot, m);
+      slot = std::max(slot, tensor_max_abs(outs[i].tensor));
     }
     // The node's own error in the target type: float32 inputs rounded to it, the same
     // computation, the float32 outputs rounded to it, against what the node computed.
@@ -272,12 +331,31 @@ eval::Interpreter::Observer FloatObservations::observer() {
     const ops::OpSchema* s =
         ops::OpRegistry::instance().find(n.domain, n.op_type, model_.opset(n.domain));
     if (!s || !s->eval || !s->deterministic || !n.is_default_domain()) return;
+    double worst = 0;
+    if (ops::copies_elements(n.domain, n.op_type)) {
+      // Its outputs are copies of input elements: the run on rounded inputs would give exactly
+      // the outputs rounded, so the error is measured on them (no copies, no second run).
+      for (size_t i = 0; i < outs.size(); ++i)
+        if (outs[i].is_tensor() && outs[i].tensor.dtype() == DataType::kFloat)
+          worst = std::max(worst, rounded_rel_l2(outs[i].tensor, outs[i].tensor, opts_.target));
+      double& slot = node_error[&n];
+      slot = std::max(slot, worst);
+      return;
+    }
+    // One rounded copy per distinct input (a value read twice is rounded once). A mapped
+    // weight's pages leave memory as its copy is made (round_through): the node has run on them
+    // already and the re-run reads the copy, so that a weight is in memory once, not twice.
     std::vector<ir::RuntimeValue> rounded(ins.size());
     std::vector<const ir::RuntimeValue*> rin(ins.size(), nullptr);
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!ins[i]) continue;
       if (ins[i]->is_tensor() && ins[i]->tensor.dtype() == DataType::kFloat) {
-        rounded[i] = ir::RuntimeValue::of(convert_tensor(convert_tensor(ins[i]->tensor, opts_.target), DataType::kFloat));
+        auto same = std::find(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(i), ins[i]);
+        if (same != ins.begin() + static_cast<std::ptrdiff_t>(i)) {
+          rin[i] = rin[static_cast<size_t>(same - ins.begin())];
+          continue;
+        }
+        rounded[i] = ir::RuntimeValue::of(round_through(ins[i]->tensor, opts_.target));
         rin[i] = &rounded[i];
       } else {
         rin[i] = ins[i];
@@ -285,24 +363,10 @@ eval::Interpreter::Observer FloatObservations::observer() {
     }
     auto r = probe_->run_node(n, rin, nullptr);
     if (!r) return;
-    double worst = 0;
     for (size_t i = 0; i < outs.size() && i < r.value().size(); ++i) {
       if (!outs[i].is_tensor() || outs[i].tensor.dtype() != DataType::kFloat || !r.value()[i].is_tensor()) continue;
-      std::vector<double> y = doubles_of(outs[i].tensor);
-      std::vector<double> z = doubles_of(convert_tensor(r.value()[i].tensor, opts_.target));
-      if (y.size() != z.size()) continue;
-      double num = 0, den = 0;
-      bool blown = false;
-      for (size_t k = 0; k < y.size(); ++k) {
-        if (!std::isfinite(y[k])) continue;
-        if (!std::isfinite(z[k])) {
-          blown = true;
-          continue;
-        }
-        num += (z[k] - y[k]) * (z[k] - y[k]);
-        den += y[k] * y[k];
-      }
-      double e = blown ? INFINITY : den > 0 ? std::sqrt(num / den) : 0;
+      double e = rounded_rel_l2(outs[i].tensor, r.value()[i].tensor, opts_.target);
+      if (e < 0) continue;
       worst = std::max(worst, e);
     }
     double& slot = node_error[&n];
@@ -444,12 +508,8 @@ void Converter::range_facts() {
     numeric_.insert(v);
   };
   for (ir::Graph* g : graphs_)
-    for (const Value* v : g->initializers()) {
-      check(v, tensor_max_abs(*v->initializer()));
-      // A weight read whole: its file-backed pages may leave memory again (bounded memory on
-      // models larger than it).
-      if (v->initializer()->byte_size() >= (size_t{1} << 20)) ir::release_pages(*v->initializer());
-    }
+    for (const Value* v : g->initializers())
+      check(v, tensor_max_abs(*v->initializer()));  // a large mapped weight's pages leave memory as read
   if (seen_)
     for (const auto& [v, m] : seen_->max_abs) check(v, m);
   // A node whose error in the target type is over the tolerance stays in float32, and so are

@@ -5,8 +5,9 @@ Writes a 2.2 GB model (a chain of 34 MatMuls by 4096x4096 float32 weights, 64 MB
 external-data file, written weight by weight so that this script holds one at a time), then runs
 `onnxtrim IN OUT --dtype fp16` with its default check and asserts: exit 0; the check passed
 (relative L2 error of the output at most 1e-2, as the report prints it); every weight is float16
-in the written external data (about half the bytes); and the process's peak RSS stays under
-3/4 of the model's size (the goal of 1 GB plus the largest tensor is printed, not yet met).
+in the written external data (about half the bytes); and the process's peak RSS (whole
+process: the weights' mapped pages count) is at most 1 GB plus the largest tensor (64 MB),
+issue 13's bound, which the conversion shares. The figure is printed.
 
 usage: dtype_large.py ONNXTRIM WORKDIR [extra onnxtrim options]
 """
@@ -52,9 +53,21 @@ with tempfile.TemporaryDirectory(dir=workdir) as tmp:
 
     out = os.path.join(tmp, "half.onnx")
     report = os.path.join(tmp, "report.json")
+    cmd = [binary, src, out, "--dtype", "fp16", "--json", report] + sys.argv[3:]
+    # The peak is onnxtrim's own, measured by /usr/bin/time around it: a child forked from this
+    # interpreter starts with the interpreter's pages (numpy, onnx: about 300 MB) counted in its
+    # ru_maxrss. Without /usr/bin/time, that larger figure is what is checked.
+    rss_file = os.path.join(tmp, "rss.txt")
+    timed = os.access("/usr/bin/time", os.X_OK)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    r = subprocess.run([binary, src, out, "--dtype", "fp16", "--json", report] + sys.argv[3:], capture_output=True, text=True)
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    r = subprocess.run((["/usr/bin/time", "-f", "%M", "-o", rss_file] if timed else []) + cmd,
+                       capture_output=True, text=True)
+    if timed and r.returncode == 0:
+        peak_mb = int(open(rss_file).read().split()[-1]) / 1024
+    else:
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        if before and before >= peak_mb * 1024:
+            sys.exit("dtype_large: an earlier child's peak hides this run's")
     failures = []
     if r.returncode != 0:
         print(r.stdout, r.stderr)
@@ -75,15 +88,16 @@ with tempfile.TemporaryDirectory(dir=workdir) as tmp:
                   if f.startswith("half.onnx"))
     if not (LAYERS * weight_bytes // 2 <= written < LAYERS * weight_bytes * 0.55):
         failures.append(f"{written} bytes written, expected about half of {LAYERS * weight_bytes}")
-    # The bound asserted is the model's own size (the conversion must never hold the model);
-    # the goal, 1 GB + the largest tensor, is printed beside the figure (not met yet: issue 17).
-    goal_mb = 1024 + weight_bytes / 2**20
-    bound_mb = 0.75 * size / 2**20
-    if before > peak_mb * 1024 or peak_mb > bound_mb:
-        failures.append(f"peak RSS {peak_mb:.0f} MB, over 3/4 of the model's size ({bound_mb:.0f} MB)")
+    # The bound (issue 13, reused by issue 17): 1 GB plus the largest single tensor; the model
+    # is 2.13 GB, so the conversion can hold neither it nor its float16 result.
+    bound_mb = 1024 + weight_bytes / 2**20
+    if peak_mb > bound_mb:
+        failures.append(f"peak RSS {peak_mb:.0f} MB, over 1 GB + the largest tensor ({bound_mb:.0f} MB)")
     rel = max((o.get("rel_l2", 0) for o in outs), default=0)
+    how = "" if timed else " (this interpreter's pages included: no /usr/bin/time)"
     print(f"dtype_large: {size / 2**30:.2f} GB model -> {written / 2**30:.2f} GB fp16, rel L2 {rel:.2e}, "
-          f"peak RSS {peak_mb:.0f} MB (bound {bound_mb:.0f} MB; goal {goal_mb:.0f} MB)")
+          f"peak RSS {peak_mb:.0f} MB{how} "
+          f"(bound: 1 GB + the largest tensor = {bound_mb:.0f} MB)")
     for f in failures:
         print("FAIL:", f)
     sys.exit(1 if failures else 0)

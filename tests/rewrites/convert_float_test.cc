@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 
 #include "api/internal.h"
 #include "ir/printer.h"
@@ -305,6 +306,48 @@ g (float[64] x) => (float[64] y) {
   bool err = false;
   for (const auto& k : c.report.conversion.kept) err |= k.reason.find("over the tolerance") != std::string::npos;
   EXPECT_TRUE(err) << c.report.to_text();
+}
+
+// Ops that only copy elements (Transpose, Gather, Concat, Reshape, Slice ...) have their error
+// in the target type measured from their output alone (rounding their inputs first would give
+// exactly the output rounded): no rounded copies, no second run, the same verdicts. Values
+// under float16's smallest subnormal (1e-9) round to 0: such a copy has error 1 and stays
+// float32, in the main graph and in an If body; copies of ordinary values convert, one of them
+// a graph output. Were the tiny copies converted, y would be 0 and the check would fail.
+TEST(ConvertFloat, ElementCopiesAreMeasuredOnTheirOutput) {
+  auto c = convert(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,8] x, bool b) => (float[8,4] y, float[8,4] u, float[10,4] z, float[8,4] w) {
+  s = Constant <value = float {1e-9}> ()
+  tiny = Mul(x, s)
+  t = Transpose(tiny)
+  big = Constant <value = float {1e9}> ()
+  y = Mul(t, big)
+  u = Transpose(x)
+  i = Constant <value = int64[2] {1, 0}> ()
+  g = Gather(u, i)
+  k = Concat <axis = 0> (u, g)
+  z = Relu(k)
+  w = If(b) <
+    then_branch = tb () => (float[8,4] ot) { tt = Transpose(tiny)  ot = Mul(tt, big) },
+    else_branch = eb () => (float[8,4] oe) { oe = Transpose(x) }>
+}
+)", "fp16", true, 4);
+  expect_checked(c.report, 1e-2);
+  EXPECT_EQ(elem(c.model, "t"), ir::DataType::kFloat);
+  EXPECT_EQ(elem(c.model, "tt"), ir::DataType::kFloat);
+  EXPECT_EQ(elem(c.model, "g"), ir::DataType::kFloat16);
+  EXPECT_EQ(elem(c.model, "k"), ir::DataType::kFloat16);
+  EXPECT_EQ(elem(c.model, "u"), ir::DataType::kFloat);  // a graph output keeps its type
+  EXPECT_EQ(producer(c.model, "u")->op_type, "Cast");   // computed in float16
+  std::set<std::string> tiny_copies;
+  for (const auto& k : c.report.conversion.kept) {
+    if (k.reason.find("its error in float16 is 1 ") != std::string::npos) tiny_copies.insert(k.node);
+    for (const char* op : {"(Gather)", "(Concat)"}) EXPECT_EQ(k.node.find(op), std::string::npos) << k.reason;
+  }
+  EXPECT_EQ(tiny_copies, (std::set<std::string>{"producing tiny (Mul)", "producing t (Transpose)",
+                                                "producing tt (Transpose)"}))
+      << c.report.to_text();
 }
 
 // Must not fire: a model without float computation is left as it was.

@@ -1,4 +1,5 @@
 // Concat: joins tensors along an axis.
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -82,6 +83,7 @@ bool fold_single_concat(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Concat, "", "Concat", (std::vector<int>{1, 4, 11, 13}), eval_concat);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Concat, "", "Concat");
 ONNXTRIM_REGISTER_INFER(Concat, "", "Concat", infer_concat);
 ONNXTRIM_REGISTER_TYPES(Concat, "", "Concat", "T...",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});

@@ -1,4 +1,5 @@
 // Expand: broadcasts the input to a shape (numpy rules, both ways).
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "ops/values.h"
@@ -72,6 +73,7 @@ bool fold_nop(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Expand, "", "Expand", (std::vector<int>{8, 13}), eval_expand);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Expand, "", "Expand");
 ONNXTRIM_REGISTER_INFER(Expand, "", "Expand", infer_expand);
 ONNXTRIM_REGISTER_TYPES(Expand, "", "Expand", "T shape",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"shape", type_bits({ir::DataType::kInt64})}});

@@ -1,4 +1,5 @@
 // Flatten: to 2-D: [prod(dims before axis), prod(dims from axis)].
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -41,6 +42,7 @@ bool fold_nop(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Flatten, "", "Flatten", (std::vector<int>{1, 9, 11, 13, 21, 23, 24, 25}), eval_flatten);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Flatten, "", "Flatten");
 ONNXTRIM_REGISTER_INFER(Flatten, "", "Flatten", infer_flatten);
 ONNXTRIM_REGISTER_FOLD(Flatten0, "", "Flatten", "eliminate_nop_ops", fold_nop);
 

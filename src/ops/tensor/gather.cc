@@ -1,4 +1,5 @@
 // Gather: takes slices of data along an axis at the given (possibly negative) indices.
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -67,6 +68,7 @@ Status infer_gather(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Gather, "", "Gather", (std::vector<int>{1, 11, 13}), eval_gather);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Gather, "", "Gather");
 ONNXTRIM_REGISTER_INFER(Gather, "", "Gather", infer_gather);
 ONNXTRIM_REGISTER_TYPES(Gather, "", "Gather", "T Tind",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});

@@ -1,5 +1,6 @@
 // GatherElements: each output element reads the data element whose coordinate along `axis` is
 // the matching index (negative allowed) and whose other coordinates are its own.
+#include "ops/copies_elements.h"
 #include "ops/tensor/tensor_util.h"
 
 namespace onnxtrim::ops {
@@ -45,6 +46,7 @@ Status infer_gather_elements(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GatherElements, "", "GatherElements", (std::vector<int>{11, 13}), eval_gather_elements);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(GatherElements, "", "GatherElements");
 ONNXTRIM_REGISTER_INFER(GatherElements, "", "GatherElements", infer_gather_elements);
 ONNXTRIM_REGISTER_TYPES(GatherElements, "", "GatherElements", "T Tind",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});

@@ -1,5 +1,6 @@
 // GatherND: slices of data at the index tuples given by the last axis of indices, after
 // batch_dims leading axes that data and indices share (batch_dims from opset 12).
+#include "ops/copies_elements.h"
 #include "ops/tensor/tensor_util.h"
 
 namespace onnxtrim::ops {
@@ -62,6 +63,7 @@ Status infer_gather_nd(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GatherND, "", "GatherND", (std::vector<int>{11, 12, 13}), eval_gather_nd);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(GatherND, "", "GatherND");
 ONNXTRIM_REGISTER_INFER(GatherND, "", "GatherND", infer_gather_nd);
 ONNXTRIM_REGISTER_TYPES(GatherND, "", "GatherND", "T indices",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt64})}});

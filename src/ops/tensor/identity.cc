@@ -1,4 +1,5 @@
 // Identity: y = x, for tensors, sequences and optionals alike.
+#include "ops/copies_elements.h"
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 
@@ -23,5 +24,6 @@ Status infer_identity(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_INFER(Identity, "", "Identity", infer_identity);
 ONNXTRIM_REGISTER_OP(Identity, "", "Identity", (std::vector<int>{1, 13, 14, 16, 19, 21, 23, 24, 25}), eval_identity);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Identity, "", "Identity");
 
 }  // namespace onnxtrim::ops

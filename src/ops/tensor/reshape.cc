@@ -1,4 +1,5 @@
 // Reshape: same data, new dims; 0 copies the input dim (unless allowzero), -1 is inferred (shape attribute before opset 5).
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -127,6 +128,7 @@ bool fold_reshape_pair(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Reshape, "", "Reshape", (std::vector<int>{1, 5, 13, 14, 19, 21, 23, 24, 25}), eval_reshape);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Reshape, "", "Reshape");
 ONNXTRIM_REGISTER_INFER(Reshape, "", "Reshape", infer_reshape);
 ONNXTRIM_REGISTER_TYPES(Reshape, "", "Reshape", "- shape", {{"shape", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(ReshapeFold0, "", "Reshape", "eliminate_nop_ops", fold_nop);

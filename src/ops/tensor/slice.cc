@@ -1,4 +1,5 @@
 // Slice: a strided window along some axes (attributes before opset 10, inputs after).
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -157,6 +158,7 @@ bool fold_full_slice(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Slice, "", "Slice", (std::vector<int>{1, 10, 11, 13}), eval_slice);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Slice, "", "Slice");
 ONNXTRIM_REGISTER_INFER(Slice, "", "Slice", infer_slice);
 ONNXTRIM_REGISTER_TYPES(Slice, "", "Slice", "T Tind Tind Tind Tind",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});

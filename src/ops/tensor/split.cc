@@ -1,4 +1,5 @@
 // Split: cuts a tensor into parts along an axis (sizes from the split input/attribute, or equal parts).
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -124,6 +125,7 @@ bool fold_single_split(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Split, "", "Split", (std::vector<int>{1, 2, 11, 13, 18}), eval_split);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Split, "", "Split");
 ONNXTRIM_REGISTER_INFER(Split, "", "Split", infer_split);
 ONNXTRIM_REGISTER_TYPES(Split, "", "Split", "T split",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"split", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt64})}});

@@ -1,4 +1,5 @@
 // Squeeze: removes dims of size 1 (the given axes, or all of them).
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -94,6 +95,7 @@ bool fold_squeeze_unsqueeze(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Squeeze, "", "Squeeze", (std::vector<int>{1, 11, 13, 21, 23, 24, 25}), eval_squeeze);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Squeeze, "", "Squeeze");
 ONNXTRIM_REGISTER_INFER(Squeeze, "", "Squeeze", infer_squeeze);
 ONNXTRIM_REGISTER_TYPES(Squeeze, "", "Squeeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(SqueezeFold0, "", "Squeeze", "eliminate_nop_ops", fold_nop);

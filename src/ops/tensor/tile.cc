@@ -1,4 +1,5 @@
 // Tile: repeats the input along each axis.
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "ops/values.h"
@@ -75,6 +76,7 @@ bool fold_tile_ones(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Tile, "", "Tile", (std::vector<int>{1, 6, 13}), eval_tile);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Tile, "", "Tile");
 ONNXTRIM_REGISTER_INFER(Tile, "", "Tile", infer_tile);
 ONNXTRIM_REGISTER_TYPES(Tile, "", "Tile", "T T1 axis",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"T1", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt64})}, {"axis", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});

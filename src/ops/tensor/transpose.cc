@@ -4,6 +4,7 @@
 #include <xmmintrin.h>
 #endif
 #include "ir/mapped.h"
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "support/parallel.h"
@@ -252,6 +253,7 @@ bool fold_transpose_pair(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Transpose, "", "Transpose", (std::vector<int>{1, 13, 21, 23, 24, 25}), eval_transpose);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Transpose, "", "Transpose");
 ONNXTRIM_REGISTER_INFER(Transpose, "", "Transpose", infer_transpose);
 ONNXTRIM_REGISTER_FOLD(Transpose0, "", "Transpose", "eliminate_nop_ops", fold_identity_perm);
 ONNXTRIM_REGISTER_FOLD(Transpose1, "", "Transpose", "fuse_consecutive_ops", fold_transpose_pair);

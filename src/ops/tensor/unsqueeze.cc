@@ -1,4 +1,5 @@
 // Unsqueeze: inserts dims of size 1 (axes attribute before opset 13, input after).
+#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -69,6 +70,7 @@ bool fold_unsqueeze_nop(ir::Node& n, FoldContext& fc) {
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Unsqueeze, "", "Unsqueeze", (std::vector<int>{1, 11, 13, 21, 23, 24, 25}), eval_unsqueeze);
+ONNXTRIM_REGISTER_COPIES_ELEMENTS(Unsqueeze, "", "Unsqueeze");
 ONNXTRIM_REGISTER_INFER(Unsqueeze, "", "Unsqueeze", infer_unsqueeze);
 ONNXTRIM_REGISTER_TYPES(Unsqueeze, "", "Unsqueeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", fold_unsqueeze_nop);
