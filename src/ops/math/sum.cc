@@ -12,12 +12,12 @@ Status eval_sum(KernelContext& ctx) {
 }
 
 // ---- shape inference (with value propagation on integers: the symbolic sum)
-Expr add(const Expr& a, const Expr& b) { return a + b; }
+Expr sum_of_two(const Expr& a, const Expr& b) { return a + b; }
 
 Status infer_sum(InferContext& ctx) {
   OT_RETURN_IF_ERROR(infer_broadcast(ctx));
   if (!ir::dtype_is_integer(ctx.output(0).elem)) return Status::ok();
-  propagate_fold<add>(ctx);
+  propagate_fold<sum_of_two>(ctx);
   return Status::ok();
 }
 
