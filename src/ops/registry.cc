@@ -41,6 +41,14 @@ bool OpRegistry::is_elementwise(std::string_view domain, std::string_view op_typ
   return elementwise_.count({std::string(norm(domain)), std::string(op_type)}) > 0;
 }
 
+void OpRegistry::mark_copies_elements(std::string domain, std::string op_type) {
+  copies_elements_.emplace(std::string(norm(domain)), std::move(op_type));
+}
+
+bool OpRegistry::copies_elements(std::string_view domain, std::string_view op_type) const {
+  return copies_elements_.count({std::string(norm(domain)), std::string(op_type)}) > 0;
+}
+
 std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_view op_type,
                                            std::string_view pass) const {
   std::vector<FoldFn> out;

@@ -125,11 +125,20 @@ class OpRegistry {
   // same (broadcast) position of the inputs. Declared by the op's own file.
   void mark_elementwise(std::string domain, std::string op_type);
   bool is_elementwise(std::string_view domain, std::string_view op_type) const;
+  // Ops whose every output element is a copy of one element of an input of the same type
+  // (Transpose, Gather, Slice, Concat, ...; no arithmetic, no attribute-valued fill such as
+  // Pad-2's `value`). Rounding such an op's float inputs to another float type and running it
+  // gives exactly its output rounded, element by element: the float conversion
+  // (convert_float.cc) measures such a node's error from its output alone, with no rounded
+  // copy of its inputs and no second run. Declared by the op's own file.
+  void mark_copies_elements(std::string domain, std::string op_type);
+  bool copies_elements(std::string_view domain, std::string_view op_type) const;
 
  private:
   std::map<std::pair<std::string, std::string>, OpSchema> ops_;
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, FoldFn>>> folds_;
   std::set<std::pair<std::string, std::string>> elementwise_;
+  std::set<std::pair<std::string, std::string>> copies_elements_;
 };
 
 // Registers at static-initialisation time:
@@ -149,6 +158,13 @@ class OpRegistry {
 #define ONNXTRIM_REGISTER_ELEMENTWISE(id, domain, op_type)                          \
   static const bool onnxtrim_elementwise_registered_##id = [] {                    \
     ::onnxtrim::ops::OpRegistry::instance().mark_elementwise(domain, op_type);     \
+    return true;                                                                   \
+  }()
+
+// ONNXTRIM_REGISTER_COPIES_ELEMENTS(Transpose, "", "Transpose"): see copies_elements.
+#define ONNXTRIM_REGISTER_COPIES_ELEMENTS(id, domain, op_type)                      \
+  static const bool onnxtrim_copies_registered_##id = [] {                         \
+    ::onnxtrim::ops::OpRegistry::instance().mark_copies_elements(domain, op_type); \
     return true;                                                                   \
   }()
 

@@ -1,5 +1,4 @@
 // Concat: joins tensors along an axis.
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

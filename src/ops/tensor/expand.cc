@@ -1,5 +1,4 @@
 // Expand: broadcasts the input to a shape (numpy rules, both ways).
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "ops/values.h"

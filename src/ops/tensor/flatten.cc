@@ -1,5 +1,4 @@
 // Flatten: to 2-D: [prod(dims before axis), prod(dims from axis)].
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

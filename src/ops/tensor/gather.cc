@@ -1,5 +1,4 @@
 // Gather: takes slices of data along an axis at the given (possibly negative) indices.
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

@@ -1,6 +1,5 @@
 // GatherElements: each output element reads the data element whose coordinate along `axis` is
 // the matching index (negative allowed) and whose other coordinates are its own.
-#include "ops/copies_elements.h"
 #include "ops/tensor/tensor_util.h"
 
 namespace onnxtrim::ops {

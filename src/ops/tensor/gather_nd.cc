@@ -1,6 +1,5 @@
 // GatherND: slices of data at the index tuples given by the last axis of indices, after
 // batch_dims leading axes that data and indices share (batch_dims from opset 12).
-#include "ops/copies_elements.h"
 #include "ops/tensor/tensor_util.h"
 
 namespace onnxtrim::ops {

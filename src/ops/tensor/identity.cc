@@ -1,5 +1,4 @@
 // Identity: y = x, for tensors, sequences and optionals alike.
-#include "ops/copies_elements.h"
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 

@@ -1,5 +1,4 @@
 // Reshape: same data, new dims; 0 copies the input dim (unless allowzero), -1 is inferred (shape attribute before opset 5).
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

@@ -1,5 +1,4 @@
 // Slice: a strided window along some axes (attributes before opset 10, inputs after).
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

@@ -1,5 +1,4 @@
 // Split: cuts a tensor into parts along an axis (sizes from the split input/attribute, or equal parts).
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

@@ -1,5 +1,4 @@
 // Squeeze: removes dims of size 1 (the given axes, or all of them).
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

@@ -1,5 +1,4 @@
 // Tile: repeats the input along each axis.
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "ops/values.h"

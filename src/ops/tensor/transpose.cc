@@ -4,7 +4,6 @@
 #include <xmmintrin.h>
 #endif
 #include "ir/mapped.h"
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "support/parallel.h"

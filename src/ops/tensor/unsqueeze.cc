@@ -1,5 +1,4 @@
 // Unsqueeze: inserts dims of size 1 (axes attribute before opset 13, input after).
-#include "ops/copies_elements.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
