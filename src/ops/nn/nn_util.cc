@@ -26,9 +26,6 @@ void gemm_fallback(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, c
       c = alpha * acc + (beta == T(0) ? T(0) : beta * c);
     }
 }
-// OpenBLAS runs single-threaded (its multithreaded SGEMM gave wrong results on this Debian
-// build's Zen kernels, and its idle threads spin); large products are split by output columns
-// over our own threads instead, each calling the single-threaded BLAS.
 }  // namespace
 }  // namespace onnxtrim::ops::nn
 
@@ -36,6 +33,9 @@ void gemm_fallback(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, c
 extern "C" void blas_thread_shutdown_(void);
 
 namespace onnxtrim::ops::nn {
+// OpenBLAS runs single-threaded (its multithreaded SGEMM gave wrong results on this Debian
+// build's Zen kernels, and its idle threads spin); large products are split by output columns
+// over our own threads instead, each calling the single-threaded BLAS.
 void blas_single_threaded() {
   static std::once_flag once;
   std::call_once(once, [] {
