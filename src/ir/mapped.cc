@@ -35,6 +35,7 @@ const uint8_t* AlignedView::data() const {
 FileRef file_ref(const Tensor& t) {
   const Buffer* b = t.buffer().get();
   if (b == nullptr) return {};
+  b = b->resolved();
   if (auto* m = dynamic_cast<const MappedBuffer*>(b)) return m->file_ref(t.buffer_offset());
   if (auto* v = dynamic_cast<const AlignedView*>(b)) return v->file_ref(t.buffer_offset());
   return {};
@@ -45,6 +46,11 @@ void release_pages(const Tensor& t) { release_pages(t, 0, t.byte_size()); }
 void release_pages(const Tensor& t, size_t off, size_t n) {
   const Buffer* b = t.buffer().get();
   if (b == nullptr || n == 0 || off >= t.byte_size()) return;
+  if (auto* d = dynamic_cast<const DeferredBuffer*>(b); d && d->deferred()) {
+    d->release_sources();  // what making its parts read (the whole of it: parts read sources across)
+    return;
+  }
+  b = b->resolved();
   n = std::min(n, t.byte_size() - off);
   if (auto* m = dynamic_cast<const MappedBuffer*>(b)) m->release(t.buffer_offset() + off, n);
   else if (auto* v = dynamic_cast<const AlignedView*>(b)) v->release(t.buffer_offset() + off, n);

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <new>
 
 #include "support/limits.h"
@@ -42,6 +43,86 @@ std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
 }
 
 namespace {
+std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p);
+}  // namespace
+
+DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, std::function<void()> release)
+    : size_(size), elem_(std::max<size_t>(elem, 1)), scratch_threshold_(ScratchScope::threshold()),
+      fill_(std::make_shared<const Fill>(std::move(fill))), release_(std::move(release)) {}
+
+void DeferredBuffer::release_sources() const {
+  if (release_ && !made_.load(std::memory_order_acquire)) release_();
+}
+
+namespace {
+std::shared_ptr<Buffer> allocate_bytes_at(size_t n, size_t threshold, uint8_t** p);
+}  // namespace
+
+const uint8_t* DeferredBuffer::data() const {
+  std::call_once(once_, [&] {
+    uint8_t* p = nullptr;
+    whole_ = allocate_bytes_at(size_, scratch_threshold_, &p);
+    std::shared_ptr<const Fill> f;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      f = fill_;
+    }
+    // In bands: bytes made in the scratch file leave memory band by band (a weight of an
+    // LLM-sized model is never whole in memory).
+    auto* mapped = dynamic_cast<const MappedBuffer*>(whole_.get());
+    const size_t band = mapped ? (size_t{32} << 20) / elem_ * elem_ : size_;
+    for (size_t off = 0; off < size_; off += band) {
+      size_t n = std::min(band, size_ - off);
+      (*f)(p + off, off, off + n);
+      if (mapped) mapped->release(off, n);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fill_.reset();  // what the recipe held (its source) can go
+    }
+    made_.store(true, std::memory_order_release);
+  });
+  return whole_->data();
+}
+
+const Buffer* DeferredBuffer::resolved() const {
+  return made_.load(std::memory_order_acquire) ? whole_->resolved() : this;
+}
+
+void DeferredBuffer::read(size_t off, size_t n, uint8_t* dst) const {
+  if (n == 0) return;
+  std::shared_ptr<const Fill> f;
+  if (!made_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    f = fill_;
+  }
+  if (!f) {
+    whole_->read(off, n, dst);
+    return;
+  }
+  // Whole elements straight into dst; a partial element at either end through a small buffer.
+  size_t a = (off + elem_ - 1) / elem_ * elem_, b = (off + n) / elem_ * elem_;
+  if (a >= b) {  // within one element (or two partial ones)
+    size_t lo = off / elem_ * elem_, hi = std::min(size_, (off + n + elem_ - 1) / elem_ * elem_);
+    std::vector<uint8_t> tmp(hi - lo);
+    (*f)(tmp.data(), lo, hi);
+    std::memcpy(dst, tmp.data() + (off - lo), n);
+    return;
+  }
+  if (a > off) {
+    std::vector<uint8_t> tmp(elem_);
+    (*f)(tmp.data(), a - elem_, a);
+    std::memcpy(dst, tmp.data() + (off - (a - elem_)), a - off);
+  }
+  (*f)(dst + (a - off), a, b);
+  if (off + n > b) {
+    std::vector<uint8_t> tmp(elem_);
+    (*f)(tmp.data(), b, b + elem_);
+    std::memcpy(dst + (b - off), tmp.data(), off + n - b);
+  }
+}
+
+namespace {
 // The element count of dims; a count past int64 (or a negative dim) is refused here, before
 // anything is allocated.
 int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
@@ -71,6 +152,13 @@ std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
   auto v = std::make_shared<VectorBuffer>(n);
   *p = v->mutable_data();
   return v;
+}
+
+// allocate_bytes as if the innermost ScratchScope had `threshold`.
+std::shared_ptr<Buffer> allocate_bytes_at(size_t n, size_t threshold, uint8_t** p) {
+  if (threshold == ScratchScope::threshold()) return allocate_bytes(n, p);
+  ScratchScope scope(threshold);
+  return allocate_bytes(n, p);
 }
 
 uint64_t alloc_bytes(DataType dtype, int64_t numel) {
@@ -110,6 +198,11 @@ uint8_t* Tensor::mutable_bytes() {
     if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
       if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
     if (auto* ab = dynamic_cast<const MmapBuffer*>(buf_.get())) return const_cast<MmapBuffer*>(ab)->mutable_data();
+    if (auto* db = dynamic_cast<const DeferredBuffer*>(buf_.get())) {
+      // This tensor's alone: what the recipe makes becomes its buffer, written in place.
+      buf_ = db->whole();
+      return mutable_bytes();
+    }
   }
   charge_tensor(numel_, nbytes_, dtype_name(dtype_), dims_);
   uint8_t* p = nullptr;
@@ -124,7 +217,18 @@ bool Tensor::same_contents(const Tensor& o) const {
   if (dtype_ != o.dtype_ || dims_ != o.dims_) return false;
   if (dtype_ == DataType::kString) return strings_ == o.strings_;
   if (nbytes_ != o.nbytes_) return false;
-  return nbytes_ == 0 || std::memcmp(unaligned_bytes(), o.unaligned_bytes(), nbytes_) == 0;
+  if (nbytes_ == 0) return true;
+  if (deferred() || o.deferred()) {
+    // A piece at a time: a deferred tensor is not made whole to be compared.
+    constexpr size_t kPiece = size_t{1} << 20;
+    std::vector<uint8_t> ta, tb;
+    for (size_t off = 0; off < nbytes_; off += kPiece) {
+      size_t n = std::min(kPiece, nbytes_ - off);
+      if (std::memcmp(view(off, n, ta), o.view(off, n, tb), n) != 0) return false;
+    }
+    return true;
+  }
+  return std::memcmp(unaligned_bytes(), o.unaligned_bytes(), nbytes_) == 0;
 }
 
 }  // namespace onnxtrim::ir

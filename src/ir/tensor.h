@@ -7,9 +7,12 @@
 // so loading never copies weights more than the parser already did.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,6 +29,14 @@ class Buffer {
   // The bytes where they are, perhaps not aligned for their element type: for code that only
   // copies elements with memcpy (data() may have to make an aligned copy first).
   virtual const uint8_t* unaligned_data() const { return data(); }
+  // Copies bytes [off, off + n) to dst. A DeferredBuffer computes them without making the whole.
+  virtual void read(size_t off, size_t n, uint8_t* dst) const {
+    if (n) std::memcpy(dst, unaligned_data() + off, n);
+  }
+  // True while the bytes exist only as a recipe (DeferredBuffer): data() would make them.
+  virtual bool deferred() const { return false; }
+  // The buffer that holds the bytes: this, or what a DeferredBuffer has made.
+  virtual const Buffer* resolved() const { return this; }
 };
 
 class StringBuffer final : public Buffer {
@@ -70,6 +81,42 @@ class MmapBuffer final : public Buffer {
   size_t size_;
 };
 
+// Bytes computed when they are first needed: a kernel's result that may never be needed whole
+// in memory (a weight behind an exporter's Transpose is folded, then only saved: saving reads it
+// a piece at a time, straight into the output). fill(dst, begin, end) writes bytes
+// [begin, end) of the result to dst, begin and end being multiples of `elem` bytes; it may be
+// called from several threads at once. data() makes the whole (once) where the thread's scratch
+// threshold at construction says, and lets go of the recipe (and what it holds) then.
+class DeferredBuffer final : public Buffer {
+ public:
+  using Fill = std::function<void(uint8_t* dst, size_t begin, size_t end)>;
+  // release: lets the pages the recipe read leave memory (ir::release_pages of a deferred
+  // tensor calls it), as for a mapped tensor.
+  DeferredBuffer(size_t size, size_t elem, Fill fill, std::function<void()> release = {});
+  const uint8_t* data() const override;
+  size_t size() const override { return size_; }
+  void read(size_t off, size_t n, uint8_t* dst) const override;
+  bool deferred() const override { return !made_.load(std::memory_order_acquire); }
+  const Buffer* resolved() const override;
+  void release_sources() const;
+  // The buffer of the made bytes (made now if they were not).
+  std::shared_ptr<Buffer> whole() const {
+    data();
+    return whole_;
+  }
+
+ private:
+  size_t size_;
+  size_t elem_;
+  size_t scratch_threshold_;
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const Fill> fill_;  // null once made
+  std::function<void()> release_;
+  mutable std::once_flag once_;
+  mutable std::shared_ptr<Buffer> whole_;
+  mutable std::atomic<bool> made_{false};
+};
+
 // Where a tensor's bytes were found outside the model file (ExternalData.md).
 struct ExternalRef {
   std::string location;  // relative to the model's folder
@@ -101,6 +148,20 @@ class Tensor {
   // only for reading elements with memcpy.
   const uint8_t* unaligned_bytes() const { return buf_ ? buf_->unaligned_data() + offset_ : nullptr; }
   uint8_t* mutable_bytes();  // copy-on-write
+  // Bytes [off, off + n) copied to dst, without making a deferred tensor's whole bytes.
+  void read(size_t off, size_t n, uint8_t* dst) const {
+    if (n) buf_->read(offset_ + off, n, dst);
+  }
+  // Bytes [off, off + n) for reading with memcpy: where they are, or, for a deferred tensor,
+  // made into tmp (so that looking at part of a folded weight does not make all of it).
+  const uint8_t* view(size_t off, size_t n, std::vector<uint8_t>& tmp) const {
+    if (!deferred()) return unaligned_bytes() + off;
+    tmp.resize(n);
+    read(off, n, tmp.data());
+    return tmp.data();
+  }
+  // The bytes are a recipe not yet carried out (a DeferredBuffer): bytes() would carry it out.
+  bool deferred() const { return buf_ && buf_->deferred(); }
   template <typename T>
   const T* data() const { return reinterpret_cast<const T*>(bytes()); }
   template <typename T>

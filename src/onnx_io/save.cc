@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "onnx/onnx_pb.h"
 #include "ir/verifier.h"
@@ -265,7 +266,21 @@ class Sink {
   virtual ~Sink() = default;
   virtual bool write(const void* p, size_t n) = 0;
   // The bytes of a tensor: copied file to file in the kernel when they are stored in a file.
-  virtual bool write_tensor(const ir::Tensor& t) { return write(t.unaligned_bytes(), t.byte_size()); }
+  // A deferred tensor (a folded weight not made yet) is made a piece at a time as it is written.
+  virtual bool write_tensor(const ir::Tensor& t) {
+    if (!t.deferred()) return write(t.unaligned_bytes(), t.byte_size());
+    std::vector<uint8_t> piece(std::min(kPiece, t.byte_size()));
+    for (size_t off = 0; off < t.byte_size(); off += piece.size()) {
+      size_t n = std::min(piece.size(), t.byte_size() - off);
+      t.read(off, n, piece.data());
+      if (!write(piece.data(), n)) return false;
+    }
+    ir::release_pages(t);  // the pages of its source that making it read
+    return true;
+  }
+
+ protected:
+  static constexpr size_t kPiece = size_t{1} << 20;
 };
 
 // Descriptors of the files tensors are copied from, opened once per save. A file that is no
@@ -310,6 +325,7 @@ class FdSink final : public Sink {
     return true;
   }
   bool write_tensor(const ir::Tensor& t) override {
+    if (t.deferred()) return write_deferred(t);
     size_t n = t.byte_size();
     ir::FileRef ref = ir::file_ref(t);
     if (!ref || n < kCopyMin) {
@@ -343,6 +359,31 @@ class FdSink final : public Sink {
     bool ok = write(t.unaligned_bytes() + done, n - done);
     ir::release_pages(t);
     return ok;
+  }
+  // Pieces of a deferred tensor are made into two buffers that take turns: the next piece is
+  // made on another core while this one is written. The buffers are reused from tensor to
+  // tensor, so the bytes pass through memory that is already mapped.
+  bool write_deferred(const ir::Tensor& t) {
+    if (!flush()) return false;
+    const size_t n = t.byte_size();
+    for (auto& p : pieces_)
+      if (p.empty()) p.resize(kPiece);
+    size_t off = 0, len = std::min(kPiece, n);
+    int cur = 0;
+    t.read(0, len, pieces_[0].data());
+    while (off < n) {
+      const size_t next_off = off + len, next_len = std::min(kPiece, n - next_off);
+      std::thread maker;
+      if (next_len) maker = std::thread([&t, next_off, next_len, dst = pieces_[cur ^ 1].data()] { t.read(next_off, next_len, dst); });
+      bool ok = raw(reinterpret_cast<const char*>(pieces_[cur].data()), len);
+      if (maker.joinable()) maker.join();
+      if (!ok) return false;
+      off = next_off;
+      len = next_len;
+      cur ^= 1;
+    }
+    ir::release_pages(t);  // the pages of its source that making it read
+    return true;
   }
   bool flush() {
     if (buf_.empty()) return ok_;
@@ -381,6 +422,7 @@ class FdSink final : public Sink {
   SourceFiles* sources_;
   bool can_copy_ = true;
   std::vector<char> buf_;
+  std::vector<uint8_t> pieces_[2];
   uint64_t written_ = 0;
   bool ok_ = true;
   int errno_ = 0;

@@ -35,13 +35,16 @@ uint64_t sample_key(const ir::Tensor& t) {
     return h;
   }
   size_t n = t.byte_size();
-  const uint8_t* b = t.unaligned_bytes();  // bytes are hashed: no aligned copy of a weight
   h = hash_combine(h, n);
-  if (!b || n == 0) return h;
-  if (n <= 512) return fnv1a(b, n, h);
-  h = fnv1a(b, 64, h);
-  h = fnv1a(b + n - 64, 64, h);
-  for (size_t k = 1; k <= 16; ++k) h = fnv1a(b + (n - 8) * k / 17, 8, h);
+  if (!t.buffer() || n == 0) return h;
+  // Bytes are hashed where they are (no aligned copy of a weight); of a deferred weight, only
+  // the windows are made.
+  std::vector<uint8_t> tmp;
+  auto window = [&](size_t off, size_t len) { return fnv1a(t.view(off, len, tmp), len, h); };
+  if (n <= 512) return window(0, n);
+  h = window(0, 64);
+  h = window(n - 64, 64);
+  for (size_t k = 1; k <= 16; ++k) h = window((n - 8) * k / 17, 8);
   return h;
 }
 
@@ -71,11 +74,10 @@ bool same_contents(const ir::Tensor& a, const ir::Tensor& b) {
       a.dims() != b.dims() || a.byte_size() != b.byte_size())
     return a.same_contents(b);
   constexpr size_t kChunk = size_t{4} << 20;
-  const uint8_t* p = a.unaligned_bytes();
-  const uint8_t* q = b.unaligned_bytes();
+  std::vector<uint8_t> ta, tb;  // parts of deferred weights (made a part at a time)
   for (size_t off = 0; off < a.byte_size(); off += kChunk) {
     size_t n = std::min(kChunk, a.byte_size() - off);
-    bool equal = std::memcmp(p + off, q + off, n) == 0;
+    bool equal = std::memcmp(a.view(off, n, ta), b.view(off, n, tb), n) == 0;
     ir::release_pages(a, off, n);
     ir::release_pages(b, off, n);
     if (!equal) return false;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include "eval/verify.h"
 #include "ir/clone.h"
@@ -182,6 +184,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       }
       PassStats& st = result.passes[i];
       st.seconds += now_s() - t0;
+      if (std::getenv("OT_TRACE")) fprintf(stderr, "r%d %-36s %8.2f ms %6lld\n", round + 1, st.name.c_str(), (now_s() - t0) * 1e3, (long long)rw.changes());
       st.runs++;
       st.changes += rw.changes();
       st.nodes_removed += rw.nodes_removed() - rw.nodes_added();

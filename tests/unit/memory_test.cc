@@ -245,5 +245,67 @@ g (float[2048, 1024] x) => (float[1024, 2048] y) {
   }
 }
 
+
+// A weight behind a Transpose (64 MB, mapped from external data) is folded into a deferred
+// tensor and saved a piece at a time: neither the transposed weight nor the pages of its source
+// stay in memory while it is written.
+TEST(Memory, FoldedTransposeStreamsIntoTheSavedFile) {
+  TempDir tmp;
+  constexpr int64_t R = 8192, C = 2048;  // w: R x C float32, 64 MB
+  {
+    auto m = onnx_io::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 2048] x) => (float[N, 8192] y) {
+  w = Constant <value = float[1] {0.0}> ()
+  wt = Transpose(w)
+  y = MatMul(x, wt)
+}
+)");
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    ir::Model& model = *m.value();
+    ir::Rewriter rw(model);
+    std::vector<float> v(static_cast<size_t>(R * C));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 4099);
+    ir::Value* w = model.graph->find_value("w");
+    ir::Node* placeholder = w->producer();
+    rw.make_constant(w, ir::Tensor::from_vector(ir::DataType::kFloat, {R, C}, v));
+    rw.erase_node(placeholder);
+    model.graph->purge();
+    onnx_io::SaveOptions opts;
+    opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
+    ASSERT_TRUE(onnx_io::save_model(model, tmp.file("in.onnx"), opts).is_ok());
+  }
+  auto r = onnx_io::load_model(tmp.file("in.onnx"));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ir::Model& m = *r.value();
+  ASSERT_TRUE(passes::simplify(m, {}).is_ok());
+  const ir::Tensor wt = *m.graph->find_value("wt")->initializer();
+  ASSERT_TRUE(wt.deferred());
+  onnx_io::SaveOptions opts;
+  opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
+  ASSERT_TRUE(onnx_io::save_model(m, tmp.file("warm.onnx"), opts).is_ok());  // the code is in memory
+  bool peak_known = reset_peak();
+  int64_t before = status_bytes("VmRSS:");
+  ASSERT_TRUE(onnx_io::save_model(m, tmp.file("out.onnx"), opts).is_ok());
+  int64_t peak = status_bytes("VmHWM:"), after = status_bytes("VmRSS:");
+  std::printf("saving: peak RSS %.1f MB over the %.1f MB before, %.1f MB after\n", (peak - before) / 1048576.0,
+              before / 1048576.0, (after - before) / 1048576.0);
+  if (peak_known) {
+    EXPECT_LT(peak - before, 80 << 20);  // at most the source's pages, while it is read
+  }
+  EXPECT_LT(after - before, 4 << 20);  // and they leave again
+  EXPECT_TRUE(wt.deferred());
+  auto back = onnx_io::load_model(tmp.file("out.onnx"));
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  const ir::Tensor& t = *back.value()->graph->find_value("wt")->initializer();
+  ASSERT_EQ(t.dims(), (std::vector<int64_t>{C, R}));
+  for (int64_t i : {int64_t{0}, int64_t{1}, C - 1})
+    for (int64_t j : {int64_t{0}, int64_t{777}, R - 1}) {
+      float got = 0;
+      std::memcpy(&got, t.unaligned_bytes() + 4 * static_cast<size_t>(i * R + j), 4);
+      EXPECT_EQ(got, static_cast<float>((j * C + i) % 4099)) << i << "," << j;
+    }
+}
+
 }  // namespace
 }  // namespace onnxtrim

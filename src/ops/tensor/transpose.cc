@@ -6,6 +6,7 @@
 #include "ir/mapped.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
+#include "support/limits.h"
 #include "support/parallel.h"
 
 namespace onnxtrim::ops {
@@ -31,105 +32,113 @@ bool valid_perm(const std::vector<int64_t>& p, int64_t rank) {
   return true;
 }
 
-// Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
-// the output's last axis are gathered with a fixed input stride; 2-D transposes go by tiles.
+// Rows [lo, hi) of y = x^T, x being C x R elements of W bytes (y is R x C), written to dst,
+// where row lo begins. Tiles of T x T elements, T elements being one cache line: each source
+// line is read whole into the tile and each output line written whole from it. (Reading a
+// column of wider tiles straight from x thrashed the cache: weight rows are a power of two
+// apart.)
 template <size_t W>
-void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out,
-                    const Tensor& y) {
-  size_t r = out.size();
-  if (r == 2 && p[0] == 1 && p[1] == 0) {
-    int64_t R = out[0], C = out[1];  // y[i][j] = x[j][i], x is C x R
-    // Tiles of T x T elements, T elements being one cache line: each source line is read
-    // whole into the tile and each output line written whole from it. (Reading a column of
-    // wider tiles straight from x thrashed the cache: weight rows are a power of two apart.)
-    constexpr int64_t T = W >= 64 ? 1 : static_cast<int64_t>(64 / W);
+void transpose2d_rows(const uint8_t* src, uint8_t* dst, int64_t R, int64_t C, int64_t lo, int64_t hi) {
 #if defined(__SSE2__)
+  if constexpr (W == 4) {
     // 4-byte elements (float, int32: the weights): 4 x 4 blocks through SSE registers, in
     // 32 x 32 tiles, in blocks of 256 x 256 elements: a block reads 256 source rows and writes
     // 256 output rows, so the pages in use at a time stay few (a weight mapped from the model
-    // file or the scratch file is in 4 KB pages, one row or more each: walking all of its rows
-    // for every tile missed the TLB on each load). Three to four times the speed of the byte
-    // tiles below.
-    auto rows4 = [&, R = R, C = C, src = src, dst = dst](int64_t lo, int64_t hi) {
-      // (R, C and the pointers are copies: the SSE stores may alias anything, and would make
-      // the compiler reload captured references after each of them.)
-      constexpr int64_t B = 32, BB = 256;
-      for (int64_t I0 = lo; I0 < hi; I0 += BB) {
-        const int64_t I1 = std::min(hi, I0 + BB);
-        for (int64_t J0 = 0; J0 < C; J0 += BB) {
-          const int64_t J1 = std::min(C, J0 + BB);
-          for (int64_t j0 = J0; j0 < J1; j0 += B) {
-            const int64_t j1 = std::min(J1, j0 + B);
-            for (int64_t i0 = I0; i0 < I1; i0 += B) {
-              const int64_t i1 = std::min(I1, i0 + B);
-              int64_t i = i0;
-              for (; i + 4 <= i1; i += 4) {
-                int64_t j = j0;
-                for (; j + 4 <= j1; j += 4) {
-                  const float* s0 = reinterpret_cast<const float*>(src) + (j * R + i);
-                  __m128 a = _mm_loadu_ps(s0), b = _mm_loadu_ps(s0 + R), c = _mm_loadu_ps(s0 + 2 * R),
-                         d = _mm_loadu_ps(s0 + 3 * R);
-                  _MM_TRANSPOSE4_PS(a, b, c, d);
-                  float* d0 = reinterpret_cast<float*>(dst) + (i * C + j);
-                  _mm_storeu_ps(d0, a);
-                  _mm_storeu_ps(d0 + C, b);
-                  _mm_storeu_ps(d0 + 2 * C, c);
-                  _mm_storeu_ps(d0 + 3 * C, d);
-                }
-                for (; j < j1; ++j)
-                  for (int64_t k = 0; k < 4; ++k)
-                    std::memcpy(dst + 4 * static_cast<size_t>((i + k) * C + j), src + 4 * static_cast<size_t>(j * R + i + k), 4);
+    // file is in 4 KB pages, one row or more each: walking all of its rows for every tile
+    // missed the TLB on each load). Three to four times the speed of the byte tiles below.
+    constexpr int64_t B = 32, BB = 256;
+    const float* s = reinterpret_cast<const float*>(src);
+    float* d = reinterpret_cast<float*>(dst) - lo * C;  // indexed by output row
+    for (int64_t I0 = lo; I0 < hi; I0 += BB) {
+      const int64_t I1 = std::min(hi, I0 + BB);
+      for (int64_t J0 = 0; J0 < C; J0 += BB) {
+        const int64_t J1 = std::min(C, J0 + BB);
+        for (int64_t j0 = J0; j0 < J1; j0 += B) {
+          const int64_t j1 = std::min(J1, j0 + B);
+          for (int64_t i0 = I0; i0 < I1; i0 += B) {
+            const int64_t i1 = std::min(I1, i0 + B);
+            int64_t i = i0;
+            for (; i + 4 <= i1; i += 4) {
+              int64_t j = j0;
+              for (; j + 4 <= j1; j += 4) {
+                const float* s0 = s + (j * R + i);
+                __m128 a = _mm_loadu_ps(s0), b = _mm_loadu_ps(s0 + R), c = _mm_loadu_ps(s0 + 2 * R),
+                       e = _mm_loadu_ps(s0 + 3 * R);
+                _MM_TRANSPOSE4_PS(a, b, c, e);
+                float* d0 = d + (i * C + j);
+                _mm_storeu_ps(d0, a);
+                _mm_storeu_ps(d0 + C, b);
+                _mm_storeu_ps(d0 + 2 * C, c);
+                _mm_storeu_ps(d0 + 3 * C, e);
               }
-              for (; i < i1; ++i)
-                for (int64_t j = j0; j < j1; ++j)
-                  std::memcpy(dst + 4 * static_cast<size_t>(i * C + j), src + 4 * static_cast<size_t>(j * R + i), 4);
+              for (; j < j1; ++j)
+                for (int64_t k = 0; k < 4; ++k) std::memcpy(d + ((i + k) * C + j), s + (j * R + i + k), 4);
             }
+            for (; i < i1; ++i)
+              for (int64_t j = j0; j < j1; ++j) std::memcpy(d + (i * C + j), s + (j * R + i), 4);
           }
         }
       }
-    };
-#endif
-    auto rows = [&](int64_t lo, int64_t hi) {
-#if defined(__SSE2__)
-      if constexpr (W == 4) {
-        rows4(lo, hi);
-        return;
-      }
-#endif
-      alignas(64) uint8_t tile[T][T * W];
-      for (int64_t i0 = lo; i0 < hi; i0 += T) {
-        const int64_t ni = std::min(T, hi - i0);
-        for (int64_t j0 = 0; j0 < C; j0 += T) {
-          const int64_t nj = std::min(T, C - j0);
-          for (int64_t j = 0; j < nj; ++j) {
-            const uint8_t* s = src + W * static_cast<size_t>((j0 + j) * R + i0);
-            for (int64_t i = 0; i < ni; ++i) std::memcpy(&tile[i][W * static_cast<size_t>(j)], s + W * static_cast<size_t>(i), W);
-          }
-          for (int64_t i = 0; i < ni; ++i)
-            std::memcpy(dst + W * static_cast<size_t>((i0 + i) * C + j0), tile[i], W * static_cast<size_t>(nj));
-        }
-      }
-    };
-    if (static_cast<uint64_t>(R) * static_cast<uint64_t>(C) * W < (8u << 20)) {
-      rows(0, R);
-      return;
-    }
-    // Large transposes (weights behind an exporter's Transpose) use every core, band by band
-    // (about 32 MB of output each): a band's pages are faulted in front to back before the
-    // threads write them, and handed back once written, so a folded weight, which lives in the
-    // scratch file, never sits in memory whole (for a tensor in the heap this changes nothing).
-    const size_t ps = 4096;
-    const int64_t row_bytes = C * static_cast<int64_t>(W);
-    const int64_t band = std::max<int64_t>(4 * T, ((int64_t{32} << 20) / std::max<int64_t>(row_bytes, 1)) / T * T);
-    for (int64_t lo = 0; lo < R; lo += band) {
-      const int64_t hi = std::min(R, lo + band);
-      const size_t off = static_cast<size_t>(lo * row_bytes), n = static_cast<size_t>((hi - lo) * row_bytes);
-      for (size_t k = 0; k < n; k += ps) static_cast<volatile uint8_t*>(dst + off)[k] = 0;
-      parallel_for(hi - lo, 4 * T, [&](int64_t a, int64_t e) { rows(lo + a, lo + e); });
-      ir::release_pages(y, off, n);
     }
     return;
   }
+#endif
+  constexpr int64_t T = W >= 64 ? 1 : static_cast<int64_t>(64 / W);
+  alignas(64) uint8_t tile[T][T * W];
+  for (int64_t i0 = lo; i0 < hi; i0 += T) {
+    const int64_t ni = std::min(T, hi - i0);
+    for (int64_t j0 = 0; j0 < C; j0 += T) {
+      const int64_t nj = std::min(T, C - j0);
+      for (int64_t j = 0; j < nj; ++j) {
+        const uint8_t* s = src + W * static_cast<size_t>((j0 + j) * R + i0);
+        for (int64_t i = 0; i < ni; ++i) std::memcpy(&tile[i][W * static_cast<size_t>(j)], s + W * static_cast<size_t>(i), W);
+      }
+      for (int64_t i = 0; i < ni; ++i)
+        std::memcpy(dst + W * static_cast<size_t>((i0 + i - lo) * C + j0), tile[i], W * static_cast<size_t>(nj));
+    }
+  }
+}
+
+// Elements [b, e) of y = x^T (as above) into dst: whole rows by tiles, over every core when
+// there are many; the part rows at either end element by element.
+template <size_t W>
+void transpose2d_range(const uint8_t* src, uint8_t* dst, int64_t R, int64_t C, int64_t b, int64_t e) {
+  auto one = [&](int64_t k) {
+    std::memcpy(dst + W * static_cast<size_t>(k - b), src + W * static_cast<size_t>((k % C) * R + k / C), W);
+  };
+  int64_t k = b;
+  for (; k < e && k % C != 0; ++k) one(k);
+  const int64_t lo = k / C, hi = e / C;
+  if (lo < hi) {
+    uint8_t* d = dst + W * static_cast<size_t>(k - b);
+    constexpr int64_t kTile = 32;
+    if (static_cast<uint64_t>(hi - lo) * static_cast<uint64_t>(C) * W < (8u << 20)) {
+      transpose2d_rows<W>(src, d, R, C, lo, hi);
+    } else {
+      parallel_for(hi - lo, 4 * kTile, [&](int64_t a, int64_t z) {
+        transpose2d_rows<W>(src, d + W * static_cast<size_t>(a * C), R, C, lo + a, lo + z);
+      });
+    }
+    k = hi * C;
+  }
+  for (; k < e; ++k) one(k);
+}
+
+void transpose2d_range_bytes(size_t w, const uint8_t* src, uint8_t* dst, int64_t R, int64_t C, int64_t b, int64_t e) {
+  switch (w) {
+    case 1: transpose2d_range<1>(src, dst, R, C, b, e); break;
+    case 2: transpose2d_range<2>(src, dst, R, C, b, e); break;
+    case 4: transpose2d_range<4>(src, dst, R, C, b, e); break;
+    case 8: transpose2d_range<8>(src, dst, R, C, b, e); break;
+    default: transpose2d_range<16>(src, dst, R, C, b, e); break;
+  }
+}
+
+// Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
+// the output's last axis are gathered with a fixed input stride.
+template <size_t W>
+void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out) {
+  size_t r = out.size();
   int64_t inner = r ? out[r - 1] : 1;
   int64_t step = r ? in_strides[static_cast<size_t>(p[r - 1])] : 0;
   int64_t rows = inner ? numel_of(out) / inner : 0;
@@ -151,17 +160,77 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
   }
 }
 
+// The permutation with axes of size 1 dropped and runs of input axes that stay side by side
+// merged: the sizes of the merged input axes in output order, and whether each keeps its
+// place. One group: the bytes keep their order. Two groups swapped: a 2-D transpose.
+struct Groups {
+  std::vector<int64_t> sizes;  // in output order
+  bool swapped = false;        // two groups, the second output group first in the input
+};
+Groups group_axes(const Dims& in, const std::vector<int64_t>& p) {
+  std::vector<int64_t> q;  // non-unit input axes in output order
+  for (int64_t a : p)
+    if (in[static_cast<size_t>(a)] != 1) q.push_back(a);
+  Groups g;
+  std::vector<int64_t> first;
+  for (size_t k = 0; k < q.size(); ++k) {
+    // q[k] continues the group of q[k-1] when no non-unit input axis lies between them.
+    bool joins = false;
+    if (k > 0 && q[k] > q[k - 1]) {
+      joins = true;
+      for (int64_t a = q[k - 1] + 1; a < q[k]; ++a)
+        if (in[static_cast<size_t>(a)] != 1) joins = false;
+    }
+    if (joins) {
+      g.sizes.back() *= in[static_cast<size_t>(q[k])];
+    } else {
+      g.sizes.push_back(in[static_cast<size_t>(q[k])]);
+      first.push_back(q[k]);
+    }
+  }
+  g.swapped = g.sizes.size() == 2 && first[0] > first[1];
+  return g;
+}
+
+// Results past this size are deferred when they are a 2-D transpose: made when first read,
+// streamed into the output by saving (a folded weight is never whole in memory twice).
+constexpr size_t kDeferBytes = size_t{256} << 10;
+
 void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims& out, Tensor& y) {
   if (x.numel() == 0) return;
+  const size_t w = tensor::elem_size(x.dtype());
+  Groups g = group_axes(x.dims(), p);
+  if (g.sizes.size() <= 1) {
+    // The elements keep their order: y shares x's bytes.
+    y.set_buffer(x.buffer(), x.buffer_offset(), x.byte_size());
+    return;
+  }
+  if (g.sizes.size() == 2 && g.swapped) {
+    const int64_t R = g.sizes[0], C = g.sizes[1];
+    if (x.byte_size() >= kDeferBytes) {
+      // x is held (shared) until the bytes are made whole or the tensor goes. The bytes count
+      // against the evaluation's limits now, as if they were made.
+      charge_tensor(y.numel(), y.byte_size(), ir::dtype_name(y.dtype()), out);
+      auto fill = [x, R, C, w](uint8_t* dst, size_t b, size_t e) {
+        transpose2d_range_bytes(w, x.unaligned_bytes(), dst, R, C, static_cast<int64_t>(b / w), static_cast<int64_t>(e / w));
+      };
+      auto release = [x] { ir::release_pages(x); };
+      y.set_buffer(std::make_shared<ir::DeferredBuffer>(x.byte_size(), w, std::move(fill), std::move(release)), 0,
+                   x.byte_size());
+      return;
+    }
+    transpose2d_range_bytes(w, x.unaligned_bytes(), y.mutable_bytes(), R, C, 0, R * C);
+    return;
+  }
   Dims in_strides = strides_of(x.dims());
   const uint8_t* src = x.unaligned_bytes();  // elements are moved by memcpy: no aligned copy needed
   uint8_t* dst = y.mutable_bytes();
-  switch (tensor::elem_size(x.dtype())) {
-    case 1: transpose_rows<1>(src, dst, in_strides, p, out, y); break;
-    case 2: transpose_rows<2>(src, dst, in_strides, p, out, y); break;
-    case 4: transpose_rows<4>(src, dst, in_strides, p, out, y); break;
-    case 8: transpose_rows<8>(src, dst, in_strides, p, out, y); break;
-    default: transpose_rows<16>(src, dst, in_strides, p, out, y); break;
+  switch (w) {
+    case 1: transpose_rows<1>(src, dst, in_strides, p, out); break;
+    case 2: transpose_rows<2>(src, dst, in_strides, p, out); break;
+    case 4: transpose_rows<4>(src, dst, in_strides, p, out); break;
+    case 8: transpose_rows<8>(src, dst, in_strides, p, out); break;
+    default: transpose_rows<16>(src, dst, in_strides, p, out); break;
   }
 }
 
