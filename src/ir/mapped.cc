@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace onnxtrim::ir {
 
@@ -16,7 +17,7 @@ MappedBuffer::~MappedBuffer() {
 void MappedBuffer::release(size_t off, size_t n) const {
   if (base_ == nullptr || n == 0) return;
   static const size_t ps = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  auto start = reinterpret_cast<uintptr_t>(data()) + off;
+  auto start = reinterpret_cast<uintptr_t>(base_) + off;  // (not data(): that counts as a touch)
   uintptr_t lo = (start + ps - 1) & ~(ps - 1);  // whole pages inside the range only
   uintptr_t hi = (start + n) & ~(ps - 1);
   if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
@@ -41,19 +42,47 @@ FileRef file_ref(const Tensor& t) {
   return {};
 }
 
+namespace {
+// Where bytes [off, off + n) of buffer b are in a mapping, if they are: a deferred buffer's
+// are those of its source (all of it: making any part of it reads the source across).
+struct MappedRange {
+  const MappedBuffer* map = nullptr;
+  size_t off = 0, n = 0;
+};
+MappedRange mapped_range(const Buffer* b, size_t off, size_t n) {
+  if (auto* d = dynamic_cast<const DeferredBuffer*>(b); d && d->deferred()) {
+    DeferredBuffer::Source s = d->source();
+    return s.buffer ? mapped_range(s.buffer.get(), s.offset, s.size) : MappedRange{};
+  }
+  b = b->resolved();
+  if (auto* m = dynamic_cast<const MappedBuffer*>(b)) return {m, off, n};
+  if (auto* v = dynamic_cast<const AlignedView*>(b)) return {&v->source(), v->source_offset() + off, n};
+  return {};
+}
+}  // namespace
+
 void release_pages(const Tensor& t) { release_pages(t, 0, t.byte_size()); }
 
 void release_pages(const Tensor& t, size_t off, size_t n) {
   const Buffer* b = t.buffer().get();
   if (b == nullptr || n == 0 || off >= t.byte_size()) return;
-  if (auto* d = dynamic_cast<const DeferredBuffer*>(b); d && d->deferred()) {
-    d->release_sources();  // what making its parts read (the whole of it: parts read sources across)
-    return;
-  }
-  b = b->resolved();
   n = std::min(n, t.byte_size() - off);
-  if (auto* m = dynamic_cast<const MappedBuffer*>(b)) m->release(t.buffer_offset() + off, n);
-  else if (auto* v = dynamic_cast<const AlignedView*>(b)) v->release(t.buffer_offset() + off, n);
+  MappedRange r = mapped_range(b, t.buffer_offset() + off, n);
+  if (r.map) r.map->release(r.off, r.n);
 }
+
+void release_pages(const std::vector<const Tensor*>& ts) {
+  std::map<const MappedBuffer*, std::pair<size_t, size_t>> hull;
+  for (const Tensor* t : ts) {
+    if (!t->buffer() || t->byte_size() == 0) continue;
+    MappedRange r = mapped_range(t->buffer().get(), t->buffer_offset(), t->byte_size());
+    if (!r.map) continue;
+    auto [it, fresh] = hull.emplace(r.map, std::pair{r.off, r.off + r.n});
+    if (!fresh) it->second = {std::min(it->second.first, r.off), std::max(it->second.second, r.off + r.n)};
+  }
+  for (const auto& [m, range] : hull) m->release(range.first, range.second - range.first);
+}
+
+bool take_mapped_touched() { return detail::mapped_touched.exchange(false, std::memory_order_relaxed); }
 
 }  // namespace onnxtrim::ir

@@ -5,11 +5,13 @@
 // free functions below.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "ir/tensor.h"
 
@@ -30,6 +32,14 @@ struct FileRef {
   explicit operator bool() const { return file != nullptr; }
 };
 
+namespace detail {
+// Set when bytes of a mapping are handed out (see take_mapped_touched).
+inline std::atomic<bool> mapped_touched{false};
+inline void touch_mapped() {
+  if (!mapped_touched.load(std::memory_order_relaxed)) mapped_touched.store(true, std::memory_order_relaxed);
+}
+}  // namespace detail
+
 // A mapping of (part of) a file; unmapped when the last tensor lets go of it.
 class MappedBuffer final : public Buffer {
  public:
@@ -40,9 +50,15 @@ class MappedBuffer final : public Buffer {
       : base_(base), map_size_(map_size), size_(size), origin_(std::move(origin)), file_offset_(file_offset),
         writable_(writable) {}
   ~MappedBuffer() override;
-  const uint8_t* data() const override { return static_cast<const uint8_t*>(base_); }
+  const uint8_t* data() const override {
+    detail::touch_mapped();
+    return static_cast<const uint8_t*>(base_);
+  }
   size_t size() const override { return size_; }
-  uint8_t* writable_data() { return writable_ ? static_cast<uint8_t*>(base_) : nullptr; }
+  uint8_t* writable_data() {
+    detail::touch_mapped();
+    return writable_ ? static_cast<uint8_t*>(base_) : nullptr;
+  }
   void set_writable(bool w) { writable_ = w; }
   FileRef file_ref(size_t off) const { return {origin_.get(), file_offset_ + off}; }
   // Drops bytes [off, off + n) from this process's memory (read back from the file on the
@@ -73,6 +89,8 @@ class AlignedView final : public Buffer {
   const uint8_t* unaligned_data() const override { return src_->data() + offset_; }
   FileRef file_ref(size_t off) const { return src_->file_ref(offset_ + off); }
   void release(size_t off, size_t n) const { src_->release(offset_ + off, n); }
+  const MappedBuffer& source() const { return *src_; }
+  size_t source_offset() const { return offset_; }
 
  private:
   std::shared_ptr<const MappedBuffer> src_;
@@ -89,5 +107,11 @@ FileRef file_ref(const Tensor& t);
 void release_pages(const Tensor& t);
 // The same for bytes [off, off + n) of the tensor (a kernel hands back what it has written).
 void release_pages(const Tensor& t, size_t off, size_t n);
+// The same for all of these tensors, with one call per mapping they share (a model file holds
+// hundreds of weights): everything between the first and the last of them in a mapping goes.
+void release_pages(const std::vector<const Tensor*>& ts);
+// Whether bytes of a mapping were handed out (to be read, or to make a deferred tensor from)
+// since the last call: if not, nothing has come into memory that release_pages would send away.
+bool take_mapped_touched();
 
 }  // namespace onnxtrim::ir

@@ -46,13 +46,9 @@ namespace {
 std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p);
 }  // namespace
 
-DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, std::function<void()> release)
+DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, Source source)
     : size_(size), elem_(std::max<size_t>(elem, 1)), scratch_threshold_(ScratchScope::threshold()),
-      fill_(std::make_shared<const Fill>(std::move(fill))), release_(std::move(release)) {}
-
-void DeferredBuffer::release_sources() const {
-  if (release_ && !made_.load(std::memory_order_acquire)) release_();
-}
+      fill_(std::make_shared<const Fill>(std::move(fill))), source_(std::move(source)) {}
 
 namespace {
 std::shared_ptr<Buffer> allocate_bytes_at(size_t n, size_t threshold, uint8_t** p);
@@ -76,13 +72,17 @@ const uint8_t* DeferredBuffer::data() const {
       (*f)(p + off, off, off + n);
       if (mapped) mapped->release(off, n);
     }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      fill_.reset();  // what the recipe held (its source) can go
-    }
     made_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(mu_);
+    fill_.reset();  // what the recipe held (its source) can go
+    source_ = Source{nullptr, 0, 0};
   });
   return whole_->data();
+}
+
+DeferredBuffer::Source DeferredBuffer::source() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return source_;
 }
 
 const Buffer* DeferredBuffer::resolved() const {

@@ -90,15 +90,22 @@ class MmapBuffer final : public Buffer {
 class DeferredBuffer final : public Buffer {
  public:
   using Fill = std::function<void(uint8_t* dst, size_t begin, size_t end)>;
-  // release: lets the pages the recipe read leave memory (ir::release_pages of a deferred
-  // tensor calls it), as for a mapped tensor.
-  DeferredBuffer(size_t size, size_t elem, Fill fill, std::function<void()> release = {});
+  // The bytes the recipe reads (held until it is carried out): ir::release_pages of a deferred
+  // tensor lets their pages leave memory, as for a mapped tensor.
+  struct Source {
+    std::shared_ptr<const Buffer> buffer;
+    size_t offset;
+    size_t size;
+  };
+  DeferredBuffer(size_t size, size_t elem, Fill fill, Source source);
+  DeferredBuffer(size_t size, size_t elem, Fill fill) : DeferredBuffer(size, elem, std::move(fill), Source{nullptr, 0, 0}) {}
   const uint8_t* data() const override;
   size_t size() const override { return size_; }
   void read(size_t off, size_t n, uint8_t* dst) const override;
   bool deferred() const override { return !made_.load(std::memory_order_acquire); }
   const Buffer* resolved() const override;
-  void release_sources() const;
+  // The source while the recipe is not carried out (then an empty one).
+  Source source() const;
   // The buffer of the made bytes (made now if they were not).
   std::shared_ptr<Buffer> whole() const {
     data();
@@ -111,7 +118,7 @@ class DeferredBuffer final : public Buffer {
   size_t scratch_threshold_;
   mutable std::mutex mu_;
   mutable std::shared_ptr<const Fill> fill_;  // null once made
-  std::function<void()> release_;
+  mutable Source source_;  // guarded by mu_
   mutable std::once_flag once_;
   mutable std::shared_ptr<Buffer> whole_;
   mutable std::atomic<bool> made_{false};

@@ -3,7 +3,6 @@
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
-#include "ir/mapped.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "support/limits.h"
@@ -214,8 +213,8 @@ void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims&
       auto fill = [x, R, C, w](uint8_t* dst, size_t b, size_t e) {
         transpose2d_range_bytes(w, x.unaligned_bytes(), dst, R, C, static_cast<int64_t>(b / w), static_cast<int64_t>(e / w));
       };
-      auto release = [x] { ir::release_pages(x); };
-      y.set_buffer(std::make_shared<ir::DeferredBuffer>(x.byte_size(), w, std::move(fill), std::move(release)), 0,
+      ir::DeferredBuffer::Source source{x.buffer(), x.buffer_offset(), x.byte_size()};
+      y.set_buffer(std::make_shared<ir::DeferredBuffer>(x.byte_size(), w, std::move(fill), std::move(source)), 0,
                    x.byte_size());
       return;
     }
