@@ -4,29 +4,30 @@
 #include <map>
 
 #include "ops/kernel_util.h"
+#include "ops/registry.h"
 
 namespace onnxtrim::ops {
 
 namespace {
-std::map<std::pair<std::string, std::string>, InferFn>& infer_table() {
-  static std::map<std::pair<std::string, std::string>, InferFn> t;
+OpTable<InferFn>& infer_table() {
+  static OpTable<InferFn> t;
   return t;
 }
-std::string norm(std::string_view d) { return d == "ai.onnx" ? std::string() : std::string(d); }
+std::string_view norm(std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; }
 }  // namespace
 
 void register_infer(std::string domain, std::string op_type, InferFn fn) {
-  infer_table()[{norm(domain), std::move(op_type)}] = fn;
+  infer_table()[{std::string(norm(domain)), std::move(op_type)}] = fn;
 }
 
 InferFn find_infer(std::string_view domain, std::string_view op_type) {
-  auto it = infer_table().find({norm(domain), std::string(op_type)});
+  auto it = infer_table().find(OpKeyView{norm(domain), op_type});
   return it == infer_table().end() ? nullptr : it->second;
 }
 
 namespace {
-std::map<std::pair<std::string, std::string>, TypeConstraints>& types_table() {
-  static std::map<std::pair<std::string, std::string>, TypeConstraints> t;
+OpTable<TypeConstraints>& types_table() {
+  static OpTable<TypeConstraints> t;
   return t;
 }
 }  // namespace
@@ -47,11 +48,11 @@ void register_types(std::string domain, std::string op_type, const std::string& 
     pos = end + 1;
   }
   for (auto& [k, v] : sets) c.sets[k] = v;
-  types_table()[{norm(domain), std::move(op_type)}] = std::move(c);
+  types_table()[{std::string(norm(domain)), std::move(op_type)}] = std::move(c);
 }
 
 const TypeConstraints* find_types(std::string_view domain, std::string_view op_type) {
-  auto it = types_table().find({norm(domain), std::string(op_type)});
+  auto it = types_table().find(OpKeyView{norm(domain), op_type});
   return it == types_table().end() ? nullptr : &it->second;
 }
 
@@ -59,7 +60,12 @@ Status check_types(const InferContext& ctx) {
   const ir::Node& n = ctx.node();
   const TypeConstraints* c = find_types(n.domain, n.op_type);
   if (!c || c->vars.empty()) return Status::ok();
-  std::map<std::string, std::pair<size_t, ir::DataType>> seen;  // variable -> first input, its type
+  struct Seen {
+    const std::string* var;
+    size_t input;
+    ir::DataType elem;
+  };
+  std::vector<Seen> seen;  // a variable, the first input of it, its type (a few variables per op)
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.has_input(i)) continue;
     if (i >= c->vars.size() && !c->variadic) break;
@@ -74,10 +80,13 @@ Status check_types(const InferContext& ctx) {
     if (set != c->sets.end() && (set->second & type_bit(t.elem)) == 0)
       return ctx.error("input " + std::to_string(i) + " ('" + n.input(i)->name() + "') is " +
                        std::string(ir::dtype_name(t.elem)) + ", a type " + n.op_type + " does not take");
-    auto [it, fresh] = seen.emplace(var, std::make_pair(i, t.elem));
-    if (!fresh && it->second.second != t.elem)
-      return ctx.error("inputs " + std::to_string(it->second.first) + " and " + std::to_string(i) + " must have one element type, but are " +
-                       std::string(ir::dtype_name(it->second.second)) + " and " + std::string(ir::dtype_name(t.elem)));
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& x) { return *x.var == var; });
+    if (it == seen.end()) {
+      seen.push_back({&var, i, t.elem});
+    } else if (it->elem != t.elem) {
+      return ctx.error("inputs " + std::to_string(it->input) + " and " + std::to_string(i) + " must have one element type, but are " +
+                       std::string(ir::dtype_name(it->elem)) + " and " + std::string(ir::dtype_name(t.elem)));
+    }
   }
   return Status::ok();
 }

@@ -18,7 +18,7 @@ void OpRegistry::add(OpSchema s) {
 }
 
 const OpSchema* OpRegistry::find_any(std::string_view domain, std::string_view op_type) const {
-  auto it = ops_.find({std::string(norm(domain)), std::string(op_type)});
+  auto it = ops_.find(OpKeyView{norm(domain), op_type});
   return it == ops_.end() ? nullptr : &it->second;
 }
 
@@ -38,7 +38,7 @@ void OpRegistry::mark_elementwise(std::string domain, std::string op_type) {
 }
 
 bool OpRegistry::is_elementwise(std::string_view domain, std::string_view op_type) const {
-  return elementwise_.count({std::string(norm(domain)), std::string(op_type)}) > 0;
+  return elementwise_.count(OpKeyView{norm(domain), op_type}) > 0;
 }
 
 void OpRegistry::mark_copies_elements(std::string domain, std::string op_type) {
@@ -46,13 +46,13 @@ void OpRegistry::mark_copies_elements(std::string domain, std::string op_type) {
 }
 
 bool OpRegistry::copies_elements(std::string_view domain, std::string_view op_type) const {
-  return copies_elements_.count({std::string(norm(domain)), std::string(op_type)}) > 0;
+  return copies_elements_.count(OpKeyView{norm(domain), op_type}) > 0;
 }
 
 std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_view op_type,
                                            std::string_view pass) const {
   std::vector<FoldFn> out;
-  auto it = folds_.find({std::string(norm(domain)), std::string(op_type)});
+  auto it = folds_.find(OpKeyView{norm(domain), op_type});
   if (it == folds_.end()) return out;
   for (const auto& [p, fn] : it->second)
     if (p == pass) out.push_back(fn);

@@ -107,6 +107,21 @@ struct OpSchema {
   bool deterministic = true;  // false: random ops, never folded
 };
 
+// Tables keyed by (domain, op_type) strings, looked up with string_views (no key is built for
+// a lookup: the registry is asked for every node of every pass).
+struct OpKeyLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    int c = std::string_view(a.first).compare(std::string_view(b.first));
+    return c != 0 ? c < 0 : std::string_view(a.second) < std::string_view(b.second);
+  }
+};
+using OpKey = std::pair<std::string, std::string>;
+using OpKeyView = std::pair<std::string_view, std::string_view>;
+template <typename V>
+using OpTable = std::map<OpKey, V, OpKeyLess>;
+
 class OpRegistry {
  public:
   static OpRegistry& instance();
@@ -135,10 +150,10 @@ class OpRegistry {
   bool copies_elements(std::string_view domain, std::string_view op_type) const;
 
  private:
-  std::map<std::pair<std::string, std::string>, OpSchema> ops_;
-  std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, FoldFn>>> folds_;
-  std::set<std::pair<std::string, std::string>> elementwise_;
-  std::set<std::pair<std::string, std::string>> copies_elements_;
+  OpTable<OpSchema> ops_;
+  OpTable<std::vector<std::pair<std::string, FoldFn>>> folds_;
+  std::set<OpKey, OpKeyLess> elementwise_;
+  std::set<OpKey, OpKeyLess> copies_elements_;
 };
 
 // Registers at static-initialisation time:

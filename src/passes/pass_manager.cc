@@ -125,16 +125,19 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   InferOptions infer_opts;
   infer_opts.input_shapes = opts.input_shapes;
   infer_opts.dims = opts.dims;
+  FactsCache facts;
   {
     // Before anything changes: conflicting overrides are the user's error; a node whose input
     // types, attributes or sizes the spec forbids (its op rule says so) stops the run; and the
     // file's declarations about intermediate values give way to what is proved, so that no
-    // pass reasons from an exporter's hint (shape_inference.h).
-    ShapeInference si(model, infer_opts);
-    OT_RETURN_IF_ERROR(si.run());
-    if (!si.errors().empty()) return si.errors().front();
+    // pass reasons from an exporter's hint (shape_inference.h). The facts stay valid through
+    // the write-back: the first pass that asks for facts gets them.
+    auto si = std::make_shared<ShapeInference>(model, infer_opts);
+    OT_RETURN_IF_ERROR(si->run());
+    if (!si->errors().empty()) return si->errors().front();
     ir::Rewriter rw(model);
-    si.write_back(rw, /*add_value_info=*/false);
+    si->write_back(rw, /*add_value_info=*/false);
+    facts.store(std::move(si));
   }
   SimplifyResult result;
   std::vector<const PassInfo*> pipeline;
@@ -172,7 +175,6 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     checker = std::move(v).value();
   }
 
-  FactsCache facts;
   PassContext ctx{model, opts, &result.warnings, &facts};
   result.converged = false;
   for (int round = 0; round < opts.max_rounds; ++round) {

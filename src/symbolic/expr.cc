@@ -128,12 +128,38 @@ bool divide_atoms(const std::vector<Atom>& of, const std::vector<Atom>& sub, std
 
 }  // namespace
 
-Expr::Expr() : p_(finish({})) {}
+namespace {
+// What finish() makes of the single constant term v, without its sorting and merging.
+std::shared_ptr<const Expr::Impl> constant_impl(int64_t v) {
+  auto impl = std::make_shared<Expr::Impl>();
+  if (v != 0) {
+    Term t;
+    t.coef = v;
+    impl->terms.push_back(std::move(t));
+    impl->key = std::to_string(v) + "#|";
+  }
+  impl->size = 1;
+  return impl;
+}
+
+// Small constants (dims, axes, indices) are made once and shared: shape inference makes
+// millions of them.
+constexpr int64_t kSharedLo = -16, kSharedHi = 1024;
+const std::shared_ptr<const Expr::Impl>& shared_constant(int64_t v) {
+  static const auto* table = [] {
+    auto* t = new std::vector<std::shared_ptr<const Expr::Impl>>();  // never destroyed
+    for (int64_t k = kSharedLo; k <= kSharedHi; ++k) t->push_back(constant_impl(k));
+    return t;
+  }();
+  return (*table)[static_cast<size_t>(v - kSharedLo)];
+}
+}  // namespace
+
+Expr::Expr() : p_(shared_constant(0)) {}
 
 Expr Expr::constant(int64_t v) {
-  Term t;
-  t.coef = v;
-  return from_terms({t});
+  if (v >= kSharedLo && v <= kSharedHi) return Expr(shared_constant(v));
+  return Expr(constant_impl(v));
 }
 
 Expr Expr::symbol(std::string name) { return from_atom(make_atom(AtomKind::kSymbol, std::move(name), {}, {})); }
