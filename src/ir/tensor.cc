@@ -43,16 +43,53 @@ std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
 }
 
 namespace {
-std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p);
+// The element count of dims; a count past int64 (or a negative dim) is refused here, before
+// anything is allocated.
+int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
+  int64_t n = checked_numel(dims);
+  if (n < 0) charge_tensor(-1, 0, dtype_name(dtype), dims);
+  return n;
+}
+
+// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else in memory.
+// From 4 MB, memory is an anonymous mapping: its pages come zeroed when first written, where a
+// vector would clear them all before the kernel writes them again, and it goes back to the
+// system whole when the tensor dies.
+constexpr size_t kAnonymousBytes = size_t{4} << 20;
+
+std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
+  if (n >= ScratchScope::threshold()) {
+    if (auto b = scratch::allocate(n)) {
+      *p = b->writable_data();
+      return b;
+    }
+  }
+  if (n >= kAnonymousBytes) {
+    auto m = MmapBuffer::anonymous(n);
+    *p = m->mutable_data();
+    return m;
+  }
+  auto v = std::make_shared<VectorBuffer>(n);
+  *p = v->mutable_data();
+  return v;
+}
+
+// allocate_bytes as if the innermost ScratchScope had `threshold`.
+std::shared_ptr<Buffer> allocate_bytes_at(size_t n, size_t threshold, uint8_t** p) {
+  if (threshold == ScratchScope::threshold()) return allocate_bytes(n, p);
+  ScratchScope scope(threshold);
+  return allocate_bytes(n, p);
+}
+
+uint64_t alloc_bytes(DataType dtype, int64_t numel) {
+  if (dtype == DataType::kString) return static_cast<uint64_t>(numel) * sizeof(std::string);
+  return dtype_storage_bytes(dtype, numel);
+}
 }  // namespace
 
 DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, Source source)
     : size_(size), elem_(std::max<size_t>(elem, 1)), scratch_threshold_(ScratchScope::threshold()),
       fill_(std::make_shared<const Fill>(std::move(fill))), source_(std::move(source)) {}
-
-namespace {
-std::shared_ptr<Buffer> allocate_bytes_at(size_t n, size_t threshold, uint8_t** p);
-}  // namespace
 
 const uint8_t* DeferredBuffer::data() const {
   std::call_once(once_, [&] {
@@ -121,51 +158,6 @@ void DeferredBuffer::read(size_t off, size_t n, uint8_t* dst) const {
     std::memcpy(dst + (b - off), tmp.data(), off + n - b);
   }
 }
-
-namespace {
-// The element count of dims; a count past int64 (or a negative dim) is refused here, before
-// anything is allocated.
-int64_t product(DataType dtype, const std::vector<int64_t>& dims) {
-  int64_t n = checked_numel(dims);
-  if (n < 0) charge_tensor(-1, 0, dtype_name(dtype), dims);
-  return n;
-}
-
-// Zero-filled bytes: in the scratch file inside a ScratchScope (large sizes), else in memory.
-// From 4 MB, memory is an anonymous mapping: its pages come zeroed when first written, where a
-// vector would clear them all before the kernel writes them again, and it goes back to the
-// system whole when the tensor dies.
-constexpr size_t kAnonymousBytes = size_t{4} << 20;
-
-std::shared_ptr<Buffer> allocate_bytes(size_t n, uint8_t** p) {
-  if (n >= ScratchScope::threshold()) {
-    if (auto b = scratch::allocate(n)) {
-      *p = b->writable_data();
-      return b;
-    }
-  }
-  if (n >= kAnonymousBytes) {
-    auto m = MmapBuffer::anonymous(n);
-    *p = m->mutable_data();
-    return m;
-  }
-  auto v = std::make_shared<VectorBuffer>(n);
-  *p = v->mutable_data();
-  return v;
-}
-
-// allocate_bytes as if the innermost ScratchScope had `threshold`.
-std::shared_ptr<Buffer> allocate_bytes_at(size_t n, size_t threshold, uint8_t** p) {
-  if (threshold == ScratchScope::threshold()) return allocate_bytes(n, p);
-  ScratchScope scope(threshold);
-  return allocate_bytes(n, p);
-}
-
-uint64_t alloc_bytes(DataType dtype, int64_t numel) {
-  if (dtype == DataType::kString) return static_cast<uint64_t>(numel) * sizeof(std::string);
-  return dtype_storage_bytes(dtype, numel);
-}
-}  // namespace
 
 Tensor::Tensor(DataType dtype, std::vector<int64_t> dims)
     : dtype_(dtype), dims_(std::move(dims)), numel_(product(dtype_, dims_)) {

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 #include "eval/verify.h"
 #include "ir/clone.h"
@@ -110,9 +108,7 @@ std::shared_ptr<const ShapeInference> current_facts(PassContext& ctx) {
   io.dims = ctx.options.dims;
   auto si = std::make_shared<ShapeInference>(ctx.model, std::move(io));
   std::shared_ptr<const ShapeInference> result;
-  double t0 = now_s();
   if (si->run().is_ok()) result = std::move(si);
-  if (std::getenv("OT_TRACE")) fprintf(stderr, "   facts recomputed %.2f ms\n", (now_s() - t0) * 1e3);
   if (ctx.facts) ctx.facts->store(result);  // a failure is remembered too, until a change
   return result;
 }
@@ -196,7 +192,6 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       }
       PassStats& st = result.passes[i];
       st.seconds += now_s() - t0;
-      if (std::getenv("OT_TRACE")) fprintf(stderr, "r%d %-36s %8.2f ms %6lld\n", round + 1, st.name.c_str(), (now_s() - t0) * 1e3, (long long)rw.changes());
       st.runs++;
       st.changes += rw.changes();
       st.nodes_removed += rw.nodes_removed() - rw.nodes_added();
