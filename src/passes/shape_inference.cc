@@ -160,6 +160,43 @@ class GraphInferContext final : public ops::InferContext {
 void ShapeInference::merge_declared(const ir::Node& n, const ir::Value* v, TypeInfo& inf) {
   const ir::Type& decl = v->type;
   if (!decl.is_known()) return;
+  if (inf.kind != ir::Type::Kind::kUnknown && inf.shape) {
+    // The common case, a shape inferred and one declared (our own value_info after the first
+    // round): compared dim by dim without building the declared facts. A declared dim is made
+    // into an expression only where it tells more than the inferred one, with the same outcome
+    // as the general case below: an unnamed dim, or a name not built from the interface's
+    // names, would be a fresh unknown, which never replaces or contradicts anything.
+    if (inf.elem == ir::DataType::kUndefined) inf.elem = decl.elem;
+    else if (decl.elem != ir::DataType::kUndefined && decl.elem != inf.elem)
+      warnings_.push_back("node " + n.describe() + ": output '" + v->name() + "' is declared " + decl.str() +
+                          " but computes " + std::string(ir::dtype_name(inf.elem)));
+    if (!decl.has_shape) return;
+    if (decl.dims.size() != inf.shape->size()) {
+      warnings_.push_back("node " + n.describe() + ": output '" + v->name() + "' is declared with rank " +
+                          std::to_string(decl.dims.size()) + " but has rank " + std::to_string(inf.shape->size()));
+      return;
+    }
+    for (size_t k = 0; k < decl.dims.size(); ++k) {
+      const ir::Dim& dd = decl.dims[k];
+      Expr& a = (*inf.shape)[k];
+      auto pinned = dd.param.empty() ? opts_.dims.end() : opts_.dims.find(dd.param);
+      if (dd.is_known() || pinned != opts_.dims.end()) {
+        int64_t bv = dd.is_known() ? *dd.value : pinned->second;
+        if (auto av = a.constant_value()) {
+          if (*av != bv)
+            warnings_.push_back("node " + n.describe() + ": output '" + v->name() + "' dim " + std::to_string(k) +
+                                " is declared " + std::to_string(bv) + " but is " + std::to_string(*av));
+        } else if (a.is_fresh()) {
+          a = Expr::constant(bv);
+        }
+        continue;
+      }
+      if (dd.param.empty() || !a.is_fresh()) continue;
+      Expr b = Expr::parse(dd.param);
+      if (is_interface(b) && !b.is_fresh()) a = b;
+    }
+    return;
+  }
   TypeInfo d = from_declared(decl);
   if (inf.kind == ir::Type::Kind::kUnknown) {
     d.values = inf.values;
