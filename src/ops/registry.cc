@@ -1,5 +1,8 @@
 #include "ops/registry.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace onnxtrim::ops {
 
 namespace {
@@ -62,6 +65,9 @@ std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_
 std::vector<const OpSchema*> OpRegistry::all() const {
   std::vector<const OpSchema*> out;
   for (const auto& [k, v] : ops_) out.push_back(&v);
+  std::sort(out.begin(), out.end(), [](const OpSchema* a, const OpSchema* b) {
+    return std::tie(a->domain, a->op_type) < std::tie(b->domain, b->op_type);
+  });
   return out;
 }
 

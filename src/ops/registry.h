@@ -6,6 +6,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,19 +110,28 @@ struct OpSchema {
 };
 
 // Tables keyed by (domain, op_type) strings, looked up with string_views (no key is built for
-// a lookup: the registry is asked for every node of every pass).
-struct OpKeyLess {
+// a lookup) in hash tables: the registry is asked for every node of every pass.
+struct OpKeyHash {
+  using is_transparent = void;
+  template <class K>
+  size_t operator()(const K& k) const {
+    size_t a = std::hash<std::string_view>{}(std::string_view(k.first));
+    size_t b = std::hash<std::string_view>{}(std::string_view(k.second));
+    return a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+  }
+};
+struct OpKeyEq {
   using is_transparent = void;
   template <class A, class B>
   bool operator()(const A& a, const B& b) const {
-    int c = std::string_view(a.first).compare(std::string_view(b.first));
-    return c != 0 ? c < 0 : std::string_view(a.second) < std::string_view(b.second);
+    return std::string_view(a.first) == std::string_view(b.first) && std::string_view(a.second) == std::string_view(b.second);
   }
 };
 using OpKey = std::pair<std::string, std::string>;
 using OpKeyView = std::pair<std::string_view, std::string_view>;
 template <typename V>
-using OpTable = std::map<OpKey, V, OpKeyLess>;
+using OpTable = std::unordered_map<OpKey, V, OpKeyHash, OpKeyEq>;
+using OpSet = std::unordered_set<OpKey, OpKeyHash, OpKeyEq>;
 
 class OpRegistry {
  public:
@@ -152,8 +163,8 @@ class OpRegistry {
  private:
   OpTable<OpSchema> ops_;
   OpTable<std::vector<std::pair<std::string, FoldFn>>> folds_;
-  std::set<OpKey, OpKeyLess> elementwise_;
-  std::set<OpKey, OpKeyLess> copies_elements_;
+  OpSet elementwise_;
+  OpSet copies_elements_;
 };
 
 // Registers at static-initialisation time:
