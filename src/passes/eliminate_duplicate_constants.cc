@@ -26,19 +26,13 @@ const ir::Tensor* constant_node_value(const ir::Node& n) {
   return a.name == "value" && a.type == ir::AttrType::kTensor && a.t ? a.t.get() : nullptr;
 }
 
-// dtype, dims, size, and up to ~300 bytes: the ends and 16 evenly spaced 8-byte windows.
-uint64_t sample_key(const ir::Tensor& t) {
-  uint64_t h = hash_combine(0, static_cast<uint64_t>(t.dtype()));
-  for (int64_t d : t.dims()) h = hash_combine(h, static_cast<uint64_t>(d));
-  if (t.dtype() == ir::DataType::kString) {
-    for (const auto& s : t.strings()) h = hash_str(s, h);
-    return h;
-  }
+// Up to ~300 bytes, hashed: all of them up to 512, else the ends and 16 evenly spaced 8-byte
+// windows. Bytes are hashed where they are (no aligned copy of a weight); of a deferred weight,
+// only the windows are made.
+uint64_t sample_bytes(const ir::Tensor& t) {
   size_t n = t.byte_size();
-  h = hash_combine(h, n);
+  uint64_t h = hash_combine(0, n);
   if (!t.buffer() || n == 0) return h;
-  // Bytes are hashed where they are (no aligned copy of a weight); of a deferred weight, only
-  // the windows are made.
   std::vector<uint8_t> tmp;
   auto window = [&](size_t off, size_t len) { return fnv1a(t.view(off, len, tmp), len, h); };
   if (n <= 512) return window(0, n);
@@ -47,6 +41,33 @@ uint64_t sample_key(const ir::Tensor& t) {
   for (size_t k = 1; k <= 16; ++k) h = window((n - 8) * k / 17, 8);
   return h;
 }
+
+// dtype, dims, size and the sampled bytes. The samples of a deferred tensor (a folded
+// transpose: each sampled element is in another row of its source, another page of the file)
+// are taken once per run: its bytes never change, and the pass runs every round.
+class SampleKeys {
+ public:
+  uint64_t key(const ir::Tensor& t) {
+    uint64_t h = hash_combine(0, static_cast<uint64_t>(t.dtype()));
+    for (int64_t d : t.dims()) h = hash_combine(h, static_cast<uint64_t>(d));
+    if (t.dtype() == ir::DataType::kString) {
+      for (const auto& s : t.strings()) h = hash_str(s, h);
+      return h;
+    }
+    if (!t.deferred() || t.buffer_offset() != 0) return hash_combine(h, sample_bytes(t));
+    const ir::Buffer* b = t.buffer().get();
+    auto it = deferred_.find(b);
+    // The weak pointer tells the same buffer from a later one at the same address.
+    if (it == deferred_.end() || it->second.first.lock().get() != b || it->second.second.first != t.byte_size()) {
+      it = deferred_.insert_or_assign(b, std::pair{std::weak_ptr<const ir::Buffer>(t.buffer()),
+                                                   std::pair{t.byte_size(), sample_bytes(t)}}).first;
+    }
+    return hash_combine(h, it->second.second.second);
+  }
+
+ private:
+  std::unordered_map<const ir::Buffer*, std::pair<std::weak_ptr<const ir::Buffer>, std::pair<size_t, uint64_t>>> deferred_;
+};
 
 bool is_state_input(const ir::Value* v) {
   for (const ir::Use& u : v->uses()) {
@@ -90,7 +111,7 @@ class EliminateDuplicateConstants final : public Pass {
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
     std::unordered_multimap<uint64_t, ir::Value*> seen;
     auto merge = [&](ir::Value* v, const ir::Tensor& t) -> bool {
-      uint64_t key = sample_key(t);
+      uint64_t key = keys_.key(t);
       let_go(t);
       auto range = seen.equal_range(key);
       for (auto it = range.first; it != range.second; ++it) {
@@ -118,6 +139,9 @@ class EliminateDuplicateConstants final : public Pass {
       if (merge(n->output(0), *t)) rw.erase_node(n);
     }
   }
+
+ private:
+  SampleKeys keys_;  // the pass object lives for the whole run
 };
 
 }  // namespace

@@ -78,6 +78,31 @@ TEST(Deferred, DuplicatesMergeWithoutMaking) {
   EXPECT_TRUE(m->graph->initializers()[0]->initializer()->deferred());
 }
 
+// A deferred transpose and an initializer made whole with the same bytes are one after the
+// pipeline (their samples agree, whichever form they are in), in every round.
+TEST(Deferred, MergesWithAnEqualTensorMadeWhole) {
+  auto m = transposed_weights(false);
+  ASSERT_TRUE(m);
+  const ir::Tensor w = *m->graph->find_value("w")->initializer();
+  std::vector<float> wt(512 * 300);
+  for (size_t i = 0; i < 300; ++i)
+    for (size_t j = 0; j < 512; ++j) std::memcpy(&wt[i * 512 + j], w.bytes() + 4 * (j * 300 + i), 4);
+  // wt2 is no longer computed: it is an initializer holding w's transpose, made whole.
+  ir::Rewriter rw(*m);
+  ir::Value* wt2 = m->graph->find_value("wt2");
+  ir::Node* tr = wt2->producer();
+  rw.make_constant(wt2, ir::Tensor::from_vector(ir::DataType::kFloat, {300, 512}, wt));
+  rw.erase_node(tr);
+  m->graph->purge();
+  ASSERT_FALSE(wt2->initializer()->deferred());
+  auto r = passes::simplify(*m, {});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  std::vector<const ir::Value*> big;
+  for (const ir::Value* v : m->graph->initializers())
+    if (v->initializer()->byte_size() == 512u * 300 * 4) big.push_back(v);
+  EXPECT_EQ(big.size(), 1u) << "the folded transpose and its equal were not merged";
+}
+
 TEST(Deferred, SplatTestReadsParts) {
   // A deferred tensor of 1 MB whose bytes are all 0x3f, then one whose last element differs.
   for (bool last_differs : {false, true}) {
