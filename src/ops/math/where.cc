@@ -28,6 +28,35 @@ Status eval_where(KernelContext& ctx) {
     size_t w = static_cast<size_t>(ir::dtype_bits(x.dtype()) / 8);
     if (w == 0) return ctx.unsupported("Where on sub-byte types");
     uint8_t* po = n ? out.mutable_bytes() : nullptr;
+    // Each operand either of the output's shape or a single element (a mask choosing between
+    // two scalars, say): element i of each is at i or at 0, without broadcast indexing.
+    auto plain = [&](const Tensor& t) { return t.numel() == 1 || t.dims() == *dims; };
+    if (n > 0 && plain(c) && plain(x) && plain(y)) {
+      const int64_t sc = c.numel() == 1 ? 0 : 1, sx = x.numel() == 1 ? 0 : 1, sy = y.numel() == 1 ? 0 : 1;
+      auto pick = [&](auto tag) {
+        using T = decltype(tag);
+        const uint8_t* bx = x.bytes();
+        const uint8_t* by = y.bytes();
+        for (int64_t i = 0; i < n; ++i) {
+          const uint8_t* src = pc[i * sc] ? bx + sizeof(T) * static_cast<size_t>(i * sx) : by + sizeof(T) * static_cast<size_t>(i * sy);
+          std::memcpy(po + sizeof(T) * static_cast<size_t>(i), src, sizeof(T));
+        }
+      };
+      switch (w) {
+        case 1: pick(uint8_t{}); break;
+        case 2: pick(uint16_t{}); break;
+        case 4: pick(uint32_t{}); break;
+        case 8: pick(uint64_t{}); break;
+        default: {
+          for (int64_t i = 0; i < n; ++i) {
+            const uint8_t* src = pc[i * sc] ? x.bytes() + static_cast<size_t>(i * sx) * w : y.bytes() + static_cast<size_t>(i * sy) * w;
+            std::memcpy(po + static_cast<size_t>(i) * w, src, w);
+          }
+        }
+      }
+      ctx.set_output(0, std::move(out));
+      return Status::ok();
+    }
     for (int64_t i = 0; i < n; ++i) {
       const uint8_t* src = pc[ic.offset()] ? x.bytes() + ix.offset() * static_cast<int64_t>(w) : y.bytes() + iy.offset() * static_cast<int64_t>(w);
       std::memcpy(po + i * static_cast<int64_t>(w), src, w);
