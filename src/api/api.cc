@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "api/internal.h"
-#include "ops/nn/nn_util.h"
 #include "api/report.h"
 #include "eval/interpreter.h"
 #include "eval/verify.h"
@@ -70,7 +69,6 @@ void throw_if_error(const Status& st) {
 // for every front end (CLI, C API, Python), never an internal error.
 template <typename F>
 auto within_limits(F&& f) -> decltype(f()) {
-  ops::nn::blas_single_threaded();
   try {
     return f();
   } catch (const LimitExceeded& e) {
@@ -792,7 +790,6 @@ void check_output_folder(const std::string& out_path) {
 }  // namespace
 
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
-  ops::nn::blas_single_threaded();  // before loading: OpenBLAS's idle pool would spin beside it
   Report rep;
   rep.input_path = in_path;
   rep.output_path = out_path;

@@ -1,6 +1,7 @@
 #include "ops/nn/nn_util.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,27 +30,41 @@ void gemm_fallback(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, c
 }  // namespace
 }  // namespace onnxtrim::ops::nn
 
-// Not in cblas.h: stops OpenBLAS's pool (it is started again only for a multithreaded call).
-extern "C" void blas_thread_shutdown_(void);
-
 namespace onnxtrim::ops::nn {
-// OpenBLAS runs single-threaded (its multithreaded SGEMM gave wrong results on this Debian
-// build's Zen kernels, and its idle threads spin); large products are split by output columns
-// over our own threads instead, each calling the single-threaded BLAS.
-void blas_single_threaded() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    openblas_set_num_threads(1);
+namespace {
+// OpenBLAS is loaded when a product first needs it, not with the program: binding its symbols
+// took most of the process start (12,000 of 20,000 dynamic bindings, 5 ms), which every run paid,
+// and most runs (a model without foldable products, --no-passes) never multiply.
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+};
+const Blas& blas() {
+  static const Blas b = [] {
+    Blas r;
+    void* h = nullptr;
+    for (const char* name : {"libopenblas.so.0", ONNXTRIM_OPENBLAS_PATH})
+      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    if (!h) return r;  // the loops below stand in (slowly)
+    r.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
+    r.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(h, "cblas_dgemm"));
+    // Single-threaded (its multithreaded SGEMM gave wrong results on this Debian build's Zen
+    // kernels): large products are split by output columns over our own threads instead.
+    if (auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"))) set_threads(1);
     // The pool OpenBLAS started when it was loaded spins (sched_yield) for about 0.1 s before it
-    // sleeps: a core taken from the passes. Nothing will use it now.
-    blas_thread_shutdown_();
-  });
+    // sleeps: a core taken from the passes. Nothing will use it now. (Not in cblas.h.)
+    if (auto shutdown = reinterpret_cast<void (*)()>(dlsym(h, "blas_thread_shutdown_"))) shutdown();
+    if (!r.sgemm || !r.dgemm) r = Blas{};
+    return r;
+  }();
+  return b;
 }
+}  // namespace
+
 namespace {
 
 template <typename F>
 void split_columns(int64_t M, int64_t N, int64_t K, F&& call) {
-  blas_single_threaded();
   static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, std::thread::hardware_concurrency()));
   int64_t parts = M * N * K >= (int64_t{1} << 22) ? std::min<int64_t>(hw, N / 32) : 1;
   if (parts <= 1) {
@@ -75,12 +90,13 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
       for (int64_t n = 0; n < N; ++n) C[m * ldc + n] = beta == 0.f ? 0.f : beta * C[m * ldc + n];
     return;
   }
-  if (!fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) || !fits_blas(ldc)) {
+  if (!blas().sgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
+      !fits_blas(ldc)) {
     gemm_fallback(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+    blas().sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
                 static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
                 static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
   });
@@ -94,12 +110,13 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
       for (int64_t n = 0; n < N; ++n) C[m * ldc + n] = beta == 0.0 ? 0.0 : beta * C[m * ldc + n];
     return;
   }
-  if (!fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) || !fits_blas(ldc)) {
+  if (!blas().dgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
+      !fits_blas(ldc)) {
     gemm_fallback(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+    blas().dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
                 static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
                 static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
   });
@@ -288,7 +305,7 @@ int64_t workers() {
 }
 
 void parallel_tasks(int64_t n, const std::function<void(int64_t, int64_t)>& task) {
-  blas_single_threaded();
+  blas();  // loaded (and its pool stopped) before our threads call it
   int64_t w = std::min(workers(), n);
   if (w <= 1) {
     for (int64_t i = 0; i < n; ++i) task(i, 0);
@@ -315,8 +332,8 @@ void gemm_exact_int(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda
   constexpr double kExact = 16777216.0;  // 2^24: every integer up to it is a float
   assert(bound <= kExact);
   auto chunk = static_cast<int64_t>(std::min<double>(static_cast<double>(K), std::floor(kExact / bound)));
-  if (!fits_blas(M) || !fits_blas(N) || !fits_blas(chunk) || !fits_blas(lda) || !fits_blas(ldb)) {
-    // Beyond BLAS's int sizes: exact sums in int64, wrapped to int32.
+  if (!blas().sgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(chunk) || !fits_blas(lda) || !fits_blas(ldb)) {
+    // Beyond BLAS's int sizes (or without BLAS): exact sums in int64, wrapped to int32.
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         int64_t acc = 0;
@@ -326,12 +343,11 @@ void gemm_exact_int(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda
       }
     return;
   }
-  blas_single_threaded();
   scratch->resize(static_cast<size_t>(M * N));
   float* T = scratch->data();
   for (int64_t k0 = 0; k0 < K; k0 += chunk) {
     int64_t kn = std::min(chunk, K - k0);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn),
+    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn),
                 1.0f, A + k0, static_cast<int>(lda), B + k0 * ldb, static_cast<int>(ldb), 0.0f, T, static_cast<int>(N));
     for (int64_t m = 0; m < M; ++m) {
       const float* t = T + m * N;

@@ -12,11 +12,6 @@
 
 namespace onnxtrim::ops::nn {
 
-// OpenBLAS single-threaded, its idle pool stopped (our kernels split large products over our own
-// threads). Called by every product; the library's entry points call it first so that the pool
-// does not spin beside the passes.
-void blas_single_threaded();
-
 // Row-major C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. op transposes when the flag
 // is set (A is then stored [K,M], B [N,K]). lda/ldb/ldc are row strides as stored.
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
