@@ -205,6 +205,18 @@ uint8_t* Tensor::mutable_bytes() {
   return p;
 }
 
+bool Tensor::scan(size_t elem, const std::function<bool(const uint8_t*, size_t)>& f) const {
+  constexpr size_t kPiece = size_t{64} << 10;
+  elem = std::max<size_t>(elem, 1);
+  std::vector<uint8_t> tmp;
+  size_t step = 16 * elem;
+  for (size_t off = 0; off + elem <= nbytes_; off += step, step = std::min(kPiece / elem * elem, 2 * step)) {
+    size_t n = std::min(step, nbytes_ - off) / elem * elem;
+    if (!f(view(off, n, tmp), n)) return false;
+  }
+  return true;
+}
+
 bool Tensor::same_contents(const Tensor& o) const {
   if (dtype_ != o.dtype_ || dims_ != o.dims_) return false;
   if (dtype_ == DataType::kString) return strings_ == o.strings_;

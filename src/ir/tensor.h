@@ -167,6 +167,11 @@ class Tensor {
     read(off, n, tmp.data());
     return tmp.data();
   }
+  // Calls f(p, n) on bytes [0, byte_size()) in consecutive pieces of whole elements of `elem`
+  // bytes, from 16 elements growing to 64 KB, while f returns true; false when f stopped. A
+  // deferred tensor is made a piece at a time: a test that its first elements decide (is it a
+  // splat, is it all zeros) does not make all of it.
+  bool scan(size_t elem, const std::function<bool(const uint8_t* p, size_t n)>& f) const;
   // The bytes are a recipe not yet carried out (a DeferredBuffer): bytes() would carry it out.
   bool deferred() const { return buf_ && buf_->deferred(); }
   template <typename T>

@@ -1,5 +1,7 @@
 #include "ops/fold.h"
 
+#include <cstring>
+
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::ops {
@@ -26,16 +28,21 @@ std::optional<std::vector<int64_t>> FoldContext::constant_ints(const ir::Value* 
 
 bool FoldContext::constant_all_equal(const ir::Value* v, double x) {
   const ir::Tensor* t = constant(v);
-  if (!t || t->dtype() == ir::DataType::kString || t->bytes() == nullptr) return false;
+  if (!t || t->dtype() == ir::DataType::kString || !t->buffer()) return false;
   bool ok = true;
   bool known = dispatch(t->dtype(), kAll, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* p = t->data<T>();
-    for (int64_t i = 0; i < t->numel() && ok; ++i) {
-      double e = static_cast<double>(static_cast<compute_t<T>>(p[i]));
-      // Bitwise: -0.0 is not +0.0 (x + -0 differs from x for x = -0 ... only +0 vs -0 matters to callers).
-      ok = e == x && !(e == 0 && std::signbit(e) != std::signbit(x));
-    }
+    // A piece at a time (Tensor::scan): a folded weight is not made whole to be told apart.
+    ok = t->scan(sizeof(T), [&](const uint8_t* p, size_t n) {
+      for (size_t k = 0; k < n; k += sizeof(T)) {
+        T v;
+        std::memcpy(&v, p + k, sizeof(T));
+        double e = static_cast<double>(static_cast<compute_t<T>>(v));
+        // Bitwise: -0.0 is not +0.0 (x + -0 differs from x for x = -0 ... only +0 vs -0 matters to callers).
+        if (e != x || (e == 0 && std::signbit(e) != std::signbit(x))) return false;
+      }
+      return true;
+    });
   });
   return known && ok;
 }

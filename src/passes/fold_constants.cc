@@ -465,8 +465,9 @@ class FoldConstants final : public Pass {
   }
 
   // Equal non-empty numeric tensors whose bytes are there (string and empty tensors: never).
+  // (Asking for the buffer, not the bytes: a deferred tensor is not made to be compared.)
   static bool same_tensor(const ir::Tensor& a, const ir::Tensor& b) {
-    return a.byte_size() != 0 && a.unaligned_bytes() && b.unaligned_bytes() && a.same_contents(b);
+    return a.byte_size() != 0 && a.buffer() && b.buffer() && a.same_contents(b);
   }
 
   static bool only_read_by(const ir::Value* v, const ir::Node* n) {

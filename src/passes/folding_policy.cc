@@ -25,21 +25,14 @@ bool is_splat(const ir::Tensor& t) {
   int bits = ir::dtype_bits(t.dtype());
   if (bits < 8 || !t.buffer()) return false;
   size_t w = static_cast<size_t>(bits / 8);
-  // A piece at a time, growing from a few elements: of a deferred tensor (a folded weight),
-  // only what is looked at is made, and a tensor that is no splat is nearly always told by its
-  // first elements.
-  constexpr size_t kPiece = size_t{64} << 10;
-  std::vector<uint8_t> tf, tp;
-  const uint8_t* f0 = t.view(0, w, tf);
-  std::vector<uint8_t> first(f0, f0 + w);
-  size_t step = std::min(t.byte_size() / w * w, 16 * w);
-  for (size_t off = 0; off + w <= t.byte_size(); off += step, step = std::min(kPiece / w * w, 2 * step)) {
-    size_t n = std::min(step, t.byte_size() - off) / w * w;
-    const uint8_t* p = t.view(off, n, tp);
+  // Compared byte-wise (no aligned copy), a piece at a time (Tensor::scan).
+  std::vector<uint8_t> first;
+  return t.scan(w, [&](const uint8_t* p, size_t n) {
+    if (first.empty()) first.assign(p, p + w);
     for (size_t k = 0; k < n; k += w)
       if (std::memcmp(first.data(), p + k, w) != 0) return false;
-  }
-  return true;
+    return true;
+  });
 }
 
 FoldDecision size_guard(uint64_t freed_bytes, bool tiny_inputs, const std::vector<const ir::Tensor*>& outputs,

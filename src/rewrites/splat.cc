@@ -10,11 +10,12 @@ namespace {
 
 // The first element of t as a rank-0 tensor, when t repeats it (byte-wise).
 std::optional<ir::Tensor> first_of_splat(const ir::Tensor& t) {
-  if (t.numel() < 1 || t.dtype() == ir::DataType::kString || !t.unaligned_bytes() || !is_splat(t)) return std::nullopt;
+  // (Reading parts only: a deferred tensor, a folded weight, is not made whole to be tested.)
+  if (t.numel() < 1 || t.dtype() == ir::DataType::kString || !t.buffer() || !is_splat(t)) return std::nullopt;
   int bits = ir::dtype_bits(t.dtype());
   if (bits < 8) return std::nullopt;
   ir::Tensor one(t.dtype(), {});
-  std::memcpy(one.mutable_bytes(), t.unaligned_bytes(), static_cast<size_t>(bits / 8));
+  t.read(0, static_cast<size_t>(bits / 8), one.mutable_bytes());
   return one;
 }
 

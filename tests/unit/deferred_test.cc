@@ -67,6 +67,41 @@ TEST(Deferred, PipelineKeepsFoldedTransposesDeferred) {
   }
 }
 
+// Folded transposes read by broadcasting ops (the splat rewrites look at such operands) stay
+// deferred too.
+TEST(Deferred, BroadcastOperandsStayDeferred) {
+  auto m = test::parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 300, 512] x) => (float[N, 300, 512] y) {
+  w = Constant <value = float[1] {0.0}> ()
+  w2 = Constant <value = float[1] {0.0}> ()
+  wt = Transpose(w)
+  wt2 = Transpose(w2)
+  p = Add(x, wt)
+  y = Mul(p, wt2)
+}
+)");
+  ASSERT_TRUE(m);
+  ir::Rewriter rw(*m);
+  std::vector<float> v(512 * 300);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1013) * 0.25f - 100.0f;
+  for (const char* name : {"w", "w2"}) {
+    ir::Value* val = m->graph->find_value(name);
+    ir::Node* placeholder = val->producer();
+    rw.make_constant(val, ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v));
+    rw.erase_node(placeholder);
+    v[3] += 1.0f;  // w2 differs from w
+  }
+  m->graph->purge();
+  auto r = passes::simplify(*m, {});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  for (const char* name : {"wt", "wt2"}) {
+    const ir::Value* val = m->graph->find_value(name);
+    ASSERT_TRUE(val && val->initializer()) << name;
+    EXPECT_TRUE(val->initializer()->deferred()) << name << ": something read it whole";
+  }
+}
+
 // Two transposes of equal weights are one after the pipeline (sampled and compared in parts),
 // and the survivor was never made whole.
 TEST(Deferred, DuplicatesMergeWithoutMaking) {
