@@ -36,20 +36,13 @@ void OpRegistry::add_fold(std::string domain, std::string op_type, std::string p
   folds_[{std::string(norm(domain)), std::move(op_type)}].emplace_back(std::move(pass), fn);
 }
 
-void OpRegistry::mark_elementwise(std::string domain, std::string op_type) {
-  elementwise_.emplace(std::string(norm(domain)), std::move(op_type));
+void OpRegistry::declare(std::string domain, std::string op_type, OpProperty p) {
+  properties_[{std::string(norm(domain)), std::move(op_type)}] |= static_cast<unsigned>(p);
 }
 
-bool OpRegistry::is_elementwise(std::string_view domain, std::string_view op_type) const {
-  return elementwise_.count(OpKeyView{norm(domain), op_type}) > 0;
-}
-
-void OpRegistry::mark_copies_elements(std::string domain, std::string op_type) {
-  copies_elements_.emplace(std::string(norm(domain)), std::move(op_type));
-}
-
-bool OpRegistry::copies_elements(std::string_view domain, std::string_view op_type) const {
-  return copies_elements_.count(OpKeyView{norm(domain), op_type}) > 0;
+bool OpRegistry::has(std::string_view domain, std::string_view op_type, OpProperty p) const {
+  auto it = properties_.find(OpKeyView{norm(domain), op_type});
+  return it != properties_.end() && (it->second & static_cast<unsigned>(p)) != 0;
 }
 
 std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_view op_type,

@@ -5,9 +5,7 @@
 
 #include <functional>
 #include <map>
-#include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -131,7 +129,20 @@ using OpKey = std::pair<std::string, std::string>;
 using OpKeyView = std::pair<std::string_view, std::string_view>;
 template <typename V>
 using OpTable = std::unordered_map<OpKey, V, OpKeyHash, OpKeyEq>;
-using OpSet = std::unordered_set<OpKey, OpKeyHash, OpKeyEq>;
+
+// What passes ask of an op beyond its schema, declared in the op's own file.
+enum class OpProperty : unsigned {
+  // One output, each of whose elements depends only on the elements at the same (broadcast)
+  // position of the inputs.
+  kElementwise = 1,
+  // Every output element is a copy of one element of an input of the same type (Transpose,
+  // Gather, Slice, Concat, ...; no arithmetic, no attribute-valued fill such as Pad-2's
+  // `value`). Rounding such an op's float inputs to another float type and running it gives
+  // exactly its output rounded, element by element: the float conversion (convert_float.cc)
+  // measures such a node's error from its output alone, with no rounded copy of its inputs and
+  // no second run.
+  kCopiesElements = 2,
+};
 
 class OpRegistry {
  public:
@@ -147,24 +158,14 @@ class OpRegistry {
   void add_fold(std::string domain, std::string op_type, std::string pass, FoldFn fn);
   std::vector<FoldFn> find_folds(std::string_view domain, std::string_view op_type, std::string_view pass) const;
 
-  // Element-wise ops: one output, each of whose elements depends only on the elements at the
-  // same (broadcast) position of the inputs. Declared by the op's own file.
-  void mark_elementwise(std::string domain, std::string op_type);
-  bool is_elementwise(std::string_view domain, std::string_view op_type) const;
-  // Ops whose every output element is a copy of one element of an input of the same type
-  // (Transpose, Gather, Slice, Concat, ...; no arithmetic, no attribute-valued fill such as
-  // Pad-2's `value`). Rounding such an op's float inputs to another float type and running it
-  // gives exactly its output rounded, element by element: the float conversion
-  // (convert_float.cc) measures such a node's error from its output alone, with no rounded
-  // copy of its inputs and no second run. Declared by the op's own file.
-  void mark_copies_elements(std::string domain, std::string op_type);
-  bool copies_elements(std::string_view domain, std::string_view op_type) const;
+  // Properties an op's own file declares (ONNXTRIM_REGISTER_ELEMENTWISE, ...), for passes.
+  void declare(std::string domain, std::string op_type, OpProperty p);
+  bool has(std::string_view domain, std::string_view op_type, OpProperty p) const;
 
  private:
   OpTable<OpSchema> ops_;
   OpTable<std::vector<std::pair<std::string, FoldFn>>> folds_;
-  OpSet elementwise_;
-  OpSet copies_elements_;
+  OpTable<unsigned> properties_;  // OpProperty bits
 };
 
 // Registers at static-initialisation time:
@@ -180,19 +181,15 @@ class OpRegistry {
     return true;                                                                             \
   }()
 
-// ONNXTRIM_REGISTER_ELEMENTWISE(Relu, "", "Relu"): the op is element-wise (see is_elementwise).
-#define ONNXTRIM_REGISTER_ELEMENTWISE(id, domain, op_type)                          \
-  static const bool onnxtrim_elementwise_registered_##id = [] {                    \
-    ::onnxtrim::ops::OpRegistry::instance().mark_elementwise(domain, op_type);     \
-    return true;                                                                   \
+// ONNXTRIM_REGISTER_PROPERTY(Relu, "", "Relu", kElementwise): see OpProperty.
+#define ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, property)                                       \
+  static const bool onnxtrim_##property##_registered_##id = [] {                                        \
+    ::onnxtrim::ops::OpRegistry::instance().declare(domain, op_type, ::onnxtrim::ops::OpProperty::property); \
+    return true;                                                                                        \
   }()
-
-// ONNXTRIM_REGISTER_COPIES_ELEMENTS(Transpose, "", "Transpose"): see copies_elements.
-#define ONNXTRIM_REGISTER_COPIES_ELEMENTS(id, domain, op_type)                      \
-  static const bool onnxtrim_copies_registered_##id = [] {                         \
-    ::onnxtrim::ops::OpRegistry::instance().mark_copies_elements(domain, op_type); \
-    return true;                                                                   \
-  }()
+#define ONNXTRIM_REGISTER_ELEMENTWISE(id, domain, op_type) ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, kElementwise)
+#define ONNXTRIM_REGISTER_COPIES_ELEMENTS(id, domain, op_type) \
+  ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, kCopiesElements)
 
 // ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop)
 #define ONNXTRIM_REGISTER_FOLD(id, domain, op_type, pass, fn)                    \

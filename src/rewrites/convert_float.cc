@@ -331,7 +331,7 @@ eval::Interpreter::Observer FloatObservations::observer() {
         ops::OpRegistry::instance().find(n.domain, n.op_type, model_.opset(n.domain));
     if (!s || !s->eval || !s->deterministic || !n.is_default_domain()) return;
     double worst = 0;
-    if (ops::OpRegistry::instance().copies_elements(n.domain, n.op_type)) {
+    if (ops::OpRegistry::instance().has(n.domain, n.op_type, ops::OpProperty::kCopiesElements)) {
       // Its outputs are copies of input elements: the run on rounded inputs would give exactly
       // the outputs rounded, so the error is measured on them (no copies, no second run).
       for (size_t i = 0; i < outs.size(); ++i)

@@ -66,7 +66,7 @@ std::optional<std::vector<int64_t>> constant_shape(const ops::SymShape& s) {
 // Element-wise ops (their files say so): each output element depends only on the same element
 // of each input.
 bool elementwise(const ir::Node& n) {
-  return n.num_outputs() == 1 && ops::OpRegistry::instance().is_elementwise(n.domain, n.op_type);
+  return n.num_outputs() == 1 && ops::OpRegistry::instance().has(n.domain, n.op_type, ops::OpProperty::kElementwise);
 }
 
 class LegalizeCoreml final : public Pass {

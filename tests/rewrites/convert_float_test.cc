@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "ops/registry.h"
 #include "api/internal.h"
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
@@ -79,6 +80,17 @@ size_t count(const Model& m, const std::string& op) {
 
 // Resize: X converts, scales (tensor(float) in the spec) stay float32, and so does the shape
 // arithmetic that computes them.
+// The ops whose error the conversion measures from their output alone are declared so in
+// their own files: copies of input elements, no arithmetic.
+TEST(ConvertFloat, CopyingOpsAreDeclaredByTheirFiles) {
+  const auto& reg = ops::OpRegistry::instance();
+  for (const char* op : {"Transpose", "Gather", "Slice", "Concat", "Reshape", "Identity"})
+    EXPECT_TRUE(reg.has("", op, ops::OpProperty::kCopiesElements)) << op;
+  for (const char* op : {"Add", "MatMul", "Relu", "Cast", "Unknown"})
+    EXPECT_FALSE(reg.has("", op, ops::OpProperty::kCopiesElements)) << op;
+  EXPECT_FALSE(reg.has("", "Transpose", ops::OpProperty::kElementwise));
+}
+
 TEST(ConvertFloat, ResizeScalesStayFloat32) {
   auto c = convert(R"(
 <ir_version: 8, opset_import: ["" : 19]>

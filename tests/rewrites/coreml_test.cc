@@ -266,11 +266,11 @@ g (float[2,12,12] x, bool k, float[1] c) => (float[24,1,3,4] y) {
 TEST(LegalizeCoreml, ElementwiseOpsAreDeclaredByTheirFiles) {
   const auto& reg = ops::OpRegistry::instance();
   for (const char* op : {"Add", "Relu", "Cast", "Where", "Max", "Sum", "PRelu", "Gelu", "BitShift"})
-    EXPECT_TRUE(reg.is_elementwise("", op)) << op;
-  EXPECT_TRUE(reg.is_elementwise("ai.onnx", "Mul"));
+    EXPECT_TRUE(reg.has("", op, ops::OpProperty::kElementwise)) << op;
+  EXPECT_TRUE(reg.has("ai.onnx", "Mul", ops::OpProperty::kElementwise));
   for (const char* op : {"MatMul", "Transpose", "Reshape", "Softmax", "Expand", "Gather", "ReduceSum", "Unknown"})
-    EXPECT_FALSE(reg.is_elementwise("", op)) << op;
-  EXPECT_FALSE(reg.is_elementwise("com.microsoft", "Add"));
+    EXPECT_FALSE(reg.has("", op, ops::OpProperty::kElementwise)) << op;
+  EXPECT_FALSE(reg.has("com.microsoft", "Add", ops::OpProperty::kElementwise));
 }
 
 }  // namespace
