@@ -265,6 +265,9 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual bool write(const void* p, size_t n) = 0;
+  // Whether this is a file that tensors are copied into (then where they land within a page
+  // matters); not for bytes in memory.
+  virtual bool copies_files() const { return false; }
   // The bytes of a tensor: copied file to file in the kernel when they are stored in a file.
   // A deferred tensor (a folded weight not made yet) is made a piece at a time as it is written.
   virtual bool write_tensor(const ir::Tensor& t) {
@@ -314,6 +317,7 @@ class FdSink final : public Sink {
  public:
   FdSink(int fd, SourceFiles* sources) : fd_(fd), sources_(sources) {}
   ~FdSink() override { flush(); }
+  bool copies_files() const override { return sources_ != nullptr && can_copy_; }
   bool write(const void* p, size_t n) override {
     const char* c = static_cast<const char*>(p);
     if (n >= buf_.capacity() - buf_.size()) {
@@ -556,21 +560,200 @@ void place_external(Plan& p, const std::string& location, const ir::scratch::Cur
   size_plan(p);
 }
 
+// A varint in exactly `width` bytes (at least its shortest form): protobuf readers take any
+// encoding of a length in up to 5 bytes, so a length can give a few bytes of room.
+bool put_varint_width(Sink& s, uint64_t v, size_t width) {
+  uint8_t b[10];
+  for (size_t i = 0; i < width; ++i) {
+    b[i] = static_cast<uint8_t>((v & 0x7f) | (i + 1 < width ? 0x80 : 0));
+    v >>= 7;
+  }
+  return s.write(b, width);
+}
+
+constexpr size_t kMaxLenVarint = 5;  // the longest length protobuf's C++ reader takes
+constexpr uint64_t kPage = 4096;
+
+// One top-level field of the serialized graph (without its initializers): a node, an input,
+// an output, a value_info entry... Records of a repeated field may be interleaved with other
+// fields on the wire and keep their order, so these can go between the initializers.
+struct Record {
+  size_t offset = 0, size = 0;       // the whole record within the serialized graph
+  size_t len_at = 0, len_width = 0;  // its length varint (0 wide: not a length-delimited field)
+  uint64_t len = 0;
+  size_t widen = 0;                  // bytes added to its length varint
+  size_t room() const { return len_width ? kMaxLenVarint - len_width - widen : 0; }
+};
+
+bool split_records(const std::string& g, std::vector<Record>& out) {
+  const auto* b = reinterpret_cast<const uint8_t*>(g.data());
+  size_t i = 0, n = g.size();
+  auto varint = [&](uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && i < n; shift += 7) {
+      uint8_t c = b[i++];
+      v |= static_cast<uint64_t>(c & 0x7f) << shift;
+      if (!(c & 0x80)) return true;
+    }
+    return false;
+  };
+  while (i < n) {
+    Record r;
+    r.offset = i;
+    uint64_t tag = 0, v = 0;
+    if (!varint(tag)) return false;
+    switch (tag & 7) {
+      case 0: if (!varint(v)) return false; break;
+      case 1: i += 8; break;
+      case 5: i += 4; break;
+      case 2: {
+        r.len_at = i;
+        if (!varint(r.len)) return false;
+        r.len_width = i - r.len_at;
+        if (r.len_width > kMaxLenVarint || r.len > n - i) return false;
+        i += r.len;
+        break;
+      }
+      default: return false;
+    }
+    if (i > n) return false;
+    r.size = i - r.offset;
+    out.push_back(r);
+  }
+  return true;
+}
+
+// Where the file's pieces go: before initializer k, graph records [first[k], first[k+1]); an
+// initializer's two length varints may be written wider. Graph records left after the last
+// initializer follow it.
+struct Layout {
+  std::vector<Record> records;
+  std::vector<size_t> first;       // per initializer, then one past the last
+  std::vector<size_t> size_width;  // per initializer: bytes of its entry's length (0: shortest)
+  std::vector<size_t> raw_width;   // and of its raw_data length
+  uint64_t added = 0;              // bytes the wider lengths add to the graph
+};
+
+// Where within a page a tensor's bytes should start, or -1 (anywhere): where they are in the
+// file they are copied from (the kernel then copies whole pages, about a sixth faster), or
+// the start of a page for bytes written from memory (whole pages written; and a reader that
+// maps the file finds them aligned).
+int64_t wanted_page_offset(const Initializer& in) {
+  if (in.where != Initializer::Where::kStreamed || in.tensor->byte_size() < (64u << 10)) return -1;
+  ir::FileRef ref = in.tensor->deferred() ? ir::FileRef{} : ir::file_ref(*in.tensor);
+  return ref ? static_cast<int64_t>(ref.offset % kPage) : 0;
+}
+
+// Plans the order so that every large tensor starts where wanted_page_offset says: records of
+// the graph are pulled in before it until the gap is filled, the last few bytes by writing
+// lengths in a longer form. A tensor whose gap cannot be filled is written where it falls.
+void plan_layout(const Plan& p, const std::string& graph, uint64_t start, bool align, Layout& l) {
+  const size_t k = p.inits.size();
+  l.first.assign(k + 1, 0);
+  l.size_width.assign(k, 0);
+  l.raw_width.assign(k, 0);
+  l.added = 0;
+  l.records.clear();
+  if (!split_records(graph, l.records)) {
+    l.records.assign(1, Record{0, graph.size(), 0, 0, 0, 0});  // one piece, as it was
+    align = false;
+  }
+  uint64_t pos = start;
+  size_t next = 0;
+  for (size_t i = 0; i < k; ++i) {
+    const Initializer& in = p.inits[i];
+    l.first[i] = next;
+    const int64_t want = align ? wanted_page_offset(in) : -1;
+    const uint64_t n = in.tensor->byte_size();
+    const size_t size_w = varint_size(in.size), raw_w = varint_size(n);
+    const uint64_t head = 1 + size_w + in.head.ByteSizeLong() + 1 + raw_w;  // the entry up to the bytes
+    if (want >= 0) {
+      const size_t own_room = (kMaxLenVarint - size_w) + (kMaxLenVarint - raw_w);
+      uint64_t gap = (static_cast<uint64_t>(want) + 2 * kPage - (pos + head) % kPage) % kPage;
+      for (int attempt = 0; attempt < 2; ++attempt, gap += kPage) {
+        // Whole records while they fit, then wider lengths (the entry's own, then theirs).
+        size_t j = next, room = own_room;
+        uint64_t filled = 0;
+        while (j < l.records.size() && filled + l.records[j].size <= gap) {
+          filled += l.records[j].size;
+          room += l.records[j].room();
+          ++j;
+        }
+        uint64_t rest = gap - filled;
+        if (rest > room) continue;
+        size_t wr = std::min<uint64_t>(rest, kMaxLenVarint - raw_w);
+        size_t ws = std::min<uint64_t>(rest - wr, kMaxLenVarint - size_w);
+        if (size_w + ws < varint_size(in.size + wr)) continue;  // a longer raw length, a longer entry
+        rest -= wr + ws;
+        for (size_t r = next; r < j && rest > 0; ++r) {
+          size_t w = std::min<uint64_t>(rest, l.records[r].room());
+          l.records[r].widen += w;
+          l.added += w;
+          rest -= w;
+        }
+        l.size_width[i] = size_w + ws;
+        l.raw_width[i] = raw_w + wr;
+        l.added += ws + wr;
+        pos += gap;
+        next = j;
+        break;
+      }
+    }
+    l.first[i + 1] = next;
+    pos += in.where == Initializer::Where::kStreamed ? head + n : head - 1 - raw_w;
+  }
+}
+
+bool write_records(Sink& s, const std::string& graph, const Layout& l, size_t from, size_t to) {
+  for (size_t r = from; r < to; ++r) {
+    const Record& rec = l.records[r];
+    if (rec.widen == 0) {
+      if (!s.write(graph.data() + rec.offset, rec.size)) return false;
+      continue;
+    }
+    const size_t after = rec.len_at + rec.len_width;
+    if (!s.write(graph.data() + rec.offset, rec.len_at - rec.offset) ||
+        !put_varint_width(s, rec.len, rec.len_width + rec.widen) ||
+        !s.write(graph.data() + after, rec.offset + rec.size - after))
+      return false;
+  }
+  return true;
+}
+
 bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
   uint64_t done = 0;
-  bool ok = put_message(s, p.head);
-  ok = ok && put_varint(s, (7u << 3) | 2) && put_varint(s, p.graph_size) && put_message(s, p.graph);
-  for (auto& in : p.inits) {
-    if (!ok) break;
-    ok = put_varint(s, (5u << 3) | 2) && put_varint(s, in.size) && put_message(s, in.head);
-    if (ok && in.where == Initializer::Where::kStreamed) {
-      uint64_t n = in.tensor->byte_size();
-      ok = put_varint(s, (9u << 3) | 2) && put_varint(s, n) && s.write_tensor(*in.tensor);
-    }
+  const std::string graph = p.graph.SerializeAsString();
+  const std::string head = p.head.SerializeAsString();
+  // The graph's length comes before everything the layout places: plan with its width, and
+  // again if what the layout adds makes it wider.
+  Layout l;
+  size_t width = varint_size(p.graph_size);
+  bool planned = false;
+  for (int i = 0; i < 3 && !planned; ++i) {
+    plan_layout(p, graph, head.size() + 1 + width, s.copies_files(), l);
+    size_t w = varint_size(p.graph_size + l.added);
+    planned = w == width;
+    width = w;
+  }
+  if (!planned) plan_layout(p, graph, 0, false, l);
+  const uint64_t graph_size = p.graph_size + l.added;
+  bool ok = s.write(head.data(), head.size());
+  ok = ok && put_varint(s, (7u << 3) | 2) && put_varint(s, graph_size);
+  for (size_t i = 0; i < p.inits.size() && ok; ++i) {
+    auto& in = p.inits[i];
+    ok = write_records(s, graph, l, l.first[i], l.first[i + 1]);
+    const uint64_t n = in.tensor->byte_size();
+    const bool wide = l.size_width[i] != 0;
+    const uint64_t body = wide ? in.size + l.raw_width[i] - varint_size(n) : in.size;
+    ok = ok && put_varint(s, (5u << 3) | 2) && put_varint_width(s, body, wide ? l.size_width[i] : varint_size(body)) &&
+         put_message(s, in.head);
+    if (ok && in.where == Initializer::Where::kStreamed)
+      ok = put_varint(s, (9u << 3) | 2) && put_varint_width(s, n, wide ? l.raw_width[i] : varint_size(n)) &&
+           s.write_tensor(*in.tensor);
     done += in.size;
     if (progress) progress(done, p.total);
   }
-  return ok;
+  return ok && write_records(s, graph, l, l.first[p.inits.size()], l.records.size());
 }
 
 // Writes the external tensors that are not in place yet, in order, from offset `start` on.
