@@ -15,6 +15,10 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <condition_variable>
+#include <array>
+#include <functional>
+#include <mutex>
 
 #include "onnx/onnx_pb.h"
 #include "ir/verifier.h"
@@ -268,6 +272,8 @@ class Sink {
   // Whether this is a file that tensors are copied into (then where they land within a page
   // matters); not for bytes in memory.
   virtual bool copies_files() const { return false; }
+  // The deferred tensors that will be written, in order (a file makes them ahead).
+  virtual void will_write_deferred(std::vector<const ir::Tensor*> /*order*/) {}
   // The number of bytes that will be written from here on (a file reserves its blocks).
   virtual void expect(uint64_t /*bytes*/) {}
   // The bytes of a tensor: copied file to file in the kernel when they are stored in a file.
@@ -313,6 +319,89 @@ class SourceFiles {
 
  private:
   std::map<const ir::FileOrigin*, int> fds_;
+};
+
+// Makes the pieces of the deferred tensors (folded weights not made yet) that a file will be
+// written with, in the order the writer takes them, on threads of their own that keep a few
+// pieces ahead: the writer never waits for the first piece of a tensor, and making (the larger
+// part of the work: a transpose reads its source across) goes on while it writes. The buffers
+// go round, so the pieces pass through memory that is already mapped.
+class PieceMaker {
+ public:
+  static constexpr size_t kBuffers = 6;
+  static constexpr size_t kMakers = 2;
+  PieceMaker(std::vector<const ir::Tensor*> order, size_t piece) : order_(std::move(order)) {
+    for (const ir::Tensor* t : order_)
+      for (size_t off = 0; off < t->byte_size(); off += piece) pieces_.push_back({t, off, std::min(piece, t->byte_size() - off)});
+    for (auto& b : buffers_) b.resize(piece);
+    made_.fill(SIZE_MAX);
+    for (auto& th : threads_) th = std::thread([this] { run(); });
+  }
+  ~PieceMaker() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& th : threads_) th.join();
+  }
+  // Whether t is the next tensor this maker makes (the writer takes them in this order).
+  bool makes_next(const ir::Tensor& t) const { return taken_ < order_.size() && order_[taken_] == &t; }
+  // The pieces of the next tensor, one after another, each handed to `write` (false: stop).
+  bool write_next(const std::function<bool(const uint8_t*, size_t)>& write) {
+    const ir::Tensor& t = *order_[taken_++];
+    while (written_ < pieces_.size() && pieces_[written_].tensor == &t) {
+      const size_t i = written_, slot = i % kBuffers;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return made_[slot] == i; });
+      }
+      bool ok = write(buffers_[slot].data(), pieces_[i].size);
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        ++written_;
+      }
+      cv_.notify_all();
+      if (!ok) return false;
+    }
+    ir::release_pages(t);  // the pages of its source that making it read
+    return true;
+  }
+
+ private:
+  struct Piece {
+    const ir::Tensor* tensor;
+    size_t offset, size;
+  };
+  void run() {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || next_ >= pieces_.size() || next_ < written_ + kBuffers; });
+        if (stop_ || next_ >= pieces_.size()) return;
+        i = next_++;
+      }
+      const Piece& p = pieces_[i];
+      p.tensor->read(p.offset, p.size, buffers_[i % kBuffers].data());
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        made_[i % kBuffers] = i;
+      }
+      cv_.notify_all();
+    }
+  }
+  std::vector<const ir::Tensor*> order_;
+  std::vector<Piece> pieces_;
+  size_t taken_ = 0;    // the writer's place in order_
+  size_t written_ = 0;  // pieces written (the writer's place in pieces_)
+  size_t next_ = 0;     // the next piece to make
+  std::vector<uint8_t> buffers_[kBuffers];
+  std::array<size_t, kBuffers> made_{};  // per buffer: the piece it holds
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::array<std::thread, kMakers> threads_;
 };
 
 class FdSink final : public Sink {
@@ -373,30 +462,16 @@ class FdSink final : public Sink {
     ir::release_pages(t);
     return ok;
   }
-  // Pieces of a deferred tensor are made into two buffers that take turns: the next piece is
-  // made on another core while this one is written. The buffers are reused from tensor to
-  // tensor, so the bytes pass through memory that is already mapped.
+  void will_write_deferred(std::vector<const ir::Tensor*> order) override {
+    if (!order.empty()) maker_ = std::make_unique<PieceMaker>(std::move(order), kPiece);
+  }
+  // A deferred tensor the maker has ahead is written piece by piece as it comes; any other is
+  // made a piece at a time here.
   bool write_deferred(const ir::Tensor& t) {
     if (!flush()) return false;
-    const size_t n = t.byte_size();
-    for (auto& p : pieces_)
-      if (p.empty()) p.resize(kPiece);
-    size_t off = 0, len = std::min(kPiece, n);
-    int cur = 0;
-    t.read(0, len, pieces_[0].data());
-    while (off < n) {
-      const size_t next_off = off + len, next_len = std::min(kPiece, n - next_off);
-      std::thread maker;
-      if (next_len) maker = std::thread([&t, next_off, next_len, dst = pieces_[cur ^ 1].data()] { t.read(next_off, next_len, dst); });
-      bool ok = raw(reinterpret_cast<const char*>(pieces_[cur].data()), len);
-      if (maker.joinable()) maker.join();
-      if (!ok) return false;
-      off = next_off;
-      len = next_len;
-      cur ^= 1;
-    }
-    ir::release_pages(t);  // the pages of its source that making it read
-    return true;
+    if (maker_ && maker_->makes_next(t))
+      return maker_->write_next([&](const uint8_t* p, size_t n) { return raw(reinterpret_cast<const char*>(p), n); });
+    return Sink::write_tensor(t);
   }
   bool flush() {
     if (buf_.empty()) return ok_;
@@ -435,7 +510,7 @@ class FdSink final : public Sink {
   SourceFiles* sources_;
   bool can_copy_ = true;
   std::vector<char> buf_;
-  std::vector<uint8_t> pieces_[2];
+  std::unique_ptr<PieceMaker> maker_;
   uint64_t written_ = 0;
   bool ok_ = true;
   int errno_ = 0;
@@ -747,6 +822,12 @@ bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
   if (!planned) plan_layout(p, graph, 0, false, l);
   const uint64_t graph_size = p.graph_size + l.added;
   s.expect(head.size() + 1 + varint_size(graph_size) + graph_size);
+  {
+    std::vector<const ir::Tensor*> deferred;
+    for (const auto& in : p.inits)
+      if (in.where == Initializer::Where::kStreamed && in.tensor->deferred()) deferred.push_back(in.tensor);
+    s.will_write_deferred(std::move(deferred));
+  }
   bool ok = s.write(head.data(), head.size());
   ok = ok && put_varint(s, (7u << 3) | 2) && put_varint(s, graph_size);
   for (size_t i = 0; i < p.inits.size() && ok; ++i) {
@@ -770,6 +851,12 @@ bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
 bool write_external(Sink& s, const Plan& p, uint64_t start) {
   uint64_t off = start;
   if (p.external_bytes > start) s.expect(p.external_bytes - start);
+  {
+    std::vector<const ir::Tensor*> deferred;
+    for (const auto& in : p.inits)
+      if (in.where == Initializer::Where::kExternal && !in.in_place && in.tensor->deferred()) deferred.push_back(in.tensor);
+    s.will_write_deferred(std::move(deferred));
+  }
   static const char zeros[4096] = {};
   for (const auto& in : p.inits) {
     if (in.where != Initializer::Where::kExternal || in.in_place) continue;
