@@ -14,6 +14,16 @@ bool visible_in(const Value* v, const Graph* g) {
 }
 }  // namespace
 
+void Rewriter::touched(const Node* n) {
+  if (!log_ || !n) return;
+  while (n->graph() && n->graph()->owner()) n = n->graph()->owner();
+  log_->nodes.push_back(n);
+}
+
+void Rewriter::touched(const Graph* g) {
+  if (log_ && g && g->owner()) touched(g->owner());
+}
+
 bool Rewriter::can_replace(const Value* from, const Value* to) {
   if (from == to || to == nullptr) return false;
   // Every reader of `from` must be able to see `to`.
@@ -29,7 +39,10 @@ bool Rewriter::can_replace(const Value* from, const Value* to) {
 bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
   if (!can_replace(from, to)) return false;
   Graph* g = from->graph();
+  for (const Use& u : from->uses()) touched(u.node);
   if (from->is_graph_output()) {
+    touched(to->producer());  // its declaration becomes the output's
+    touched(g);
     // Hand the name over: `from` becomes an anonymous internal value, `to` carries the name.
     std::string name = from->name();
     g->rename_value(from, model_.unique_name(name + "_replaced"));
@@ -62,9 +75,11 @@ void Rewriter::set_input(Node* n, size_t i, Value* v) {
     // an If whose only reader, the BatchNormalization folded in, is inside it) and make the
     // new constant in the graph it works on. The constant belongs where its reader is.
     assert(v->is_initializer());
+    touched(v->graph());
     v = move_initializer(v, *n->graph());
   }
   n->graph()->set_node_input(n, i, v);
+  touched(n);
   ++changes_;
 }
 
@@ -97,6 +112,7 @@ Value* Rewriter::move_initializer(Value* v, Graph& to) {
 void Rewriter::remove_trailing_inputs(Node* n, size_t keep) {
   if (n->num_inputs() <= keep) return;
   n->graph()->remove_trailing_inputs(n, keep);
+  touched(n);
   ++changes_;
 }
 
@@ -104,6 +120,7 @@ void Rewriter::set_graph_output(Graph& g, size_t i, Value* v) {
   assert(i < g.outputs().size() && visible_in(v, &g));
   if (g.outputs()[i] == v) return;
   g.set_output(i, v);
+  touched(&g);
   ++changes_;
 }
 
@@ -111,10 +128,12 @@ void Rewriter::set_attribute(Node* n, Attribute a) {
   for (auto& existing : n->attributes)
     if (existing.name == a.name) {
       existing = std::move(a);
+      touched(n);
       ++changes_;
       return;
     }
   n->attributes.push_back(std::move(a));
+  touched(n);
   ++changes_;
 }
 
@@ -123,16 +142,19 @@ void Rewriter::remove_attribute(Node* n, std::string_view name) {
   auto it = std::find_if(as.begin(), as.end(), [&](const Attribute& a) { return a.name == name; });
   if (it == as.end()) return;
   as.erase(it);
+  touched(n);
   ++changes_;
 }
 
 void Rewriter::set_op_type(Node* n, std::string op_type) {
   if (n->op_type == op_type) return;
   n->op_type = std::move(op_type);
+  touched(n);
   ++changes_;
 }
 
 void Rewriter::erase_node(Node* n) {
+  touched(n->graph());
   n->graph()->erase_node(n);
   ++changes_;
   ++nodes_removed_;
@@ -172,6 +194,7 @@ Node* Rewriter::insert_node(Graph& g, Node* pos, std::string op_type, const std:
   for (Value* v : inputs) g.add_node_input(n, v);
   for (size_t i = 0; i < num_outputs; ++i)
     g.add_node_output(n, g.create_fresh_value(std::string(name_hint) + (num_outputs > 1 ? "_" + std::to_string(i) : "")));
+  touched(n);
   ++changes_;
   ++nodes_added_;
   return n;
@@ -183,12 +206,14 @@ Value* Rewriter::add_initializer(Graph& g, Tensor t, std::string_view name_hint)
   v->type = Type::tensor(t.dtype(), {});
   for (int64_t d : t.dims()) v->type.dims.push_back(Dim::known(d));
   g.set_initializer(v, std::make_shared<Tensor>(std::move(t)));
+  touched(&g);
   ++changes_;
   return v;
 }
 
 void Rewriter::make_constant(Value* v, Tensor t) {
   Graph* g = v->graph();
+  touched(g);
   if (Node* p = v->producer()) g->set_node_output(p, static_cast<size_t>(v->producer_output()), nullptr);
   t.set_name(v->name());
   std::vector<Dim> dims;
@@ -200,6 +225,7 @@ void Rewriter::make_constant(Value* v, Tensor t) {
 
 void Rewriter::remove_initializer(Value* v) {
   Graph* g = v->graph();
+  touched(g);
   g->remove_initializer(v);
   if (!v->has_uses() && !v->is_graph_output() && !v->is_graph_input() && v->producer() == nullptr)
     g->erase_value(v);
@@ -209,12 +235,16 @@ void Rewriter::remove_initializer(Value* v) {
 void Rewriter::set_type(Value* v, Type t) {
   if (v->type == t) return;
   v->type = std::move(t);
+  if (v->producer()) touched(v->producer());
+  else touched(v->graph());
   ++changes_;
 }
 
 void Rewriter::remove_value_info(Value* v) {
   if (!v->has_value_info) return;
   v->graph()->drop_value_info(v);
+  if (v->producer()) touched(v->producer());
+  else touched(v->graph());
   ++changes_;
 }
 

@@ -12,6 +12,19 @@
 
 namespace onnxtrim::ir {
 
+// What a rewriter changed, for facts about the model that are brought up to date instead of
+// made afresh: the main-graph nodes whose facts a change may alter (a change inside a subgraph
+// names the main-graph node that owns it; changes to a graph's initializers name nothing, as
+// those are all looked at again). `whole`: a change no node stands for.
+struct ChangeLog {
+  std::vector<const Node*> nodes;
+  bool whole = false;
+  void clear() {
+    nodes.clear();
+    whole = false;
+  }
+};
+
 class Rewriter {
  public:
   explicit Rewriter(Model& model) : model_(model) {}
@@ -60,15 +73,29 @@ class Rewriter {
   void remove_value_info(Value* v);
 
   // For changes no helper above covers (e.g. editing an attribute in place): counts one change.
-  void note_change() { ++changes_; }
+  void note_change() {
+    ++changes_;
+    if (log_) log_->whole = true;
+  }
+  // The same, for a change to node n alone (e.g. an output it no longer produces).
+  void note_change(const Node* n) {
+    ++changes_;
+    touched(n);
+  }
+
+  // Records from now on what changes, in `log` (nullptr: stops).
+  void set_log(ChangeLog* log) { log_ = log; }
 
  private:
   Value* move_initializer(Value* v, Graph& to);
+  void touched(const Node* n);
+  void touched(const Graph* g);
 
   Model& model_;
   int64_t changes_ = 0;
   int64_t nodes_removed_ = 0;
   int64_t nodes_added_ = 0;
+  ChangeLog* log_ = nullptr;
 };
 
 }  // namespace onnxtrim::ir

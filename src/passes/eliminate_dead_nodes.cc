@@ -68,7 +68,7 @@ class EliminateDeadNodes final : public Pass {
           if (!o) continue;
           g.set_node_output(n, i, nullptr);
           g.erase_value(o);
-          rw.note_change();
+          rw.note_change(n);
           dropped = true;
         }
       }

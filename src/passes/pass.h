@@ -25,25 +25,38 @@ class ShapeInference;
 // for it once per subgraph per pass.
 class FactsCache {
  public:
-  // The pass manager: a pass starts with rw (its changes are counted from here) / has ended.
-  void begin(const ir::Rewriter* rw) { rw_ = rw; }
+  // The pass manager: a pass starts with rw (its changes are counted and logged from here) /
+  // has ended.
+  void begin(ir::Rewriter* rw) {
+    rw_ = rw;
+    if (rw_) rw_->set_log(&log_);
+  }
   void end() {
-    if (rw_) done_ += rw_->changes();
+    if (rw_) {
+      done_ += rw_->changes();
+      rw_->set_log(nullptr);
+    }
     rw_ = nullptr;
   }
   // The facts stored for the model as it is now, or null.
   std::shared_ptr<const ShapeInference> lookup() const { return generation() == stored_at_ ? stored_ : nullptr; }
+  // The stored facts brought up to date with the changes logged since they were stored (the
+  // nodes those changes touched, and what their new facts reach, inferred again), or null when
+  // nothing is stored or a change was not logged by node.
+  std::shared_ptr<const ShapeInference> refreshed();
   void store(std::shared_ptr<const ShapeInference> si) {
     stored_ = std::move(si);
     stored_at_ = generation();
+    log_.clear();
   }
 
  private:
   int64_t generation() const { return done_ + (rw_ ? rw_->changes() : 0); }
-  const ir::Rewriter* rw_ = nullptr;
+  ir::Rewriter* rw_ = nullptr;
   int64_t done_ = 0;  // changes made by the passes that ended
   int64_t stored_at_ = -1;
   std::shared_ptr<const ShapeInference> stored_;
+  ir::ChangeLog log_;  // changes since stored_
 };
 
 struct PassContext {

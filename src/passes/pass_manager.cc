@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <string>
 
 #include "eval/verify.h"
 #include "ir/clone.h"
@@ -98,11 +100,80 @@ void release_constant_pages(const ir::Graph& g) {
   ir::release_pages(large);
 }
 
+// Facts as text for comparing two inferences: a dim or element built from a fresh symbol (an
+// unknown made during inference, named differently by each run) prints as "?".
+std::string facts_text(const ops::TypeInfo* t) {
+  if (!t) return "nothing";
+  auto expr = [](const symbolic::Expr& e) {
+    bool fresh = false;
+    (void)e.symbols(&fresh);
+    return fresh ? std::string("?") : e.str();
+  };
+  std::string r = std::to_string(static_cast<int>(t->kind)) + ":" + std::to_string(static_cast<int>(t->elem));
+  if (t->shape) {
+    r += " [";
+    for (const auto& e : *t->shape) r += expr(e) + ",";
+    r += "]";
+  }
+  if (t->values) {
+    r += " {";
+    for (const auto& e : *t->values) r += expr(e) + ",";
+    r += "}";
+  }
+  if (t->inner) r += " of " + facts_text(t->inner.get());
+  return r;
+}
+
+// With verify_ir, after a pass that changed the model: the facts the passes share, brought up
+// to date with the logged changes, against a new inference of the whole model. A difference
+// is a change some rewrite made without the rewriter's knowledge.
+Status check_shared_facts(FactsCache& facts, const ir::Model& model, const InferOptions& io) {
+  std::shared_ptr<const ShapeInference> kept = facts.lookup();
+  if (!kept) kept = facts.refreshed();
+  if (!kept) return Status::ok();
+  ShapeInference fresh(model, io);
+  if (!fresh.run().is_ok()) return Status::ok();
+  Status out = Status::ok();
+  std::function<void(const ir::Graph&)> walk = [&](const ir::Graph& g) {
+    auto check = [&](const ir::Value* v) {
+      if (!v || !out.is_ok()) return;
+      std::string a = facts_text(kept->facts(v)), b = facts_text(fresh.facts(v));
+      if (a != b)
+        out = Status(ErrorCode::kInternal, "the facts of '" + v->name() + "' brought up to date say " + a +
+                                               ", inferred afresh " + b);
+    };
+    for (const ir::Value* v : g.inputs()) check(v);
+    for (const ir::Value* v : g.initializers()) check(v);
+    g.for_each_node([&](const ir::Node* n) {
+      for (const ir::Value* v : n->outputs()) check(v);
+      for (const ir::Graph* sg : n->subgraphs()) walk(*sg);
+    });
+  };
+  walk(*model.graph);
+  return out;
+}
+
 }  // namespace
 
+std::shared_ptr<const ShapeInference> FactsCache::refreshed() {
+  if (!stored_ || log_.whole) return nullptr;
+  // Nobody else holds them (the pass that asked last has ended): brought up to date in place.
+  if (stored_.use_count() == 1) {
+    std::const_pointer_cast<ShapeInference>(stored_)->refresh(log_.nodes);  // made non-const
+    std::shared_ptr<const ShapeInference> si = stored_;
+    store(std::move(si));
+    return stored_;
+  }
+  std::shared_ptr<const ShapeInference> si = stored_->refreshed(log_.nodes);
+  store(si);
+  return si;
+}
+
 std::shared_ptr<const ShapeInference> current_facts(PassContext& ctx) {
-  if (ctx.facts)
+  if (ctx.facts) {
     if (auto si = ctx.facts->lookup()) return si;
+    if (auto si = ctx.facts->refreshed()) return si;
+  }
   InferOptions io;
   io.input_shapes = ctx.options.input_shapes;
   io.dims = ctx.options.dims;
@@ -198,6 +269,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       round_changes += rw.changes();
       if (opts.verify_ir) {
         Status vs = ir::verify_model(model);
+        if (vs.is_ok() && rw.changes() > 0) vs = check_shared_facts(facts, model, infer_opts);
         if (!vs.is_ok())
           return Status(ErrorCode::kInternal, "after pass " + st.name + ": " + vs.message());
       }

@@ -376,6 +376,17 @@ void ShapeInference::infer_node(const ir::Node& n) {
 
 Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, std::vector<TypeInfo> inputs) {
   graphs_.push_back(&g);
+  OT_RETURN_IF_ERROR(seed_graph(g, inputs));
+  g.for_each_node([&](const ir::Node* n) { infer_node(*n); });
+  std::vector<TypeInfo> outs;
+  for (const ir::Value* v : g.outputs()) {
+    const TypeInfo* f = facts(v);
+    outs.push_back(f ? *f : from_declared(v->type));
+  }
+  return outs;
+}
+
+Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo>& inputs) {
   const auto& gin = g.inputs();
   for (size_t i = 0; i < gin.size(); ++i) {
     const ir::Value* v = gin[i];
@@ -432,13 +443,75 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
     f.values = propagate_constant(t);
     facts_[v] = std::move(f);
   }
-  g.for_each_node([&](const ir::Node* n) { infer_node(*n); });
-  std::vector<TypeInfo> outs;
-  for (const ir::Value* v : g.outputs()) {
-    const TypeInfo* f = facts(v);
-    outs.push_back(f ? *f : from_declared(v->type));
+  return Status::ok();
+}
+
+namespace {
+
+bool same_facts(const TypeInfo& a, const TypeInfo& b) {
+  if (a.kind != b.kind || a.elem != b.elem || a.shape.has_value() != b.shape.has_value() ||
+      a.values.has_value() != b.values.has_value() || (a.inner == nullptr) != (b.inner == nullptr))
+    return false;
+  if (a.shape && *a.shape != *b.shape) return false;
+  if (a.values && *a.values != *b.values) return false;
+  return !a.inner || a.inner == b.inner || same_facts(*a.inner, *b.inner);
+}
+
+}  // namespace
+
+std::shared_ptr<ShapeInference> ShapeInference::refreshed(const std::vector<const ir::Node*>& touched) const {
+  auto si = std::make_shared<ShapeInference>(*this);
+  si->refresh(touched);
+  return si;
+}
+
+void ShapeInference::refresh(const std::vector<const ir::Node*>& touched) {
+  const ir::Graph& g = *model_.graph;
+  std::unordered_set<const ir::Node*> dirty(touched.begin(), touched.end());
+  std::unordered_set<const ir::Value*> changed;
+  // What is known now of v against what was known (nullptr: nothing).
+  auto compare = [&](const ir::Value* v, const TypeInfo* before) {
+    const TypeInfo* now = facts(v);
+    if (!before || !now || !same_facts(*before, *now)) changed.insert(v);
+  };
+  {
+    std::vector<std::pair<const ir::Value*, std::optional<TypeInfo>>> before;
+    for (const ir::Value* v : g.inputs()) before.emplace_back(v, std::nullopt);
+    for (const ir::Value* v : g.initializers()) before.emplace_back(v, std::nullopt);
+    for (auto& [v, b] : before)
+      if (auto it = facts_.find(v); it != facts_.end()) b = std::move(it->second);  // seed_graph writes each
+    if (!seed_graph(g, {}).is_ok()) return;  // cannot fail here: the same overrides passed before
+    for (auto& [v, b] : before) compare(v, b ? &*b : nullptr);
   }
-  return outs;
+  std::vector<const ir::Graph*> before_graphs = std::move(graphs_);
+  graphs_.assign(1, &g);
+  g.for_each_node([&](const ir::Node* n) {
+    bool redo = dirty.count(n) != 0;
+    for (size_t i = 0; i < n->num_inputs() && !redo; ++i) redo = n->input(i) && changed.count(n->input(i));
+    // A body may read any value of the enclosing graphs.
+    if (!n->subgraphs().empty() && !changed.empty()) redo = true;
+    if (!redo) return;
+    std::vector<std::optional<TypeInfo>> before(n->num_outputs());
+    for (size_t i = 0; i < n->num_outputs(); ++i)
+      if (auto it = n->output(i) ? facts_.find(n->output(i)) : facts_.end(); it != facts_.end())
+        before[i] = std::move(it->second);  // infer_node writes every output's facts
+    infer_node(*n);
+    for (size_t i = 0; i < n->num_outputs(); ++i)
+      if (n->output(i)) compare(n->output(i), before[i] ? &*before[i] : nullptr);
+  });
+  // Every graph inferred, in the order a new run infers them: the bodies inferred now, and
+  // those inferred before that are still in the model.
+  std::unordered_set<const ir::Graph*> inferred(graphs_.begin(), graphs_.end());
+  inferred.insert(before_graphs.begin(), before_graphs.end());
+  graphs_.clear();
+  std::function<void(const ir::Graph&)> walk = [&](const ir::Graph& sg) {
+    if (!inferred.count(&sg)) return;
+    graphs_.push_back(&sg);
+    sg.for_each_node([&](const ir::Node* n) {
+      for (const ir::Graph* b : n->subgraphs()) walk(*b);
+    });
+  };
+  walk(g);
 }
 
 const ir::Tensor* ShapeInference::pinned(const ir::Value* v) const {
@@ -515,7 +588,7 @@ void ShapeInference::write_back(ir::Rewriter& rw, bool add_value_info) const {
       if (add_value_info && !v->has_value_info) {
         v->has_value_info = true;
         g.value_info_order().push_back(v);
-        rw.note_change();
+        rw.note_change(v->producer());
       }
     };
     g.for_each_node([&](ir::Node* n) {

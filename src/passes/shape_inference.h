@@ -49,6 +49,14 @@ class ShapeInference {
   ShapeInference(const ir::Model& m, InferOptions opts = {}) : model_(m), opts_(std::move(opts)) { collect_interface(); }
   // Infers everything; fails only on conflicting overrides (a clear usage error).
   Status run();
+  // These facts (of a run that succeeded) for the model as it is after changes that touched
+  // the given main-graph nodes (ir::ChangeLog): those nodes, and every node an input or an
+  // outer value of whose facts changed, are inferred again in graph order; the graph's inputs
+  // and initializers are looked at again. The same facts a new run would give, up to the names
+  // of unknown dims, as long as every change is logged.
+  std::shared_ptr<ShapeInference> refreshed(const std::vector<const ir::Node*>& touched) const;
+  // The same, in place.
+  void refresh(const std::vector<const ir::Node*>& touched);
   // What is known of v (nullptr when v was not reached).
   const ops::TypeInfo* facts(const ir::Value* v) const;
   // Writes the proved facts back into the IR under the rule above: main-graph inputs keep
@@ -77,6 +85,9 @@ class ShapeInference {
  private:
   friend class GraphInferContext;
   Result<std::vector<ops::TypeInfo>> infer_graph(const ir::Graph& g, std::vector<ops::TypeInfo> inputs);
+  // The facts of g's inputs and initializers (the first half of infer_graph).
+  Status seed_graph(const ir::Graph& g, const std::vector<ops::TypeInfo>& inputs);
+
   void infer_node(const ir::Node& n);
   void evaluate_if_constant(const ir::Node& n, GraphInferContext& ctx);
   void merge_declared(const ir::Node& n, const ir::Value* v, ops::TypeInfo& inferred);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "passes/pass.h"
+#include "ops/kernel_util.h"
 #include "passes/shape_inference.h"
 #include "rewrite_test_util.h"
 
@@ -402,6 +403,102 @@ g (float[N,4] x) => (float[N,4] y) {
   // Without a cache every request infers afresh.
   passes::PassContext bare{*m, o, &warnings};
   EXPECT_NE(passes::current_facts(bare).get(), passes::current_facts(bare).get());
+}
+
+// After a change the facts are brought up to date from the rewriter's log: the touched node and
+// what its new facts reach are inferred again, in place when nobody else holds the facts, in a
+// copy otherwise; a change the log cannot name (note_change()) makes them inferred afresh.
+TEST(FactsCache, BroughtUpToDateFromTheLoggedChanges) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x) => (float[N,4] y) {
+  r = Relu(x)
+  s = Constant<value = int64[3] {0, 2, 2}>()
+  t = Reshape(r, s)
+  u = Shape(t)
+  y = Identity(r)
+}
+)");
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions o;
+  std::vector<std::string> warnings;
+  passes::FactsCache cache;
+  passes::PassContext ctx{*m, o, &warnings, &cache};
+  const ir::Value* t = m->graph->find_value("t");
+  const ir::Value* u = m->graph->find_value("u");
+  ir::Node* constant = m->graph->find_value("s")->producer();
+  auto dims = [](const passes::ShapeInference& si, const ir::Value* v) {
+    std::string out;
+    for (const auto& e : *si.facts(v)->shape) out += e.str() + ",";
+    return out;
+  };
+  ir::Rewriter rw(*m);
+  cache.begin(&rw);
+  auto a = passes::current_facts(ctx);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(dims(*a, t), "N,2,2,");
+  const passes::ShapeInference* first = a.get();
+  a.reset();  // nobody holds them but the cache
+  rw.set_attribute(constant, ir::Attribute::make_tensor("value", ops::make_tensor<int64_t>({3}, {0, 1, 4})));
+  auto b = passes::current_facts(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b.get(), first);  // in place
+  EXPECT_EQ(dims(*b, t), "N,1,4,");
+  ASSERT_TRUE(b->facts(u)->values);
+  EXPECT_EQ((*b->facts(u)->values)[2].str(), "4");  // and what it reaches
+  // Held by a pass: brought up to date in a copy; the held facts still describe what they did.
+  rw.set_attribute(constant, ir::Attribute::make_tensor("value", ops::make_tensor<int64_t>({3}, {0, 4, 1})));
+  auto c = passes::current_facts(ctx);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c.get(), b.get());
+  EXPECT_EQ(dims(*c, t), "N,4,1,");
+  EXPECT_EQ(dims(*b, t), "N,1,4,");
+  // A change without a node: inferred afresh.
+  rw.note_change();
+  const passes::ShapeInference* before = c.get();
+  c.reset();
+  b.reset();
+  auto d = passes::current_facts(ctx);
+  ASSERT_TRUE(d);
+  EXPECT_NE(d.get(), before);
+  EXPECT_EQ(dims(*d, t), "N,4,1,");
+  cache.end();
+}
+
+// A change inside a body is logged as a change of the main-graph node that owns it; a change
+// to a main-graph initializer names no node (initializers are all looked at again).
+TEST(FactsCache, ChangesInsideABodyNameItsOwner) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x, bool c) => (float[4] y) {
+  k = Constant<value = float[4] {1, 2, 3, 4}>()
+  y = If(c) <
+    then_branch = tb () => (float[4] a) { a = Relu(x) },
+    else_branch = eb () => (float[4] b) { b = Neg(x) }
+  >
+}
+)");
+  ASSERT_TRUE(m);
+  ir::Node* owner = m->graph->find_value("y")->producer();
+  ir::Graph* then_body = owner->subgraphs()[0];
+  ir::Node* relu = nullptr;
+  then_body->for_each_node([&](ir::Node* n) { relu = n; });
+  ASSERT_NE(relu, nullptr);
+  ir::Rewriter rw(*m);
+  ir::ChangeLog log;
+  rw.set_log(&log);
+  rw.set_op_type(relu, "Abs");
+  ASSERT_EQ(log.nodes.size(), 1u);
+  EXPECT_EQ(log.nodes[0], owner);
+  log.clear();
+  rw.add_initializer(*m->graph, ops::make_tensor<float>({1}, {1.0f}), "one");
+  EXPECT_TRUE(log.nodes.empty());
+  EXPECT_FALSE(log.whole);
+  rw.note_change();
+  EXPECT_TRUE(log.whole);
+  rw.set_log(nullptr);
+  rw.set_op_type(relu, "Relu");
+  EXPECT_EQ(log.nodes.size(), 0u);
 }
 
 }  // namespace
