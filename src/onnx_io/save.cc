@@ -333,7 +333,7 @@ class PieceMaker {
   PieceMaker(std::vector<const ir::Tensor*> order, size_t piece) : order_(std::move(order)) {
     for (const ir::Tensor* t : order_)
       for (size_t off = 0; off < t->byte_size(); off += piece) pieces_.push_back({t, off, std::min(piece, t->byte_size() - off)});
-    for (auto& b : buffers_) b.resize(piece);
+    for (auto& b : buffers_) b.reset(new uint8_t[piece]);  // not zeroed: every piece is written whole
     made_.fill(SIZE_MAX);
     for (auto& th : threads_) th = std::thread([this] { run(); });
   }
@@ -356,7 +356,7 @@ class PieceMaker {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return made_[slot] == i; });
       }
-      bool ok = write(buffers_[slot].data(), pieces_[i].size);
+      bool ok = write(buffers_[slot].get(), pieces_[i].size);
       {
         std::lock_guard<std::mutex> lk(mu_);
         ++written_;
@@ -383,7 +383,7 @@ class PieceMaker {
         i = next_++;
       }
       const Piece& p = pieces_[i];
-      p.tensor->read(p.offset, p.size, buffers_[i % kBuffers].data());
+      p.tensor->read(p.offset, p.size, buffers_[i % kBuffers].get());
       {
         std::lock_guard<std::mutex> lk(mu_);
         made_[i % kBuffers] = i;
@@ -396,7 +396,7 @@ class PieceMaker {
   size_t taken_ = 0;    // the writer's place in order_
   size_t written_ = 0;  // pieces written (the writer's place in pieces_)
   size_t next_ = 0;     // the next piece to make
-  std::vector<uint8_t> buffers_[kBuffers];
+  std::unique_ptr<uint8_t[]> buffers_[kBuffers];
   std::array<size_t, kBuffers> made_{};  // per buffer: the piece it holds
   std::mutex mu_;
   std::condition_variable cv_;

@@ -42,9 +42,10 @@ uint64_t sample_bytes(const ir::Tensor& t) {
   return h;
 }
 
-// dtype, dims, size and the sampled bytes. The samples of a deferred tensor (a folded
-// transpose: each sampled element is in another row of its source, another page of the file)
-// are taken once per run: its bytes never change, and the pass runs every round.
+// dtype, dims, size and the sampled bytes. The samples of a tensor whose bytes never change
+// are taken once per run: a deferred one (a folded transpose: each sampled element is in
+// another row of its source, another page of the file) and a mapped one (each window faults
+// in a page of the file, which the pass lets go again), while the pass runs every round.
 class SampleKeys {
  public:
   uint64_t key(const ir::Tensor& t) {
@@ -54,19 +55,31 @@ class SampleKeys {
       for (const auto& s : t.strings()) h = hash_str(s, h);
       return h;
     }
-    if (!t.deferred() || t.buffer_offset() != 0) return hash_combine(h, sample_bytes(t));
-    const ir::Buffer* b = t.buffer().get();
-    auto it = deferred_.find(b);
+    const bool fixed = t.byte_size() > 512 && (t.deferred() ? t.buffer_offset() == 0 : bool(ir::file_ref(t)));
+    if (!fixed) return hash_combine(h, sample_bytes(t));
+    const Where where{t.buffer().get(), t.buffer_offset()};
+    auto it = fixed_.find(where);
     // The weak pointer tells the same buffer from a later one at the same address.
-    if (it == deferred_.end() || it->second.first.lock().get() != b || it->second.second.first != t.byte_size()) {
-      it = deferred_.insert_or_assign(b, std::pair{std::weak_ptr<const ir::Buffer>(t.buffer()),
-                                                   std::pair{t.byte_size(), sample_bytes(t)}}).first;
-    }
-    return hash_combine(h, it->second.second.second);
+    if (it == fixed_.end() || it->second.buffer.lock().get() != where.buffer || it->second.size != t.byte_size())
+      it = fixed_.insert_or_assign(where, Sample{t.buffer(), t.byte_size(), sample_bytes(t)}).first;
+    return hash_combine(h, it->second.hash);
   }
 
  private:
-  std::unordered_map<const ir::Buffer*, std::pair<std::weak_ptr<const ir::Buffer>, std::pair<size_t, uint64_t>>> deferred_;
+  struct Where {
+    const ir::Buffer* buffer;
+    size_t offset;
+    bool operator==(const Where& o) const { return buffer == o.buffer && offset == o.offset; }
+  };
+  struct WhereHash {
+    size_t operator()(const Where& w) const { return std::hash<const void*>()(w.buffer) ^ (w.offset * 0x9E3779B97F4A7C15ull); }
+  };
+  struct Sample {
+    std::weak_ptr<const ir::Buffer> buffer;
+    size_t size;
+    uint64_t hash;
+  };
+  std::unordered_map<Where, Sample, WhereHash> fixed_;
 };
 
 bool is_state_input(const ir::Value* v) {
