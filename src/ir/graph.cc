@@ -339,6 +339,27 @@ bool Graph::topological_sort(std::string* cycle_node) {
   std::unordered_map<Node*, size_t> index;
   index.reserve(order.size());
   for (size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
+  // Already in order (as a file nearly always is): every producer comes before its reader,
+  // inside subgraphs too. Checked without building the edges.
+  {
+    bool sorted = true;
+    auto before = [&](size_t reader, const Value* v) {
+      if (!v || !v->producer_) return true;
+      auto it = index.find(v->producer_);
+      return it == index.end() || it->second < reader;
+    };
+    auto check_body = [&](size_t reader, const Graph& g, auto&& self) -> void {
+      g.for_each_node([&](Node* n) {
+        for (Value* v : n->inputs_) sorted = sorted && before(reader, v);
+        for (Graph* sg : n->subgraphs()) self(reader, *sg, self);
+      });
+    };
+    for (size_t i = 0; i < order.size() && sorted; ++i) {
+      for (Value* v : order[i]->inputs_) sorted = sorted && before(i, v);
+      for (Graph* sg : order[i]->subgraphs()) check_body(i, *sg, check_body);
+    }
+    if (sorted) return true;
+  }
   // Producers of a node's inputs, including values used inside its subgraphs (outer-scope refs).
   std::vector<std::vector<size_t>> succ(order.size());
   std::vector<size_t> indeg(order.size(), 0);
