@@ -7,6 +7,7 @@
 #include <csignal>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#ifdef ONNXTRIM_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 
 #include "api/internal.h"
 #include "api/report.h"
@@ -422,6 +426,18 @@ int onnxtrim_cli_main(int argc, char** argv) {
 }
 
 #ifndef ONNXTRIM_CLI_NO_MAIN
+#ifdef ONNXTRIM_HAVE_MIMALLOC
+// mimalloc's memory in 2 MB pages: a run faults its heap in far fewer times (swin_t: the whole
+// run about a tenth faster, --no-passes a sixth). Set before any library's initializer runs
+// (the executable's preinit functions come first), since mimalloc reads its options as it
+// starts; MIMALLOC_LARGE_OS_PAGES in the environment still decides.
+static void use_large_pages(int, char**, char** envp) {
+  for (char** e = envp; e && *e; ++e)
+    if (std::strncmp(*e, "MIMALLOC_LARGE_OS_PAGES=", 24) == 0) return;
+  mi_option_set(mi_option_large_os_pages, 1);
+}
+__attribute__((section(".preinit_array"), used)) static void (*const onnxtrim_preinit)(int, char**, char**) = use_large_pages;
+#endif
 int main(int argc, char** argv) {
   g_handle_sigint = true;
   if (std::signal(SIGINT, on_sigint) == SIG_IGN) std::signal(SIGINT, SIG_IGN);  // ignored by the parent: stays so
