@@ -330,6 +330,7 @@ class PieceMaker {
  public:
   static constexpr size_t kBuffers = 6;
   static constexpr size_t kMakers = 2;
+  static constexpr size_t kAlone = size_t{32} << 20;  // a tensor made with no other in progress
   PieceMaker(std::vector<const ir::Tensor*> order, size_t piece) : order_(std::move(order)) {
     for (const ir::Tensor* t : order_)
       for (size_t off = 0; off < t->byte_size(); off += piece) pieces_.push_back({t, off, std::min(piece, t->byte_size() - off)});
@@ -357,6 +358,8 @@ class PieceMaker {
         cv_.wait(lk, [&] { return made_[slot] == i; });
       }
       bool ok = write(buffers_[slot].get(), pieces_[i].size);
+      const bool last = i + 1 == pieces_.size() || pieces_[i + 1].tensor != &t;
+      if (last) ir::release_pages(t);  // the pages of its source that making it read
       {
         std::lock_guard<std::mutex> lk(mu_);
         ++written_;
@@ -364,7 +367,6 @@ class PieceMaker {
       cv_.notify_all();
       if (!ok) return false;
     }
-    ir::release_pages(t);  // the pages of its source that making it read
     return true;
   }
 
@@ -378,7 +380,15 @@ class PieceMaker {
       size_t i = 0;
       {
         std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return stop_ || next_ >= pieces_.size() || next_ < written_ + kBuffers; });
+        // A large tensor is begun only once everything before it is written (and the writer
+        // has let its source go): making reads across the whole source, and two large sources
+        // in memory at once would raise the peak by one of them.
+        auto may_take = [&] {
+          if (next_ >= written_ + kBuffers) return false;
+          const Piece& p = pieces_[next_];
+          return p.offset != 0 || p.tensor->byte_size() < kAlone || written_ == next_;
+        };
+        cv_.wait(lk, [&] { return stop_ || next_ >= pieces_.size() || may_take(); });
         if (stop_ || next_ >= pieces_.size()) return;
         i = next_++;
       }
