@@ -269,8 +269,8 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual bool write(const void* p, size_t n) = 0;
-  // Whether this is a file that tensors are copied into (then where they land within a page
-  // matters); not for bytes in memory.
+  // Whether tensors stored in files are copied from them into this one (then a tensor is best
+  // placed where it is within a page in its file); bytes in memory place every tensor alike.
   virtual bool copies_files() const { return false; }
   // The deferred tensors that will be written, in order (a file makes them ahead).
   virtual void will_write_deferred(std::vector<const ir::Tensor*> /*order*/) {}
@@ -332,8 +332,11 @@ class PieceMaker {
   static constexpr size_t kMakers = 2;
   static constexpr size_t kAlone = size_t{32} << 20;  // a tensor made with no other in progress
   PieceMaker(std::vector<const ir::Tensor*> order, size_t piece) : order_(std::move(order)) {
-    for (const ir::Tensor* t : order_)
+    for (const ir::Tensor* t : order_) {
+      first_.push_back(pieces_.size());
       for (size_t off = 0; off < t->byte_size(); off += piece) pieces_.push_back({t, off, std::min(piece, t->byte_size() - off)});
+    }
+    first_.push_back(pieces_.size());
     for (auto& b : buffers_) b.reset(new uint8_t[piece]);  // not zeroed: every piece is written whole
     made_.fill(SIZE_MAX);
     for (auto& th : threads_) th = std::thread([this] { run(); });
@@ -346,20 +349,23 @@ class PieceMaker {
     cv_.notify_all();
     for (auto& th : threads_) th.join();
   }
-  // Whether t is the next tensor this maker makes (the writer takes them in this order).
-  bool makes_next(const ir::Tensor& t) const { return taken_ < order_.size() && order_[taken_] == &t; }
-  // The pieces of the next tensor, one after another, each handed to `write` (false: stop).
+  // Whether t is the next tensor of the order, all before it taken (otherwise t is made where
+  // it is written).
+  bool makes_next(const ir::Tensor& t) const {
+    return taken_ < order_.size() && order_[taken_] == &t && written_ == first_[taken_];
+  }
+  // The pieces of the next tensor (makes_next), one after another, each handed to `write`.
   bool write_next(const std::function<bool(const uint8_t*, size_t)>& write) {
-    const ir::Tensor& t = *order_[taken_++];
-    while (written_ < pieces_.size() && pieces_[written_].tensor == &t) {
-      const size_t i = written_, slot = i % kBuffers;
+    const size_t k = taken_++;
+    const ir::Tensor& t = *order_[k];
+    for (size_t i = first_[k]; i < first_[k + 1]; ++i) {
+      const size_t slot = i % kBuffers;
       {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return made_[slot] == i; });
       }
       bool ok = write(buffers_[slot].get(), pieces_[i].size);
-      const bool last = i + 1 == pieces_.size() || pieces_[i + 1].tensor != &t;
-      if (last) ir::release_pages(t);  // the pages of its source that making it read
+      if (i + 1 == first_[k + 1]) ir::release_pages(t);  // the pages of its source that making it read
       {
         std::lock_guard<std::mutex> lk(mu_);
         ++written_;
@@ -403,6 +409,7 @@ class PieceMaker {
   }
   std::vector<const ir::Tensor*> order_;
   std::vector<Piece> pieces_;
+  std::vector<size_t> first_;  // per tensor of order_: its first piece (then one past the last)
   size_t taken_ = 0;    // the writer's place in order_
   size_t written_ = 0;  // pieces written (the writer's place in pieces_)
   size_t next_ = 0;     // the next piece to make
@@ -418,7 +425,7 @@ class FdSink final : public Sink {
  public:
   FdSink(int fd, SourceFiles* sources) : fd_(fd), sources_(sources) {}
   ~FdSink() override { flush(); }
-  bool copies_files() const override { return sources_ != nullptr && can_copy_; }
+  bool copies_files() const override { return sources_ != nullptr; }
   // Blocks reserved up front: the file system then does not reserve them block by block as
   // the writes extend the file (about a quarter of the time of copying swin_t's weights).
   // Where the file system cannot, writes simply extend the file as before.
@@ -729,19 +736,22 @@ struct Layout {
 };
 
 // Where within a page a tensor's bytes should start, or -1 (anywhere): where they are in the
-// file they are copied from (the kernel then copies whole pages, about a sixth faster), or
-// the start of a page for bytes written from memory (whole pages written; and a reader that
-// maps the file finds them aligned).
-int64_t wanted_page_offset(const Initializer& in) {
+// file they are copied from (from_files: the kernel then copies whole pages, about a sixth
+// faster), or the start of a page for bytes written from memory (whole pages written; and a
+// reader that maps the file finds them aligned).
+int64_t wanted_page_offset(const Initializer& in, bool from_files) {
   if (in.where != Initializer::Where::kStreamed || in.tensor->byte_size() < (64u << 10)) return -1;
-  ir::FileRef ref = in.tensor->deferred() ? ir::FileRef{} : ir::file_ref(*in.tensor);
+  ir::FileRef ref = !from_files || in.tensor->deferred() ? ir::FileRef{} : ir::file_ref(*in.tensor);
   return ref ? static_cast<int64_t>(ref.offset % kPage) : 0;
 }
 
 // Plans the order so that every large tensor starts where wanted_page_offset says: records of
 // the graph are pulled in before it until the gap is filled, the last few bytes by writing
 // lengths in a longer form. A tensor whose gap cannot be filled is written where it falls.
-void plan_layout(const Plan& p, const std::string& graph, uint64_t start, bool align, Layout& l) {
+// In memory (serialize_model) every tensor is placed as if written from memory, so that the
+// bytes depend on the model alone; a file saved from tensors in memory has the same bytes.
+// Without `align`: the plain layout, the graph's records and then the initializers.
+void plan_layout(const Plan& p, const std::string& graph, uint64_t start, bool align, bool from_files, Layout& l) {
   const size_t k = p.inits.size();
   l.first.assign(k + 1, 0);
   l.size_width.assign(k, 0);
@@ -752,12 +762,17 @@ void plan_layout(const Plan& p, const std::string& graph, uint64_t start, bool a
     l.records.assign(1, Record{0, graph.size(), 0, 0, 0, 0});  // one piece, as it was
     align = false;
   }
+  if (!align) {  // the plain layout: the whole graph, then its initializers (and no widening)
+    l.first.assign(k + 1, l.records.size());
+    l.first[0] = 0;
+    return;
+  }
   uint64_t pos = start;
   size_t next = 0;
   for (size_t i = 0; i < k; ++i) {
     const Initializer& in = p.inits[i];
     l.first[i] = next;
-    const int64_t want = align ? wanted_page_offset(in) : -1;
+    const int64_t want = wanted_page_offset(in, from_files);
     const uint64_t n = in.tensor->byte_size();
     const size_t size_w = varint_size(in.size), raw_w = varint_size(n);
     const uint64_t head = 1 + size_w + in.head.ByteSizeLong() + 1 + raw_w;  // the entry up to the bytes
@@ -824,12 +839,12 @@ bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
   size_t width = varint_size(p.graph_size);
   bool planned = false;
   for (int i = 0; i < 3 && !planned; ++i) {
-    plan_layout(p, graph, head.size() + 1 + width, s.copies_files(), l);
+    plan_layout(p, graph, head.size() + 1 + width, true, s.copies_files(), l);
     size_t w = varint_size(p.graph_size + l.added);
     planned = w == width;
     width = w;
   }
-  if (!planned) plan_layout(p, graph, 0, false, l);
+  if (!planned) plan_layout(p, graph, 0, false, false, l);
   const uint64_t graph_size = p.graph_size + l.added;
   s.expect(head.size() + 1 + varint_size(graph_size) + graph_size);
   {
