@@ -9,6 +9,10 @@
 // that an op updates (BatchNormalization's running mean and variance in training mode, the
 // training optimizers' inputs): a runtime may update such a buffer in place (ONNX Runtime
 // does), so a constant shared with another reader would see the update.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <functional>
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
@@ -28,13 +32,20 @@ const ir::Tensor* constant_node_value(const ir::Node& n) {
 
 // Up to ~300 bytes, hashed: all of them up to 512, else the ends and 16 evenly spaced 8-byte
 // windows. Bytes are hashed where they are (no aligned copy of a weight); of a deferred weight,
-// only the windows are made.
-uint64_t sample_bytes(const ir::Tensor& t) {
+// only the windows are made. `read` (when given) reads a window instead of the tensor's bytes.
+using ReadWindow = std::function<bool(size_t off, size_t len, uint8_t* dst)>;
+uint64_t sample_bytes(const ir::Tensor& t, const ReadWindow& read = nullptr) {
   size_t n = t.byte_size();
   uint64_t h = hash_combine(0, n);
   if (!t.buffer() || n == 0) return h;
   std::vector<uint8_t> tmp;
-  auto window = [&](size_t off, size_t len) { return fnv1a(t.view(off, len, tmp), len, h); };
+  auto window = [&](size_t off, size_t len) {
+    if (read) {
+      tmp.resize(len);
+      if (read(off, len, tmp.data())) return fnv1a(tmp.data(), len, h);
+    }
+    return fnv1a(t.view(off, len, tmp), len, h);
+  };
   if (n <= 512) return window(0, n);
   h = window(0, 64);
   h = window(n - 64, 64);
@@ -42,13 +53,56 @@ uint64_t sample_bytes(const ir::Tensor& t) {
   return h;
 }
 
+// Descriptors of the files mapped tensors come from, opened once per run: a mapped weight's
+// windows are read from its file (a few bytes from the page cache each), not through the
+// mapping (a page fault each, mapping 16 pages that the pass then gives back).
+class WindowReader {
+ public:
+  WindowReader() = default;
+  WindowReader(const WindowReader&) = delete;
+  WindowReader& operator=(const WindowReader&) = delete;
+  ~WindowReader() {
+    for (auto& [origin, fd] : fds_)
+      if (fd >= 0 && fd != origin->fd) ::close(fd);
+  }
+  // A reader of t's windows from its file, or null (t is not mapped, or its file changed).
+  ReadWindow for_tensor(const ir::Tensor& t) {
+    ir::FileRef ref = ir::file_ref(t);
+    if (!ref) return nullptr;
+    int fd = fd_for(ref.file);
+    if (fd < 0) return nullptr;
+    return [fd, base = ref.offset](size_t off, size_t len, uint8_t* dst) {
+      return ::pread(fd, dst, len, static_cast<off_t>(base + off)) == static_cast<ssize_t>(len);
+    };
+  }
+
+ private:
+  int fd_for(const ir::FileOrigin* origin) {
+    if (origin->fd >= 0) return origin->fd;
+    auto it = fds_.find(origin);
+    if (it != fds_.end()) return it->second;
+    int fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
+                    static_cast<uint64_t>(st.st_ino) != origin->ino)) {
+      ::close(fd);  // another file at that path now: read through the mapping
+      fd = -1;
+    }
+    fds_.emplace(origin, fd);
+    return fd;
+  }
+  std::unordered_map<const ir::FileOrigin*, int> fds_;
+};
+
 // dtype, dims, size and the sampled bytes. The samples of a tensor whose bytes never change
 // are taken once per run: a deferred one (a folded transpose: each sampled element is in
 // another row of its source, another page of the file) and a mapped one (each window faults
 // in a page of the file, which the pass lets go again), while the pass runs every round.
 class SampleKeys {
  public:
-  uint64_t key(const ir::Tensor& t) {
+  // *touched: whether the key read the tensor's bytes in memory (mapped pages may have come in).
+  uint64_t key(const ir::Tensor& t, bool* touched) {
+    *touched = false;
     uint64_t h = hash_combine(0, static_cast<uint64_t>(t.dtype()));
     for (int64_t d : t.dims()) h = hash_combine(h, static_cast<uint64_t>(d));
     if (t.dtype() == ir::DataType::kString) {
@@ -56,12 +110,18 @@ class SampleKeys {
       return h;
     }
     const bool fixed = t.byte_size() > 512 && (t.deferred() ? t.buffer_offset() == 0 : bool(ir::file_ref(t)));
-    if (!fixed) return hash_combine(h, sample_bytes(t));
+    if (!fixed) {
+      *touched = true;
+      return hash_combine(h, sample_bytes(t));
+    }
     const Where where{t.buffer().get(), t.buffer_offset()};
     auto it = fixed_.find(where);
     // The weak pointer tells the same buffer from a later one at the same address.
-    if (it == fixed_.end() || it->second.buffer.lock().get() != where.buffer || it->second.size != t.byte_size())
-      it = fixed_.insert_or_assign(where, Sample{t.buffer(), t.byte_size(), sample_bytes(t)}).first;
+    if (it == fixed_.end() || it->second.buffer.lock().get() != where.buffer || it->second.size != t.byte_size()) {
+      ReadWindow read = t.deferred() ? nullptr : files_.for_tensor(t);
+      *touched = !read;
+      it = fixed_.insert_or_assign(where, Sample{t.buffer(), t.byte_size(), sample_bytes(t, read)}).first;
+    }
     return hash_combine(h, it->second.hash);
   }
 
@@ -80,6 +140,7 @@ class SampleKeys {
     uint64_t hash;
   };
   std::unordered_map<Where, Sample, WhereHash> fixed_;
+  WindowReader files_;
 };
 
 bool is_state_input(const ir::Value* v) {
@@ -124,8 +185,9 @@ class EliminateDuplicateConstants final : public Pass {
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
     std::unordered_multimap<uint64_t, ir::Value*> seen;
     auto merge = [&](ir::Value* v, const ir::Tensor& t) -> bool {
-      uint64_t key = keys_.key(t);
-      let_go(t);
+      bool touched = false;
+      uint64_t key = keys_.key(t, &touched);
+      if (touched) let_go(t);
       auto range = seen.equal_range(key);
       for (auto it = range.first; it != range.second; ++it) {
         ir::Value* first = it->second;

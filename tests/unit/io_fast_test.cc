@@ -441,6 +441,45 @@ TEST(FastSave, ATensorWithTooFewRecordsBeforeItIsWrittenWhereItFalls) {
   EXPECT_EQ(canonical(out), canonical(in));
 }
 
+// Duplicate weights of a mapped model are found with their sample windows read from the file
+// (not through the mapping): equal ones merge, one that differs only outside the windows does
+// not, and a file replaced on disk after loading is not read in place of the mapped one.
+TEST(FastLoad, DuplicateWeightsOfAMappedModelAreSampledFromTheFile) {
+  TempDir tmp;
+  std::vector<float> v(1 << 16);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1013) * 0.5f;
+  std::vector<float> other = v;
+  other[12345] += 1.0f;  // between two sampled windows
+  const std::string in = tmp.file("in.onnx");
+  auto write_model = [&](const std::string& path) {
+    write_file(path, model_bytes({raw_tensor("a", {static_cast<int64_t>(v.size())}, floats_bytes(v)),
+                                  raw_tensor("b", {static_cast<int64_t>(v.size())}, floats_bytes(v)),
+                                  raw_tensor("c", {static_cast<int64_t>(v.size())}, floats_bytes(other))}));
+  };
+  write_model(in);
+  passes::SimplifyOptions o;
+  o.only = {"eliminate_duplicate_constants"};
+  o.verify_ir = true;
+  for (bool replaced : {false, true}) {
+    auto r = onnx_io::load_model(in);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    ASSERT_TRUE(ir::file_ref(*r.value()->graph->find_value("a")->initializer()));
+    if (replaced) {  // the same name, another file, where a and b differ: read, they would not merge
+      std::string other_path = tmp.file("other.onnx");
+      write_file(other_path, model_bytes({raw_tensor("a", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\0')),
+                                          raw_tensor("b", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\1')),
+                                          raw_tensor("c", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\0'))}));
+      fs::rename(other_path, in);
+    }
+    ASSERT_TRUE(passes::simplify(*r.value(), o).is_ok());
+    std::vector<std::string> names;
+    for (const ir::Value* x : r.value()->graph->initializers()) names.push_back(x->name());
+    EXPECT_EQ(names, (std::vector<std::string>{"a", "c"})) << (replaced ? "file replaced" : "file in place");
+    EXPECT_EQ(r.value()->graph->find_value("c")->initializer()->to_vector<float>(), other);
+    if (replaced) write_model(in);
+  }
+}
+
 TEST(Scratch, LargeTensorsOfAScopeLiveInTheScratchFile) {
   uint64_t before = ir::scratch::bytes_in_use();
   {
