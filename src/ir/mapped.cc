@@ -1,6 +1,8 @@
 #include "ir/mapped.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,6 +62,26 @@ MappedRange mapped_range(const Buffer* b, size_t off, size_t n) {
   return {};
 }
 }  // namespace
+
+OriginFiles::~OriginFiles() {
+  for (auto& [origin, fd] : fds_)
+    if (fd >= 0 && fd != origin->fd) ::close(fd);
+}
+
+int OriginFiles::fd_for(const FileOrigin* origin) {
+  if (origin->fd >= 0) return origin->fd;
+  for (const auto& [o, fd] : fds_)
+    if (o == origin) return fd;
+  int fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
+                  static_cast<uint64_t>(st.st_ino) != origin->ino)) {
+    ::close(fd);
+    fd = -1;
+  }
+  fds_.emplace_back(origin, fd);
+  return fd;
+}
 
 void release_pages(const Tensor& t) { release_pages(t, 0, t.byte_size()); }
 

@@ -25,6 +25,21 @@ struct FileOrigin {
   int fd = -1;       // an open descriptor of it, or -1 (saving opens path)
 };
 
+// Descriptors of the files that mapped tensors come from, each opened once (by its path when
+// the mapping kept none) and closed with this object. A file that is no longer the one that
+// was mapped (same path, another inode) gets -1: it is never read in place of the mapped one.
+class OriginFiles {
+ public:
+  OriginFiles() = default;
+  OriginFiles(const OriginFiles&) = delete;
+  OriginFiles& operator=(const OriginFiles&) = delete;
+  ~OriginFiles();
+  int fd_for(const FileOrigin* origin);
+
+ private:
+  std::vector<std::pair<const FileOrigin*, int>> fds_;
+};
+
 // Where bytes are stored in a file; false when they are only in memory.
 struct FileRef {
   const FileOrigin* file = nullptr;

@@ -294,32 +294,8 @@ class Sink {
   static constexpr size_t kPiece = size_t{1} << 20;
 };
 
-// Descriptors of the files tensors are copied from, opened once per save. A file that is no
-// longer the one the tensors were mapped from (same path, another inode) is not used.
-class SourceFiles {
- public:
-  ~SourceFiles() {
-    for (auto& [origin, fd] : fds_)
-      if (fd >= 0 && fd != origin->fd) ::close(fd);
-  }
-  int fd_for(const ir::FileOrigin* origin) {
-    if (origin->fd >= 0) return origin->fd;
-    auto it = fds_.find(origin);
-    if (it != fds_.end()) return it->second;
-    int fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st {};
-    if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
-                    static_cast<uint64_t>(st.st_ino) != origin->ino)) {
-      ::close(fd);
-      fd = -1;
-    }
-    fds_.emplace(origin, fd);
-    return fd;
-  }
-
- private:
-  std::map<const ir::FileOrigin*, int> fds_;
-};
+// Descriptors of the files tensors are copied from, opened once per save.
+using SourceFiles = ir::OriginFiles;
 
 // Makes the pieces of the deferred tensors (folded weights not made yet) that a file will be
 // written with, in the order the writer takes them, on threads of their own that keep a few

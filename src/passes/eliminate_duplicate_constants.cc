@@ -9,12 +9,11 @@
 // that an op updates (BatchNormalization's running mean and variance in training mode, the
 // training optimizers' inputs): a runtime may update such a buffer in place (ONNX Runtime
 // does), so a constant shared with another reader would see the update.
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <functional>
+
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 
 #include "ir/mapped.h"
@@ -58,18 +57,11 @@ uint64_t sample_bytes(const ir::Tensor& t, const ReadWindow& read = nullptr) {
 // mapping (a page fault each, mapping 16 pages that the pass then gives back).
 class WindowReader {
  public:
-  WindowReader() = default;
-  WindowReader(const WindowReader&) = delete;
-  WindowReader& operator=(const WindowReader&) = delete;
-  ~WindowReader() {
-    for (auto& [origin, fd] : fds_)
-      if (fd >= 0 && fd != origin->fd) ::close(fd);
-  }
   // A reader of t's windows from its file, or null (t is not mapped, or its file changed).
   ReadWindow for_tensor(const ir::Tensor& t) {
     ir::FileRef ref = ir::file_ref(t);
     if (!ref) return nullptr;
-    int fd = fd_for(ref.file);
+    int fd = files_.fd_for(ref.file);
     if (fd < 0) return nullptr;
     return [fd, base = ref.offset](size_t off, size_t len, uint8_t* dst) {
       return ::pread(fd, dst, len, static_cast<off_t>(base + off)) == static_cast<ssize_t>(len);
@@ -77,21 +69,7 @@ class WindowReader {
   }
 
  private:
-  int fd_for(const ir::FileOrigin* origin) {
-    if (origin->fd >= 0) return origin->fd;
-    auto it = fds_.find(origin);
-    if (it != fds_.end()) return it->second;
-    int fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st {};
-    if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
-                    static_cast<uint64_t>(st.st_ino) != origin->ino)) {
-      ::close(fd);  // another file at that path now: read through the mapping
-      fd = -1;
-    }
-    fds_.emplace(origin, fd);
-    return fd;
-  }
-  std::unordered_map<const ir::FileOrigin*, int> fds_;
+  ir::OriginFiles files_;
 };
 
 // dtype, dims, size and the sampled bytes. The samples of a tensor whose bytes never change
