@@ -288,11 +288,16 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   }
   {
     // What is written is what is proved: whatever the passes left in value_info and body
-    // outputs is replaced by the facts of the final graph.
-    ShapeInference si(model, infer_opts);
-    if (si.run().is_ok()) {
+    // outputs is replaced by the facts of the final graph (the shared ones, brought up to date).
+    std::shared_ptr<const ShapeInference> si = facts.lookup();
+    if (!si) si = facts.refreshed();
+    if (!si) {
+      auto fresh = std::make_shared<ShapeInference>(model, infer_opts);
+      if (fresh->run().is_ok()) si = std::move(fresh);
+    }
+    if (si) {
       ir::Rewriter rw(model);
-      si.write_back(rw, /*add_value_info=*/false);
+      si->write_back(rw, /*add_value_info=*/false);
     }
   }
   if (opts.strict)
