@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -308,11 +309,15 @@ class PieceMaker {
   static constexpr size_t kMakers = 2;
   static constexpr size_t kAlone = size_t{32} << 20;  // a tensor made with no other in progress
   PieceMaker(std::vector<const ir::Tensor*> order, size_t piece) : order_(std::move(order)) {
-    for (const ir::Tensor* t : order_) {
+    for (size_t k = 0; k < order_.size(); ++k) {
+      const ir::Tensor* t = order_[k];
       first_.push_back(pieces_.size());
-      for (size_t off = 0; off < t->byte_size(); off += piece) pieces_.push_back({t, off, std::min(piece, t->byte_size() - off)});
+      for (size_t off = 0; off < t->byte_size(); off += piece)
+        pieces_.push_back({t, k, off, std::min(piece, t->byte_size() - off)});
     }
     first_.push_back(pieces_.size());
+    left_.resize(order_.size());
+    for (size_t k = 0; k < order_.size(); ++k) left_[k] = first_[k + 1] - first_[k];
     for (auto& b : buffers_) b.reset(new uint8_t[piece]);  // not zeroed: every piece is written whole
     made_.fill(SIZE_MAX);
     for (auto& th : threads_) th = std::thread([this] { run(); });
@@ -333,7 +338,6 @@ class PieceMaker {
   // The pieces of the next tensor (makes_next), one after another, each handed to `write`.
   bool write_next(const std::function<bool(const uint8_t*, size_t)>& write) {
     const size_t k = taken_++;
-    const ir::Tensor& t = *order_[k];
     for (size_t i = first_[k]; i < first_[k + 1]; ++i) {
       const size_t slot = i % kBuffers;
       {
@@ -341,7 +345,6 @@ class PieceMaker {
         cv_.wait(lk, [&] { return made_[slot] == i; });
       }
       bool ok = write(buffers_[slot].get(), pieces_[i].size);
-      if (i + 1 == first_[k + 1]) ir::release_pages(t);  // the pages of its source that making it read
       {
         std::lock_guard<std::mutex> lk(mu_);
         ++written_;
@@ -355,6 +358,7 @@ class PieceMaker {
  private:
   struct Piece {
     const ir::Tensor* tensor;
+    size_t index;  // in order_
     size_t offset, size;
   };
   void run() {
@@ -362,13 +366,13 @@ class PieceMaker {
       size_t i = 0;
       {
         std::unique_lock<std::mutex> lk(mu_);
-        // A large tensor is begun only once everything before it is written (and the writer
-        // has let its source go): making reads across the whole source, and two large sources
-        // in memory at once would raise the peak by one of them.
+        // A large tensor is begun only once every tensor before it is made and its source let
+        // go: making reads across the whole source, and two large sources in memory at once
+        // would raise the peak by one of them.
         auto may_take = [&] {
-          if (next_ >= written_ + kBuffers) return false;
+          if (next_ >= pieces_.size() || next_ >= written_ + kBuffers) return false;
           const Piece& p = pieces_[next_];
-          return p.offset != 0 || p.tensor->byte_size() < kAlone || written_ == next_;
+          return p.offset != 0 || p.tensor->byte_size() < kAlone || released_ == p.index;
         };
         cv_.wait(lk, [&] { return stop_ || next_ >= pieces_.size() || may_take(); });
         if (stop_ || next_ >= pieces_.size()) return;
@@ -376,16 +380,34 @@ class PieceMaker {
       }
       const Piece& p = pieces_[i];
       p.tensor->read(p.offset, p.size, buffers_[i % kBuffers].get());
+      bool last = false;
       {
         std::lock_guard<std::mutex> lk(mu_);
         made_[i % kBuffers] = i;
+        last = --left_[p.index] == 0;
       }
       cv_.notify_all();
+      if (last) {
+        // Every piece of it is made: the pages of its source that making it read can go (here,
+        // not on the writer's thread, which has the writing to do).
+        ir::release_pages(*p.tensor);
+        std::lock_guard<std::mutex> lk(mu_);
+        done_.push_back(p.index);
+        std::sort(done_.begin(), done_.end());
+        while (!done_.empty() && done_.front() == released_) {
+          done_.erase(done_.begin());
+          ++released_;
+        }
+      }
+      if (last) cv_.notify_all();
     }
   }
   std::vector<const ir::Tensor*> order_;
   std::vector<Piece> pieces_;
   std::vector<size_t> first_;  // per tensor of order_: its first piece (then one past the last)
+  std::vector<size_t> left_;   // per tensor of order_: pieces not made yet
+  std::vector<size_t> done_;   // tensors made and let go, past the released prefix
+  size_t released_ = 0;        // the tensors of order_ before this one are made and let go
   size_t taken_ = 0;    // the writer's place in order_
   size_t written_ = 0;  // pieces written (the writer's place in pieces_)
   size_t next_ = 0;     // the next piece to make
@@ -396,7 +418,6 @@ class PieceMaker {
   bool stop_ = false;
   std::array<std::thread, kMakers> threads_;
 };
-
 class FdSink final : public Sink {
  public:
   FdSink(int fd, SourceFiles* sources) : fd_(fd), sources_(sources) {}
