@@ -7,7 +7,6 @@
 #include <csignal>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -427,8 +426,8 @@ int onnxtrim_cli_main(int argc, char** argv) {
 
 #ifndef ONNXTRIM_CLI_NO_MAIN
 #ifdef ONNXTRIM_HAVE_MIMALLOC
-// mimalloc's memory in 2 MB pages: a run faults its heap in far fewer times (swin_t: the whole
-// run about a tenth faster, --no-passes a sixth). Set before any library's initializer runs
+// mimalloc's memory in 2 MB pages: a run takes far fewer page faults (swin_t: the whole run
+// about a tenth faster, --no-passes a sixth). Set before any library's initializer runs
 // (the executable's preinit functions come first), since mimalloc reads its options as it
 // starts; MIMALLOC_LARGE_OS_PAGES in the environment still decides.
 static void use_large_pages(int, char**, char** envp) {
