@@ -25,6 +25,7 @@
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
+#include "onnx_io/wire.h"
 #include "ir/mapped.h"
 #include "ir/scratch.h"
 
@@ -542,16 +543,18 @@ class StringSink final : public Sink {
   std::string* s_;
 };
 
-bool put_varint(Sink& s, uint64_t v) {
+// A varint in exactly `width` bytes (at least its shortest form): protobuf readers take any
+// encoding of a length in up to 5 bytes, so a length can give a few bytes of room.
+bool put_varint_width(Sink& s, uint64_t v, size_t width) {
   uint8_t b[10];
-  size_t n = 0;
-  do {
-    uint8_t c = v & 0x7f;
+  for (size_t i = 0; i < width; ++i) {
+    b[i] = static_cast<uint8_t>((v & 0x7f) | (i + 1 < width ? 0x80 : 0));
     v >>= 7;
-    b[n++] = static_cast<uint8_t>(c | (v ? 0x80 : 0));
-  } while (v);
-  return s.write(b, n);
+  }
+  return s.write(b, width);
 }
+
+bool put_varint(Sink& s, uint64_t v) { return put_varint_width(s, v, varint_size(v)); }
 
 bool put_message(Sink& s, const google::protobuf::MessageLite& m) {
   std::string tmp;
@@ -658,17 +661,6 @@ void place_external(Plan& p, const std::string& location, const ir::scratch::Cur
   size_plan(p);
 }
 
-// A varint in exactly `width` bytes (at least its shortest form): protobuf readers take any
-// encoding of a length in up to 5 bytes, so a length can give a few bytes of room.
-bool put_varint_width(Sink& s, uint64_t v, size_t width) {
-  uint8_t b[10];
-  for (size_t i = 0; i < width; ++i) {
-    b[i] = static_cast<uint8_t>((v & 0x7f) | (i + 1 < width ? 0x80 : 0));
-    v >>= 7;
-  }
-  return s.write(b, width);
-}
-
 constexpr size_t kMaxLenVarint = 5;  // the longest length protobuf's C++ reader takes
 constexpr uint64_t kPage = 4096;
 
@@ -685,38 +677,26 @@ struct Record {
 
 bool split_records(const std::string& g, std::vector<Record>& out) {
   const auto* b = reinterpret_cast<const uint8_t*>(g.data());
-  size_t i = 0, n = g.size();
-  auto varint = [&](uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64 && i < n; shift += 7) {
-      uint8_t c = b[i++];
-      v |= static_cast<uint64_t>(c & 0x7f) << shift;
-      if (!(c & 0x80)) return true;
+  wire::Reader r{b, b + g.size()};
+  while (!r.done()) {
+    Record rec;
+    rec.offset = static_cast<size_t>(r.p - b);
+    uint32_t field = 0;
+    int wt = 0;
+    if (!r.tag(field, wt)) return false;
+    if (wt == wire::kLen) {
+      rec.len_at = static_cast<size_t>(r.p - b);
+      const uint8_t* data = nullptr;
+      size_t n = 0;
+      if (!r.bytes(data, n)) return false;
+      rec.len = n;
+      rec.len_width = static_cast<size_t>(data - b) - rec.len_at;
+      if (rec.len_width > kMaxLenVarint) return false;
+    } else if (!r.skip(wt)) {
+      return false;
     }
-    return false;
-  };
-  while (i < n) {
-    Record r;
-    r.offset = i;
-    uint64_t tag = 0, v = 0;
-    if (!varint(tag)) return false;
-    switch (tag & 7) {
-      case 0: if (!varint(v)) return false; break;
-      case 1: i += 8; break;
-      case 5: i += 4; break;
-      case 2: {
-        r.len_at = i;
-        if (!varint(r.len)) return false;
-        r.len_width = i - r.len_at;
-        if (r.len_width > kMaxLenVarint || r.len > n - i) return false;
-        i += r.len;
-        break;
-      }
-      default: return false;
-    }
-    if (i > n) return false;
-    r.size = i - r.offset;
-    out.push_back(r);
+    rec.size = static_cast<size_t>(r.p - b) - rec.offset;
+    out.push_back(rec);
   }
   return true;
 }
