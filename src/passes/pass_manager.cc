@@ -157,16 +157,12 @@ Status check_shared_facts(FactsCache& facts, const ir::Model& model, const Infer
 
 std::shared_ptr<const ShapeInference> FactsCache::refreshed() {
   if (!stored_ || log_.whole) return nullptr;
-  // Nobody else holds them (the pass that asked last has ended): brought up to date in place.
-  if (stored_.use_count() == 1) {
+  if (stored_.use_count() == 1)  // nobody else holds them (the pass that asked last has ended)
     std::const_pointer_cast<ShapeInference>(stored_)->refresh(log_.nodes);  // made non-const
-    std::shared_ptr<const ShapeInference> si = stored_;
-    store(std::move(si));
-    return stored_;
-  }
-  std::shared_ptr<const ShapeInference> si = stored_->refreshed(log_.nodes);
-  store(si);
-  return si;
+  else
+    stored_ = stored_->refreshed(log_.nodes);
+  store(stored_);
+  return stored_;
 }
 
 std::shared_ptr<const ShapeInference> current_facts(PassContext& ctx) {
@@ -289,13 +285,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   {
     // What is written is what is proved: whatever the passes left in value_info and body
     // outputs is replaced by the facts of the final graph (the shared ones, brought up to date).
-    std::shared_ptr<const ShapeInference> si = facts.lookup();
-    if (!si) si = facts.refreshed();
-    if (!si) {
-      auto fresh = std::make_shared<ShapeInference>(model, infer_opts);
-      if (fresh->run().is_ok()) si = std::move(fresh);
-    }
-    if (si) {
+    if (std::shared_ptr<const ShapeInference> si = current_facts(ctx)) {
       ir::Rewriter rw(model);
       si->write_back(rw, /*add_value_info=*/false);
     }
