@@ -339,64 +339,48 @@ bool Graph::topological_sort(std::string* cycle_node) {
   std::unordered_map<Node*, size_t> index;
   index.reserve(order.size());
   for (size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
-  // Already in order (as a file nearly always is): every producer comes before its reader,
-  // inside subgraphs too. Checked without building the edges.
-  {
-    bool sorted = true;
-    auto before = [&](size_t reader, const Value* v) {
+  // Every edge producer -> reader by their places in `order`: the producers of a node's inputs
+  // and of the values its subgraphs read (outer-scope refs). f returns false to stop.
+  auto for_each_edge = [&](auto&& f) {
+    auto visit = [&](size_t reader, const Value* v, bool direct) {
       if (!v || !v->producer_) return true;
       auto it = index.find(v->producer_);
-      return it == index.end() || it->second < reader;
+      return it == index.end() || f(it->second, reader, direct);
     };
-    auto check_body = [&](size_t reader, const Graph& g, auto&& self) -> void {
+    auto body = [&](size_t reader, const Graph& g, auto&& self) -> bool {
+      bool go = true;
       g.for_each_node([&](Node* n) {
-        for (Value* v : n->inputs_) sorted = sorted && before(reader, v);
-        for (Graph* sg : n->subgraphs()) self(reader, *sg, self);
+        for (Value* v : n->inputs_) go = go && visit(reader, v, false);
+        for (Graph* sg : n->subgraphs()) go = go && self(reader, *sg, self);
       });
+      return go;
     };
-    for (size_t i = 0; i < order.size() && sorted; ++i) {
-      for (Value* v : order[i]->inputs_) sorted = sorted && before(i, v);
-      for (Graph* sg : order[i]->subgraphs()) check_body(i, *sg, check_body);
+    for (size_t i = 0; i < order.size(); ++i) {
+      for (Value* v : order[i]->inputs_)
+        if (!visit(i, v, true)) return;
+      for (Graph* sg : order[i]->subgraphs())
+        if (!body(i, *sg, body)) return;
     }
-    if (sorted) return true;
-  }
-  // Producers of a node's inputs, including values used inside its subgraphs (outer-scope refs).
+  };
+  // Already in order (as a file nearly always is): checked without building the edges.
+  bool in_order = true;
+  for_each_edge([&](size_t p, size_t r, bool) { return in_order = p < r; });
+  if (in_order) return true;
   std::vector<std::vector<size_t>> succ(order.size());
   std::vector<size_t> indeg(order.size(), 0);
-  auto add_edges_from = [&](size_t consumer, const Graph& g, auto&& self) -> void {
-    g.for_each_node([&](Node* n) {
-      for (Value* v : n->inputs_) {
-        if (!v || !v->producer_) continue;
-        auto it = index.find(v->producer_);
-        if (it != index.end() && it->second != consumer) {
-          succ[it->second].push_back(consumer);
-          indeg[consumer]++;
-        }
-      }
-      for (Graph* sg : n->subgraphs()) self(consumer, *sg, self);
-    });
-  };
-  for (size_t i = 0; i < order.size(); ++i) {
-    Node* n = order[i];
-    for (Value* v : n->inputs_) {
-      if (!v || !v->producer_) continue;
-      auto it = index.find(v->producer_);
-      if (it != index.end()) {
-        if (it->second == i) {
-          if (cycle_node) *cycle_node = n->describe();
-          return false;
-        }
-        succ[it->second].push_back(i);
-        indeg[i]++;
-      }
+  bool cycle = false;
+  for_each_edge([&](size_t p, size_t r, bool direct) {
+    if (p == r) {
+      if (!direct) return true;  // a body reading its own node's output: no edge
+      if (cycle_node) *cycle_node = order[r]->describe();
+      cycle = true;
+      return false;
     }
-    for (Graph* sg : n->subgraphs()) add_edges_from(i, *sg, add_edges_from);
-  }
-  bool already_sorted = true;
-  for (size_t i = 0; i < order.size() && already_sorted; ++i)
-    for (size_t s : succ[i])
-      if (s < i) already_sorted = false;
-  if (already_sorted) return true;
+    succ[p].push_back(r);
+    indeg[r]++;
+    return true;
+  });
+  if (cycle) return false;
 
   // Min-heap on original index keeps the order stable.
   std::vector<size_t> ready;

@@ -318,6 +318,7 @@ class PieceMaker {
     }
     first_.push_back(pieces_.size());
     left_.resize(order_.size());
+    let_go_.assign(order_.size(), false);
     for (size_t k = 0; k < order_.size(); ++k) left_[k] = first_[k + 1] - first_[k];
     for (auto& b : buffers_) b.reset(new uint8_t[piece]);  // not zeroed: every piece is written whole
     made_.fill(SIZE_MAX);
@@ -393,12 +394,8 @@ class PieceMaker {
         // not on the writer's thread, which has the writing to do).
         ir::release_pages(*p.tensor);
         std::lock_guard<std::mutex> lk(mu_);
-        done_.push_back(p.index);
-        std::sort(done_.begin(), done_.end());
-        while (!done_.empty() && done_.front() == released_) {
-          done_.erase(done_.begin());
-          ++released_;
-        }
+        let_go_[p.index] = true;
+        while (released_ < let_go_.size() && let_go_[released_]) ++released_;
       }
       if (last) cv_.notify_all();
     }
@@ -407,7 +404,7 @@ class PieceMaker {
   std::vector<Piece> pieces_;
   std::vector<size_t> first_;  // per tensor of order_: its first piece (then one past the last)
   std::vector<size_t> left_;   // per tensor of order_: pieces not made yet
-  std::vector<size_t> done_;   // tensors made and let go, past the released prefix
+  std::vector<bool> let_go_;   // per tensor of order_: made, and its source let go
   size_t released_ = 0;        // the tensors of order_ before this one are made and let go
   size_t taken_ = 0;    // the writer's place in order_
   size_t written_ = 0;  // pieces written (the writer's place in pieces_)
