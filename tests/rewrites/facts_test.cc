@@ -367,6 +367,15 @@ g (float[4] x, int64[4] k, float[5, 2] z) => (float[4] y, float[4, 1] u, float[2
 namespace onnxtrim::test {
 namespace {
 
+// A pass context with a facts cache, as the pass manager gives the passes of a run.
+struct SharedFacts {
+  explicit SharedFacts(ir::Model& m) : ctx{m, options, &warnings, &cache} {}
+  passes::SimplifyOptions options;
+  std::vector<std::string> warnings;
+  passes::FactsCache cache;
+  passes::PassContext ctx;
+};
+
 // The facts shared by the passes of a run: the same object while no rewriter changed the
 // model, a fresh one (describing the change) after a change.
 TEST(FactsCache, ReusedUntilARewriterChangesTheModel) {
@@ -378,10 +387,9 @@ g (float[N,4] x) => (float[N,4] y) {
 }
 )");
   ASSERT_TRUE(m);
-  passes::SimplifyOptions o;
-  std::vector<std::string> warnings;
-  passes::FactsCache cache;
-  passes::PassContext ctx{*m, o, &warnings, &cache};
+  SharedFacts shared(*m);
+  passes::FactsCache& cache = shared.cache;
+  passes::PassContext& ctx = shared.ctx;
   ir::Rewriter rw(*m);
   cache.begin(&rw);
   auto a = passes::current_facts(ctx);
@@ -401,7 +409,7 @@ g (float[N,4] x) => (float[N,4] y) {
   EXPECT_EQ(passes::current_facts(ctx).get(), b.get());
   cache.end();
   // Without a cache every request infers afresh.
-  passes::PassContext bare{*m, o, &warnings};
+  passes::PassContext bare{*m, shared.options, &shared.warnings};
   EXPECT_NE(passes::current_facts(bare).get(), passes::current_facts(bare).get());
 }
 
@@ -420,10 +428,9 @@ g (float[N,4] x) => (float[N,4] y) {
 }
 )");
   ASSERT_TRUE(m);
-  passes::SimplifyOptions o;
-  std::vector<std::string> warnings;
-  passes::FactsCache cache;
-  passes::PassContext ctx{*m, o, &warnings, &cache};
+  SharedFacts shared(*m);
+  passes::FactsCache& cache = shared.cache;
+  passes::PassContext& ctx = shared.ctx;
   const ir::Value* t = m->graph->find_value("t");
   const ir::Value* u = m->graph->find_value("u");
   ir::Node* constant = m->graph->find_value("s")->producer();

@@ -34,19 +34,11 @@ g (float[N, 300] x) => (float[N, 512] y) {
 }
 )");
   if (!m) return nullptr;
-  ir::Rewriter rw(*m);
   std::vector<float> v(512 * 300);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1013) * 0.25f - 100.0f;
-  ir::Tensor w = ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v);
+  test::set_weight(*m, "w", ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v));
   if (!twin) v[7] += 1.0f;
-  ir::Tensor w2 = ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v);
-  for (auto [name, t] : {std::pair{"w", w}, std::pair{"w2", w2}}) {
-    ir::Value* val = m->graph->find_value(name);
-    ir::Node* placeholder = val->producer();
-    rw.make_constant(val, t);
-    rw.erase_node(placeholder);
-  }
-  m->graph->purge();
+  test::set_weight(*m, "w2", ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v));
   return m;
 }
 
@@ -82,17 +74,12 @@ g (float[N, 300, 512] x) => (float[N, 300, 512] y) {
 }
 )");
   ASSERT_TRUE(m);
-  ir::Rewriter rw(*m);
   std::vector<float> v(512 * 300);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1013) * 0.25f - 100.0f;
   for (const char* name : {"w", "w2"}) {
-    ir::Value* val = m->graph->find_value(name);
-    ir::Node* placeholder = val->producer();
-    rw.make_constant(val, ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v));
-    rw.erase_node(placeholder);
+    test::set_weight(*m, name, ir::Tensor::from_vector(ir::DataType::kFloat, {512, 300}, v));
     v[3] += 1.0f;  // w2 differs from w
   }
-  m->graph->purge();
   auto r = passes::simplify(*m, {});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   for (const char* name : {"wt", "wt2"}) {
@@ -123,12 +110,8 @@ TEST(Deferred, MergesWithAnEqualTensorMadeWhole) {
   for (size_t i = 0; i < 300; ++i)
     for (size_t j = 0; j < 512; ++j) std::memcpy(&wt[i * 512 + j], w.bytes() + 4 * (j * 300 + i), 4);
   // wt2 is no longer computed: it is an initializer holding w's transpose, made whole.
-  ir::Rewriter rw(*m);
   ir::Value* wt2 = m->graph->find_value("wt2");
-  ir::Node* tr = wt2->producer();
-  rw.make_constant(wt2, ir::Tensor::from_vector(ir::DataType::kFloat, {300, 512}, wt));
-  rw.erase_node(tr);
-  m->graph->purge();
+  test::set_weight(*m, "wt2", ir::Tensor::from_vector(ir::DataType::kFloat, {300, 512}, wt));
   ASSERT_FALSE(wt2->initializer()->deferred());
   auto r = passes::simplify(*m, {});
   ASSERT_TRUE(r.is_ok()) << r.status().message();

@@ -105,19 +105,12 @@ g (float[N, 256] x) => (float[N, 8192] y) {
 )");
     EXPECT_TRUE(m.is_ok()) << m.status().message();
     ir::Model& model = *m.value();
-    ir::Rewriter rw(model);
     std::vector<float> v(static_cast<size_t>(kElems));
     for (size_t i = 0; i < v.size(); ++i) v[i] = (static_cast<float>(i % 997) - 498) * 2e-5f;
     ir::Tensor a = ir::Tensor::from_vector(ir::DataType::kFloat, {256, kElems / 256}, v);
     for (float& x : v) x *= -0.5f;
     ir::Tensor c = ir::Tensor::from_vector(ir::DataType::kFloat, {256, kElems / 256}, v);
-    for (auto [name, t] : {std::pair{"a", a}, std::pair{"b", a}, std::pair{"c", c}}) {
-      ir::Value* v = model.graph->find_value(name);
-      ir::Node* placeholder = v->producer();
-      rw.make_constant(v, t);
-      rw.erase_node(placeholder);
-    }
-    model.graph->purge();
+    for (auto [name, t] : {std::pair{"a", a}, std::pair{"b", a}, std::pair{"c", c}}) test::set_weight(model, name, t);
     onnx_io::SaveOptions opts;
     opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
     path = tmp.file("m.onnx");
@@ -246,75 +239,100 @@ g (float[2048, 1024] x) => (float[1024, 2048] y) {
 }
 
 
+// `text` with each weight (name, k) set to a rows x cols float32 tensor whose element i is
+// (i + k) % 4099, saved with external data, loaded back from it (mapped) and simplified: the
+// transposes of the weights are folded into deferred tensors.
+std::unique_ptr<ir::Model> folded_from_file(const TempDir& tmp, const std::string& text,
+                                            const std::vector<std::pair<std::string, size_t>>& weights, int64_t rows,
+                                            int64_t cols) {
+  {
+    auto m = onnx_io::parse_text_model(text);
+    EXPECT_TRUE(m.is_ok()) << m.status().message();
+    if (!m.is_ok()) return nullptr;
+    for (const auto& [name, k] : weights) {
+      std::vector<float> v(static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i + k) % 4099);
+      test::set_weight(*m.value(), name, ir::Tensor::from_vector(ir::DataType::kFloat, {rows, cols}, v));
+    }
+    onnx_io::SaveOptions opts;
+    opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
+    EXPECT_TRUE(onnx_io::save_model(*m.value(), tmp.file("in.onnx"), opts).is_ok());
+  }
+  auto r = onnx_io::load_model(tmp.file("in.onnx"));
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  if (!r.is_ok()) return nullptr;
+  EXPECT_TRUE(passes::simplify(*r.value(), {}).is_ok());
+  return std::move(r).value();
+}
+
+// Saving m with external data to out.onnx, measured: the peak RSS over the start (when the
+// kernel lets the peak be reset) and what stays in memory after. A first save brings the code
+// in.
+struct SaveMemory {
+  bool peak_known;
+  int64_t peak_over;
+  int64_t kept;
+};
+SaveMemory measure_save(const ir::Model& m, const TempDir& tmp) {
+  onnx_io::SaveOptions opts;
+  opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
+  EXPECT_TRUE(onnx_io::save_model(m, tmp.file("warm.onnx"), opts).is_ok());
+  bool peak_known = reset_peak();
+  int64_t before = status_bytes("VmRSS:");
+  EXPECT_TRUE(onnx_io::save_model(m, tmp.file("out.onnx"), opts).is_ok());
+  int64_t peak = status_bytes("VmHWM:"), after = status_bytes("VmRSS:");
+  std::printf("saving: peak RSS %.1f MB over the %.1f MB before, %.1f MB after\n", (peak - before) / 1048576.0,
+              before / 1048576.0, (after - before) / 1048576.0);
+  return {peak_known, peak - before, after - before};
+}
+
+// Element (i, j) of the transpose of a rows x cols weight made by folded_from_file with k.
+void expect_transposed(const ir::Tensor& t, int64_t rows, int64_t cols, size_t k,
+                       std::initializer_list<int64_t> is, std::initializer_list<int64_t> js) {
+  ASSERT_EQ(t.dims(), (std::vector<int64_t>{cols, rows}));
+  for (int64_t i : is)
+    for (int64_t j : js) {
+      float got = 0;
+      std::memcpy(&got, t.unaligned_bytes() + 4 * static_cast<size_t>(i * rows + j), 4);
+      EXPECT_EQ(got, static_cast<float>((static_cast<size_t>(j * cols + i) + k) % 4099)) << k << ": " << i << "," << j;
+    }
+}
+
 // A weight behind a Transpose (64 MB, mapped from external data) is folded into a deferred
 // tensor and saved a piece at a time: neither the transposed weight nor the pages of its source
 // stay in memory while it is written.
 TEST(Memory, FoldedTransposeStreamsIntoTheSavedFile) {
   TempDir tmp;
   constexpr int64_t R = 8192, C = 2048;  // w: R x C float32, 64 MB
-  {
-    auto m = onnx_io::parse_text_model(R"(
+  auto m = folded_from_file(tmp, R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 2048] x) => (float[N, 8192] y) {
   w = Constant <value = float[1] {0.0}> ()
   wt = Transpose(w)
   y = MatMul(x, wt)
 }
-)");
-    ASSERT_TRUE(m.is_ok()) << m.status().message();
-    ir::Model& model = *m.value();
-    ir::Rewriter rw(model);
-    std::vector<float> v(static_cast<size_t>(R * C));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 4099);
-    ir::Value* w = model.graph->find_value("w");
-    ir::Node* placeholder = w->producer();
-    rw.make_constant(w, ir::Tensor::from_vector(ir::DataType::kFloat, {R, C}, v));
-    rw.erase_node(placeholder);
-    model.graph->purge();
-    onnx_io::SaveOptions opts;
-    opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
-    ASSERT_TRUE(onnx_io::save_model(model, tmp.file("in.onnx"), opts).is_ok());
-  }
-  auto r = onnx_io::load_model(tmp.file("in.onnx"));
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  ir::Model& m = *r.value();
-  ASSERT_TRUE(passes::simplify(m, {}).is_ok());
-  const ir::Tensor wt = *m.graph->find_value("wt")->initializer();
+)", {{"w", 0}}, R, C);
+  ASSERT_TRUE(m);
+  const ir::Tensor wt = *m->graph->find_value("wt")->initializer();
   ASSERT_TRUE(wt.deferred());
-  onnx_io::SaveOptions opts;
-  opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
-  ASSERT_TRUE(onnx_io::save_model(m, tmp.file("warm.onnx"), opts).is_ok());  // the code is in memory
-  bool peak_known = reset_peak();
-  int64_t before = status_bytes("VmRSS:");
-  ASSERT_TRUE(onnx_io::save_model(m, tmp.file("out.onnx"), opts).is_ok());
-  int64_t peak = status_bytes("VmHWM:"), after = status_bytes("VmRSS:");
-  std::printf("saving: peak RSS %.1f MB over the %.1f MB before, %.1f MB after\n", (peak - before) / 1048576.0,
-              before / 1048576.0, (after - before) / 1048576.0);
-  if (peak_known) {
-    EXPECT_LT(peak - before, 80 << 20);  // at most the source's pages, while it is read
+  SaveMemory s = measure_save(*m, tmp);
+  if (s.peak_known) {
+    EXPECT_LT(s.peak_over, 80 << 20);  // at most the source's pages, while it is read
   }
-  EXPECT_LT(after - before, 4 << 20);  // and they leave again
+  EXPECT_LT(s.kept, 4 << 20);  // and they leave again
   EXPECT_TRUE(wt.deferred());
   auto back = onnx_io::load_model(tmp.file("out.onnx"));
   ASSERT_TRUE(back.is_ok()) << back.status().message();
-  const ir::Tensor& t = *back.value()->graph->find_value("wt")->initializer();
-  ASSERT_EQ(t.dims(), (std::vector<int64_t>{C, R}));
-  for (int64_t i : {int64_t{0}, int64_t{1}, C - 1})
-    for (int64_t j : {int64_t{0}, int64_t{777}, R - 1}) {
-      float got = 0;
-      std::memcpy(&got, t.unaligned_bytes() + 4 * static_cast<size_t>(i * R + j), 4);
-      EXPECT_EQ(got, static_cast<float>((j * C + i) % 4099)) << i << "," << j;
-    }
+  expect_transposed(*back.value()->graph->find_value("wt")->initializer(), R, C, 0, {0, 1, C - 1}, {0, 777, R - 1});
 }
 
 // Two large folded transposes saved one after the other: each is made while its source is in
-// memory, and the second is begun only once the first is written and its source let go (the
+// memory, and the second is begun only once the first is made and its source let go (the
 // makers running ahead into it would hold both sources).
 TEST(Memory, LargeFoldedTransposesAreSavedOneSourceAtATime) {
   TempDir tmp;
   constexpr int64_t R = 6144, C = 2048;  // each weight: R x C float32, 48 MB
-  {
-    auto m = onnx_io::parse_text_model(R"(
+  auto m = folded_from_file(tmp, R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 2048] x) => (float[N, 6144] y) {
   w1 = Constant <value = float[1] {0.0}> ()
@@ -325,55 +343,20 @@ g (float[N, 2048] x) => (float[N, 6144] y) {
   b = MatMul(x, t2)
   y = Add(a, b)
 }
-)");
-    ASSERT_TRUE(m.is_ok()) << m.status().message();
-    ir::Model& model = *m.value();
-    ir::Rewriter rw(model);
-    for (int k = 1; k <= 2; ++k) {
-      std::vector<float> v(static_cast<size_t>(R * C));
-      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i + static_cast<size_t>(k)) % 4099);
-      ir::Value* w = model.graph->find_value("w" + std::to_string(k));
-      ir::Node* placeholder = w->producer();
-      rw.make_constant(w, ir::Tensor::from_vector(ir::DataType::kFloat, {R, C}, v));
-      rw.erase_node(placeholder);
-    }
-    model.graph->purge();
-    onnx_io::SaveOptions opts;
-    opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
-    ASSERT_TRUE(onnx_io::save_model(model, tmp.file("in.onnx"), opts).is_ok());
+)", {{"w1", 1}, {"w2", 2}}, R, C);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(m->graph->find_value("t1")->initializer()->deferred());
+  ASSERT_TRUE(m->graph->find_value("t2")->initializer()->deferred());
+  SaveMemory s = measure_save(*m, tmp);
+  if (s.peak_known) {
+    EXPECT_LT(s.peak_over, 72 << 20);  // one source (48 MB) and the pieces, never both sources
   }
-  auto r = onnx_io::load_model(tmp.file("in.onnx"));
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  ir::Model& m = *r.value();
-  ASSERT_TRUE(passes::simplify(m, {}).is_ok());
-  ASSERT_TRUE(m.graph->find_value("t1")->initializer()->deferred());
-  ASSERT_TRUE(m.graph->find_value("t2")->initializer()->deferred());
-  onnx_io::SaveOptions opts;
-  opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
-  ASSERT_TRUE(onnx_io::save_model(m, tmp.file("warm.onnx"), opts).is_ok());
-  bool peak_known = reset_peak();
-  int64_t before = status_bytes("VmRSS:");
-  ASSERT_TRUE(onnx_io::save_model(m, tmp.file("out.onnx"), opts).is_ok());
-  int64_t peak = status_bytes("VmHWM:"), after = status_bytes("VmRSS:");
-  std::printf("saving: peak RSS %.1f MB over the %.1f MB before, %.1f MB after\n", (peak - before) / 1048576.0,
-              before / 1048576.0, (after - before) / 1048576.0);
-  if (peak_known) {
-    EXPECT_LT(peak - before, 72 << 20);  // one source (48 MB) and the pieces, never both sources
-  }
-  EXPECT_LT(after - before, 4 << 20);
+  EXPECT_LT(s.kept, 4 << 20);
   auto back = onnx_io::load_model(tmp.file("out.onnx"));
   ASSERT_TRUE(back.is_ok()) << back.status().message();
-  for (int k = 1; k <= 2; ++k) {
-    const ir::Tensor& t = *back.value()->graph->find_value("t" + std::to_string(k))->initializer();
-    ASSERT_EQ(t.dims(), (std::vector<int64_t>{C, R}));
-    for (int64_t i : {int64_t{0}, int64_t{5}, C - 1})
-      for (int64_t j : {int64_t{0}, int64_t{333}, R - 1}) {
-        float got = 0;
-        std::memcpy(&got, t.unaligned_bytes() + 4 * static_cast<size_t>(i * R + j), 4);
-        EXPECT_EQ(got, static_cast<float>((static_cast<size_t>(j * C + i) + static_cast<size_t>(k)) % 4099))
-            << k << ": " << i << "," << j;
-      }
-  }
+  for (size_t k = 1; k <= 2; ++k)
+    expect_transposed(*back.value()->graph->find_value("t" + std::to_string(k))->initializer(), R, C, k,
+                      {0, 5, C - 1}, {0, 333, R - 1});
 }
 
 }  // namespace

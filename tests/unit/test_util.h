@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "ir/rewriter.h"
 #include "onnx_io/onnx_io.h"
 #include "../test_data.h"
 
@@ -17,6 +18,18 @@ inline std::unique_ptr<ir::Model> parse(const std::string& text) {
   EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
   if (!r) return nullptr;
   return std::move(r).value();
+}
+
+// The value `name` becomes an initializer holding t, and the node that made it (a placeholder
+// Constant: large weights do not fit the text syntax) goes.
+inline void set_weight(ir::Model& m, const std::string& name, ir::Tensor t) {
+  ir::Rewriter rw(m);
+  ir::Value* v = m.graph->find_value(name);
+  ASSERT_NE(v, nullptr) << name;
+  ir::Node* producer = v->producer();
+  rw.make_constant(v, std::move(t));
+  if (producer) rw.erase_node(producer);
+  m.graph->purge();
 }
 
 // The ONNX backend test data (tests/test_data.h): ONNXTRIM_TEST_DATA from the environment, else
