@@ -333,7 +333,23 @@ static void infer_function_call_impl(const ir::Model& model, const ir::Node& n, 
   }
 }
 
+template <typename F>
+void ShapeInference::with_unknowns(const void* key, F&& infer) {
+  std::vector<Expr> made;
+  {
+    auto it = unknowns_.find(key);
+    symbolic::FreshReplay replay(it != unknowns_.end() ? &it->second : nullptr, &made);
+    infer();
+  }
+  if (made.empty()) unknowns_.erase(key);
+  else unknowns_[key] = std::move(made);
+}
+
 void ShapeInference::infer_node(const ir::Node& n) {
+  with_unknowns(&n, [&] { infer_node_once(n); });
+}
+
+void ShapeInference::infer_node_once(const ir::Node& n) {
   GraphInferContext ctx(*this, n, model_.opset(n.domain));
   ops::InferFn rule = ops::find_infer(n.domain, n.op_type);
   if (Status st = ops::check_types(ctx); !st.is_ok()) {
@@ -410,7 +426,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
       t = TypeInfo::tensor(v->type.elem, ops::SymShape{});
       for (int64_t d : sh->second) t.shape->push_back(Expr::constant(d));
     } else {
-      t = from_declared(v->type, /*hint=*/g.parent() != nullptr);
+      with_unknowns(v, [&] { t = from_declared(v->type, /*hint=*/g.parent() != nullptr); });
       if (i < inputs.size()) {
         // What the owning node knows (e.g. Loop-carried types) refines the declaration.
         const TypeInfo& given = inputs[i];

@@ -89,12 +89,19 @@ class ShapeInference {
   Status seed_graph(const ir::Graph& g, const std::vector<ops::TypeInfo>& inputs);
 
   void infer_node(const ir::Node& n);
+  void infer_node_once(const ir::Node& n);
   void evaluate_if_constant(const ir::Node& n, GraphInferContext& ctx);
   void merge_declared(const ir::Node& n, const ir::Value* v, ops::TypeInfo& inferred);
 
   const ir::Model& model_;
   InferOptions opts_;
   std::unordered_map<const ir::Value*, ops::TypeInfo> facts_;
+  // The unknowns the inference of each node (or the seeding of each graph input) made last
+  // time, handed out again when it is inferred again (symbolic::FreshReplay).
+  std::unordered_map<const void*, std::vector<symbolic::Expr>> unknowns_;
+  // Runs `infer` with the unknowns `key` made last time, and keeps those it makes now.
+  template <typename F>
+  void with_unknowns(const void* key, F&& infer);
   std::vector<const ir::Graph*> graphs_;  // every graph inferred, in order
   std::vector<std::string> warnings_;
   std::vector<Status> errors_;

@@ -165,7 +165,9 @@ Expr Expr::constant(int64_t v) {
 Expr Expr::symbol(std::string name) { return from_atom(make_atom(AtomKind::kSymbol, std::move(name), {}, {})); }
 
 namespace {
-Expr new_atom(AtomKind kind, const char* prefix) {
+thread_local FreshReplay* t_replay = nullptr;
+
+Expr make_new_atom(AtomKind kind, const char* prefix) {
   static std::atomic<uint64_t> counter{0};
   auto n = std::make_shared<AtomNode>();
   n->kind = kind;
@@ -177,7 +179,34 @@ Expr new_atom(AtomKind kind, const char* prefix) {
   t.mono_key = make_mono_key(t.atoms);
   return Expr(finish({t}));
 }
+
+Expr new_atom(AtomKind kind, const char* prefix) {
+  FreshReplay* r = t_replay;
+  if (!r) return make_new_atom(kind, prefix);
+  const Expr* again = r->next(kind == AtomKind::kFresh);
+  Expr e = again ? *again : make_new_atom(kind, prefix);
+  r->made(e);
+  return e;
+}
 }  // namespace
+
+FreshReplay::FreshReplay(const std::vector<Expr>* reuse, std::vector<Expr>* made)
+    : reuse_(reuse), made_(made), outer_(t_replay) {
+  t_replay = this;
+}
+
+FreshReplay::~FreshReplay() { t_replay = outer_; }
+
+const Expr* FreshReplay::next(bool fresh) {
+  if (!reuse_ || next_ >= reuse_->size()) return nullptr;
+  const Expr& e = (*reuse_)[next_];
+  const AtomKind k = e.impl().terms[0].atoms[0]->kind;
+  if ((k == AtomKind::kFresh) != fresh) {
+    next_ = reuse_->size();  // the order differs from last time: new unknowns from here on
+    return nullptr;
+  }
+  return &(*reuse_)[next_++];
+}
 
 Expr Expr::fresh() { return new_atom(AtomKind::kFresh, "unk__"); }
 

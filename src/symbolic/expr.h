@@ -69,4 +69,27 @@ class Expr {
 // Maximum size of an expression before it is replaced by a fresh symbol.
 constexpr size_t kMaxExprSize = 64;
 
+// While one lives on a thread, the new unknowns (fresh() and unknown_int()) made there are
+// appended to `made`, and the first ones are those of `reuse`, in order (as long as each is
+// of the kind asked for), instead of new ones. Inferring a node again with its unknowns of
+// last time gives the same facts when nothing it depends on changed, where new names would
+// make every fact built on them differ. Scopes nest: an inner one stands alone.
+class FreshReplay {
+ public:
+  FreshReplay(const std::vector<Expr>* reuse, std::vector<Expr>* made);
+  ~FreshReplay();
+  FreshReplay(const FreshReplay&) = delete;
+  FreshReplay& operator=(const FreshReplay&) = delete;
+  // (For the making of unknowns.) The one to hand out for a new one of this kind (`fresh` or
+  // not), or nullptr; and the one handed out.
+  const Expr* next(bool fresh);
+  void made(const Expr& e) { made_->push_back(e); }
+
+ private:
+  const std::vector<Expr>* reuse_;
+  std::vector<Expr>* made_;
+  size_t next_ = 0;
+  FreshReplay* outer_;
+};
+
 }  // namespace onnxtrim::symbolic

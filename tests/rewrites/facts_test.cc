@@ -472,6 +472,59 @@ g (float[N,4] x) => (float[N,4] y) {
   cache.end();
 }
 
+// A node inferred again names its unknowns as it did last time, so that what its facts reach
+// is not inferred again for new names of the same unknowns; two nodes' unknowns stay apart.
+TEST(FactsCache, ANodeInferredAgainKeepsItsUnknowns) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N] x1, float[N] x2) => (float[?,1] y1, float[?,1] y2) {
+  z1 = NonZero(x1)
+  z2 = NonZero(x2)
+  t1 = Transpose(z1)
+  t2 = Transpose(z2)
+  c1 = Cast<to = 1>(t1)
+  c2 = Cast<to = 1>(t2)
+  y1 = Relu(c1)
+  y2 = Relu(c2)
+}
+)");
+  ASSERT_TRUE(m);
+  SharedFacts shared(*m);
+  passes::FactsCache& cache = shared.cache;
+  passes::PassContext& ctx = shared.ctx;
+  const ir::Value* c1 = m->graph->find_value("c1");
+  const ir::Value* c2 = m->graph->find_value("c2");
+  auto dim = [](const passes::ShapeInference& si, const ir::Value* v) {
+    const ops::TypeInfo* f = si.facts(v);
+    EXPECT_TRUE(f && f->shape && f->shape->size() == 2u) << v->name();
+    return f && f->shape && !f->shape->empty() ? (*f->shape)[0] : symbolic::Expr();
+  };
+  ir::Rewriter rw(*m);
+  cache.begin(&rw);
+  auto a = passes::current_facts(ctx);
+  ASSERT_TRUE(a);
+  const symbolic::Expr u1 = dim(*a, c1), u2 = dim(*a, c2);
+  EXPECT_TRUE(u1.is_fresh());
+  EXPECT_NE(u1, u2);
+  const passes::ShapeInference* first = a.get();
+  a.reset();
+  rw.note_change(m->graph->find_value("z1")->producer());
+  rw.note_change(m->graph->find_value("z2")->producer());
+  auto b = passes::current_facts(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b.get(), first);
+  EXPECT_EQ(dim(*b, c1), u1);
+  EXPECT_EQ(dim(*b, c2), u2);
+  // Inferred afresh (no facts of last time): new unknowns.
+  rw.note_change();
+  b.reset();
+  auto c = passes::current_facts(ctx);
+  ASSERT_TRUE(c);
+  EXPECT_NE(dim(*c, c1), u1);
+  EXPECT_NE(dim(*c, c1), dim(*c, c2));
+  cache.end();
+}
+
 // A change inside a body is logged as a change of the main-graph node that owns it; a change
 // to a main-graph initializer names no node (initializers are all looked at again).
 TEST(FactsCache, ChangesInsideABodyNameItsOwner) {

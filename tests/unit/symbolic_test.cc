@@ -127,5 +127,41 @@ TEST(SymbolicExpr, OverflowFallsBackToAFreshSymbol) {
   EXPECT_FALSE(bounds(sum).lo);
 }
 
+// A replay hands out the unknowns of last time in order, of the kind asked for; past them, or
+// once the kinds differ from last time, new ones. Scopes nest; outside one, every unknown is new.
+TEST(SymbolicExpr, ReplayedUnknownsComeBackInOrder) {
+  std::vector<Expr> first;
+  {
+    FreshReplay r(nullptr, &first);
+    (void)Expr::fresh();
+    (void)unknown_int();
+  }
+  ASSERT_EQ(first.size(), 2u);
+  std::vector<Expr> second, inner;
+  {
+    FreshReplay r(&first, &second);
+    EXPECT_EQ(Expr::fresh(), first[0]);
+    {
+      FreshReplay nested(nullptr, &inner);  // stands alone
+      EXPECT_NE(Expr::fresh(), first[1]);
+    }
+    EXPECT_EQ(unknown_int(), first[1]);
+    Expr extra = Expr::fresh();  // one more than last time: new
+    EXPECT_NE(extra, first[0]);
+    EXPECT_NE(extra, first[1]);
+  }
+  EXPECT_EQ(second.size(), 3u);
+  EXPECT_EQ(inner.size(), 1u);
+  std::vector<Expr> third;
+  {
+    FreshReplay r(&first, &third);
+    Expr a = unknown_int();  // last time's first was fresh(): the order differs, new from here
+    EXPECT_NE(a, first[0]);
+    EXPECT_NE(a, first[1]);
+    EXPECT_NE(Expr::fresh(), first[0]);
+  }
+  EXPECT_NE(Expr::fresh(), Expr::fresh());
+}
+
 }  // namespace
 }  // namespace onnxtrim::symbolic
