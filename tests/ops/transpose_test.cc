@@ -118,6 +118,22 @@ TEST(TransposeDeferred, LargeResultIsMadeWhenRead) {
   EXPECT_EQ(std::memcmp(again.data(), want.data() + row + 8, 16), 0);
 }
 
+// 2-D float transposes of sizes around the kernel's blocks (8 x 8 registers, 64 x 64 tiles,
+// 256 x 256 blocks): whole blocks, the rows and columns past them, and both at once, equal to
+// the definition whether made at once (small) or by ranges (deferred).
+TEST(TransposeFloat, EveryShapeAroundTheBlocksMatchesTheDefinition) {
+  for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{
+           {8, 8}, {1, 9}, {9, 1}, {9, 17}, {64, 72}, {65, 63}, {130, 259}, {257, 255}, {520, 600}, {264, 1031}}) {
+    ir::Tensor x = patterned(ir::DataType::kFloat, {r, c});
+    ir::Tensor y = run_transpose(x, {1, 0}, "float");
+    std::vector<uint8_t> want = by_definition(x, {1, 0});
+    ASSERT_EQ(y.byte_size(), want.size());
+    std::vector<uint8_t> got(want.size());
+    y.read(0, got.size(), got.data());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << r << "x" << c;
+  }
+}
+
 // Axes of size 1 and input axes that stay side by side are merged: such permutations are 2-D
 // transposes (deferred when large), or keep the bytes' order (the result shares them).
 TEST(TransposeDeferred, MergedAxes) {
