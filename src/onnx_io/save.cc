@@ -267,6 +267,12 @@ struct Initializer {
 
 uint64_t varint_size(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
 
+// A tensor and where its bytes go.
+struct Placed {
+  const ir::Tensor* tensor;
+  uint64_t at;
+};
+
 class Sink {
  public:
   virtual ~Sink() = default;
@@ -274,8 +280,10 @@ class Sink {
   // Whether tensors stored in files are copied from them into this one (then a tensor is best
   // placed where it is within a page in its file); bytes in memory place every tensor alike.
   virtual bool copies_files() const { return false; }
-  // The deferred tensors that will be written, in order (a file makes them ahead).
-  virtual void will_write_deferred(std::vector<const ir::Tensor*> /*order*/) {}
+  // The deferred tensors that will be written, in order, each with the place of its bytes
+  // among the bytes written through this sink (a file makes and writes them on threads of its
+  // own, meanwhile).
+  virtual void will_write_deferred(std::vector<Placed> /*placed*/) {}
   // The number of bytes that will be written from here on (a file reserves its blocks).
   virtual void expect(uint64_t /*bytes*/) {}
   // The bytes of a tensor: copied file to file in the kernel when they are stored in a file.
@@ -299,71 +307,51 @@ class Sink {
 // Descriptors of the files tensors are copied from, opened once per save.
 using SourceFiles = ir::OriginFiles;
 
-// Makes the pieces of the deferred tensors (folded weights not made yet) that a file will be
-// written with, in the order the writer takes them, on threads of their own that keep a few
-// pieces ahead: the writer never waits for the first piece of a tensor, and making (the larger
-// part of the work: a transpose reads its source across) goes on while it writes. The buffers
-// go round, so the pieces pass through memory that is already mapped.
+// Makes the deferred tensors (folded weights not made yet) that a file will be written with, a
+// piece at a time, and writes each piece at its place in the file, on two threads of their
+// own, while the writer writes everything else: making (a transpose reads its source across)
+// and writing share both cores, and no piece passes from one thread to another. Each thread
+// goes round one buffer, so the pieces pass through memory that is already mapped.
 class PieceMaker {
  public:
-  static constexpr size_t kBuffers = 6;
   static constexpr size_t kMakers = 2;
   static constexpr size_t kAlone = size_t{32} << 20;  // a tensor made with no other in progress
-  PieceMaker(std::vector<const ir::Tensor*> order, size_t piece) : order_(std::move(order)) {
-    for (size_t k = 0; k < order_.size(); ++k) {
-      const ir::Tensor* t = order_[k];
-      first_.push_back(pieces_.size());
+  // `base`: the file offset where the places begin.
+  PieceMaker(int fd, uint64_t base, std::vector<Placed> placed, size_t piece) : fd_(fd), placed_(std::move(placed)) {
+    for (size_t k = 0; k < placed_.size(); ++k) {
+      const ir::Tensor* t = placed_[k].tensor;
+      size_t first = pieces_.size();
       for (size_t off = 0; off < t->byte_size(); off += piece)
-        pieces_.push_back({t, k, off, std::min(piece, t->byte_size() - off)});
+        pieces_.push_back({t, k, off, std::min(piece, t->byte_size() - off), base + placed_[k].at + off});
+      left_.push_back(pieces_.size() - first);
     }
-    first_.push_back(pieces_.size());
-    left_.resize(order_.size());
-    let_go_.assign(order_.size(), false);
-    for (size_t k = 0; k < order_.size(); ++k) left_[k] = first_[k + 1] - first_[k];
+    let_go_.assign(placed_.size(), false);
     for (auto& b : buffers_) b.reset(new uint8_t[piece]);  // not zeroed: every piece is written whole
-    made_.fill(SIZE_MAX);
-    for (auto& th : threads_) th = std::thread([this] { run(); });
+    for (size_t k = 0; k < kMakers; ++k) threads_[k] = std::thread([this, k] { run(buffers_[k].get()); });
   }
-  ~PieceMaker() {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& th : threads_) th.join();
+  ~PieceMaker() { finish(); }
+  // Whether t's bytes are made here and written at `at` (among the sink's bytes); the writer
+  // then leaves room for them.
+  bool places(const ir::Tensor& t, uint64_t at) {
+    if (taken_ >= placed_.size() || placed_[taken_].tensor != &t) return false;
+    return placed_[taken_++].at == at;
   }
-  // Whether t is the next tensor of the order, all before it taken (otherwise t is made where
-  // it is written).
-  bool makes_next(const ir::Tensor& t) const {
-    return taken_ < order_.size() && order_[taken_] == &t && written_ == first_[taken_];
+  // Waits for every piece; false when one could not be written (error(): why).
+  bool finish() {
+    for (auto& th : threads_)
+      if (th.joinable()) th.join();
+    return error_ == 0;
   }
-  // The pieces of the next tensor (makes_next), one after another, each handed to `write`.
-  bool write_next(const std::function<bool(const uint8_t*, size_t)>& write) {
-    const size_t k = taken_++;
-    for (size_t i = first_[k]; i < first_[k + 1]; ++i) {
-      const size_t slot = i % kBuffers;
-      {
-        std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return made_[slot] == i; });
-      }
-      bool ok = write(buffers_[slot].get(), pieces_[i].size);
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        ++written_;
-      }
-      cv_.notify_all();
-      if (!ok) return false;
-    }
-    return true;
-  }
+  int error() const { return error_; }
 
  private:
   struct Piece {
     const ir::Tensor* tensor;
-    size_t index;  // in order_
+    size_t index;  // in placed_
     size_t offset, size;
+    uint64_t file_offset;
   };
-  void run() {
+  void run(uint8_t* buffer) {
     for (;;) {
       size_t i = 0;
       {
@@ -372,54 +360,69 @@ class PieceMaker {
         // go: making reads across the whole source, and two large sources in memory at once
         // would raise the peak by one of them.
         auto may_take = [&] {
-          if (next_ >= pieces_.size() || next_ >= written_ + kBuffers) return false;
+          if (next_ >= pieces_.size()) return false;
           const Piece& p = pieces_[next_];
           return p.offset != 0 || p.tensor->byte_size() < kAlone || released_ == p.index;
         };
-        cv_.wait(lk, [&] { return stop_ || next_ >= pieces_.size() || may_take(); });
-        if (stop_ || next_ >= pieces_.size()) return;
+        cv_.wait(lk, [&] { return error_ != 0 || next_ >= pieces_.size() || may_take(); });
+        if (error_ != 0 || next_ >= pieces_.size()) return;
         i = next_++;
       }
       const Piece& p = pieces_[i];
-      p.tensor->read(p.offset, p.size, buffers_[i % kBuffers].get());
+      p.tensor->read(p.offset, p.size, buffer);
+      int failed = 0;
+      {
+        // One at a time: writes to one file take its lock in the kernel, where two threads
+        // waiting spin (swin_t: 1.7 times the CPU time of the same writes from one thread).
+        std::lock_guard<std::mutex> one_writer(write_mu_);
+        for (size_t done = 0; done < p.size;) {
+          ssize_t w = ::pwrite(fd_, buffer + done, p.size - done, static_cast<off_t>(p.file_offset + done));
+          if (w < 0 && errno == EINTR) continue;
+          if (w <= 0) {
+            failed = w < 0 ? errno : EIO;
+            break;
+          }
+          done += static_cast<size_t>(w);
+        }
+      }
       bool last = false;
       {
         std::lock_guard<std::mutex> lk(mu_);
-        made_[i % kBuffers] = i;
+        if (failed && error_ == 0) error_ = failed;
         last = --left_[p.index] == 0;
       }
-      cv_.notify_all();
       if (last) {
-        // Every piece of it is made: the pages of its source that making it read can go (here,
-        // not on the writer's thread, which has the writing to do).
+        // Every piece of it is made: the pages of its source that making it read can go.
         ir::release_pages(*p.tensor);
         std::lock_guard<std::mutex> lk(mu_);
         let_go_[p.index] = true;
         while (released_ < let_go_.size() && let_go_[released_]) ++released_;
       }
-      if (last) cv_.notify_all();
+      if (last || failed) cv_.notify_all();
     }
   }
-  std::vector<const ir::Tensor*> order_;
+  int fd_;
+  std::vector<Placed> placed_;
   std::vector<Piece> pieces_;
-  std::vector<size_t> first_;  // per tensor of order_: its first piece (then one past the last)
-  std::vector<size_t> left_;   // per tensor of order_: pieces not made yet
-  std::vector<bool> let_go_;   // per tensor of order_: made, and its source let go
-  size_t released_ = 0;        // the tensors of order_ before this one are made and let go
-  size_t taken_ = 0;    // the writer's place in order_
-  size_t written_ = 0;  // pieces written (the writer's place in pieces_)
-  size_t next_ = 0;     // the next piece to make
-  std::unique_ptr<uint8_t[]> buffers_[kBuffers];
-  std::array<size_t, kBuffers> made_{};  // per buffer: the piece it holds
+  std::vector<size_t> left_;   // per tensor of placed_: pieces not made yet
+  std::vector<bool> let_go_;   // per tensor of placed_: made, and its source let go
+  size_t released_ = 0;        // the tensors of placed_ before this one are made and let go
+  size_t taken_ = 0;           // the writer's place in placed_
+  size_t next_ = 0;            // the next piece to make
+  int error_ = 0;
+  std::unique_ptr<uint8_t[]> buffers_[kMakers];
   std::mutex mu_;
+  std::mutex write_mu_;
   std::condition_variable cv_;
-  bool stop_ = false;
   std::array<std::thread, kMakers> threads_;
 };
 class FdSink final : public Sink {
  public:
   FdSink(int fd, SourceFiles* sources) : fd_(fd), sources_(sources) {}
-  ~FdSink() override { flush(); }
+  ~FdSink() override {
+    flush();
+    finish();
+  }
   bool copies_files() const override { return sources_ != nullptr; }
   // Blocks reserved up front: the file system then does not reserve them block by block as
   // the writes extend the file (about a quarter of the time of copying swin_t's weights).
@@ -474,16 +477,30 @@ class FdSink final : public Sink {
     ir::release_pages(t);
     return ok;
   }
-  void will_write_deferred(std::vector<const ir::Tensor*> order) override {
-    if (!order.empty()) maker_ = std::make_unique<PieceMaker>(std::move(order), kPiece);
+  void will_write_deferred(std::vector<Placed> placed) override {
+    if (placed.empty()) return;
+    off_t base = lseek(fd_, 0, SEEK_CUR);
+    if (base < 0) return;  // written here, one after another
+    maker_ = std::make_unique<PieceMaker>(fd_, static_cast<uint64_t>(base) + buf_.size() - written_, std::move(placed),
+                                          kPiece);
   }
-  // A deferred tensor the maker has ahead is written piece by piece as it comes; any other is
-  // made a piece at a time here.
+  // A deferred tensor the maker writes gets its room left; any other is made a piece at a time
+  // here.
   bool write_deferred(const ir::Tensor& t) {
     if (!flush()) return false;
-    if (maker_ && maker_->makes_next(t))
-      return maker_->write_next([&](const uint8_t* p, size_t n) { return raw(reinterpret_cast<const char*>(p), n); });
+    if (maker_ && maker_->places(t, written_)) {
+      if (lseek(fd_, static_cast<off_t>(t.byte_size()), SEEK_CUR) < 0) return fail(errno);
+      written_ += t.byte_size();
+      return true;
+    }
+    // Not where it was planned: the planned places cannot be trusted (never seen; a guard).
+    if (maker_) return fail(EIO);
     return Sink::write_tensor(t);
+  }
+  // Waits for the deferred tensors being made; false when one could not be written.
+  bool finish() {
+    if (maker_ && !maker_->finish()) return fail(maker_->error());
+    return ok_;
   }
   bool flush() {
     if (buf_.empty()) return ok_;
@@ -500,6 +517,11 @@ class FdSink final : public Sink {
 
  private:
   static constexpr size_t kCopyMin = 64 << 10;  // smaller tensors go through the buffer
+  bool fail(int e) {
+    if (ok_) errno_ = e ? e : EIO;
+    ok_ = false;
+    return false;
+  }
   bool raw(const char* c, size_t n) {
     written_ += n;
     return raw_nocount(c, n);
@@ -526,6 +548,24 @@ class FdSink final : public Sink {
   uint64_t written_ = 0;
   bool ok_ = true;
   int errno_ = 0;
+};
+
+// Writes nothing: counts the bytes, and notes where each deferred tensor's would be.
+class PlaceSink final : public Sink {
+ public:
+  bool write(const void*, size_t n) override {
+    at_ += n;
+    return true;
+  }
+  bool write_tensor(const ir::Tensor& t) override {
+    if (t.deferred()) deferred.push_back({&t, at_});
+    at_ += t.byte_size();
+    return true;
+  }
+  std::vector<Placed> deferred;
+
+ private:
+  uint64_t at_ = 0;
 };
 
 class StringSink final : public Sink {
@@ -804,7 +844,6 @@ bool write_records(Sink& s, const std::string& graph, const Layout& l, size_t fr
 }
 
 bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
-  uint64_t done = 0;
   const std::string graph = p.graph.SerializeAsString();
   const std::string head = p.head.SerializeAsString();
   // The graph's length comes before everything the layout places: plan with its width, and
@@ -821,29 +860,33 @@ bool write_plan(Sink& s, Plan& p, const ProgressFn& progress) {
   if (!planned) plan_layout(p, graph, 0, false, false, l);
   const uint64_t graph_size = p.graph_size + l.added;
   s.expect(head.size() + 1 + varint_size(graph_size) + graph_size);
+  auto emit = [&](Sink& out, const ProgressFn& report) {
+    uint64_t done = 0;
+    bool ok = out.write(head.data(), head.size());
+    ok = ok && put_varint(out, (7u << 3) | 2) && put_varint(out, graph_size);
+    for (size_t i = 0; i < p.inits.size() && ok; ++i) {
+      auto& in = p.inits[i];
+      ok = write_records(out, graph, l, l.first[i], l.first[i + 1]);
+      const uint64_t n = in.tensor->byte_size();
+      const bool wide = l.size_width[i] != 0;
+      const uint64_t body = wide ? in.size + l.raw_width[i] - varint_size(n) : in.size;
+      ok = ok && put_varint(out, (5u << 3) | 2) &&
+           put_varint_width(out, body, wide ? l.size_width[i] : varint_size(body)) && put_message(out, in.head);
+      if (ok && in.where == Initializer::Where::kStreamed)
+        ok = put_varint(out, (9u << 3) | 2) && put_varint_width(out, n, wide ? l.raw_width[i] : varint_size(n)) &&
+             out.write_tensor(*in.tensor);
+      done += in.size;
+      if (report) report(done, p.total);
+    }
+    return ok && write_records(out, graph, l, l.first[p.inits.size()], l.records.size());
+  };
   {
-    std::vector<const ir::Tensor*> deferred;
-    for (const auto& in : p.inits)
-      if (in.where == Initializer::Where::kStreamed && in.tensor->deferred()) deferred.push_back(in.tensor);
-    s.will_write_deferred(std::move(deferred));
+    // Where the deferred tensors' bytes will be: the same writing, counted.
+    PlaceSink places;
+    emit(places, nullptr);
+    s.will_write_deferred(std::move(places.deferred));
   }
-  bool ok = s.write(head.data(), head.size());
-  ok = ok && put_varint(s, (7u << 3) | 2) && put_varint(s, graph_size);
-  for (size_t i = 0; i < p.inits.size() && ok; ++i) {
-    auto& in = p.inits[i];
-    ok = write_records(s, graph, l, l.first[i], l.first[i + 1]);
-    const uint64_t n = in.tensor->byte_size();
-    const bool wide = l.size_width[i] != 0;
-    const uint64_t body = wide ? in.size + l.raw_width[i] - varint_size(n) : in.size;
-    ok = ok && put_varint(s, (5u << 3) | 2) && put_varint_width(s, body, wide ? l.size_width[i] : varint_size(body)) &&
-         put_message(s, in.head);
-    if (ok && in.where == Initializer::Where::kStreamed)
-      ok = put_varint(s, (9u << 3) | 2) && put_varint_width(s, n, wide ? l.raw_width[i] : varint_size(n)) &&
-           s.write_tensor(*in.tensor);
-    done += in.size;
-    if (progress) progress(done, p.total);
-  }
-  return ok && write_records(s, graph, l, l.first[p.inits.size()], l.records.size());
+  return emit(s, progress);
 }
 
 // Writes the external tensors that are not in place yet, in order, from offset `start` on.
@@ -851,9 +894,10 @@ bool write_external(Sink& s, const Plan& p, uint64_t start) {
   uint64_t off = start;
   if (p.external_bytes > start) s.expect(p.external_bytes - start);
   {
-    std::vector<const ir::Tensor*> deferred;
+    std::vector<Placed> deferred;
     for (const auto& in : p.inits)
-      if (in.where == Initializer::Where::kExternal && !in.in_place && in.tensor->deferred()) deferred.push_back(in.tensor);
+      if (in.where == Initializer::Where::kExternal && !in.in_place && in.tensor->deferred())
+        deferred.push_back({in.tensor, in.ext_offset - start});
     s.will_write_deferred(std::move(deferred));
   }
   static const char zeros[4096] = {};
@@ -944,7 +988,7 @@ Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std:
   {
     FdSink sink(tf.fd(), &sources);
     sink.reserve();
-    ok = body(sink) && sink.flush();
+    ok = body(sink) && sink.flush() && sink.finish();
     e = sink.error();
   }
   // Blocks reserved past what was written (a plan that overestimated) are no part of the file.
