@@ -3,6 +3,7 @@
 // loading copies no weights and saving can copy them file to file. The rest of the model goes
 // through libprotobuf; the parsed messages are consumed destructively (tensor bytes moved into
 // the IR, not copied), and what the IR does not interpret is re-serialized into `extra`.
+#include <google/protobuf/arena.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
@@ -1015,10 +1016,16 @@ Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, 
       graph_rest.append(reinterpret_cast<const char*>(field), static_cast<size_t>(g.p - field));
     }
   }
-  onnx::ModelProto mp;
-  if (!parse_part(rest, mp, 256) || !parse_part(graph_rest, *mp.mutable_graph(), 255)) return no();
+  // The graph's messages live only until they are converted: in an arena, made in blocks of
+  // up to 1 MB and freed at once (swin_t: loading 14.0 -> 12.6 ms).
+  google::protobuf::ArenaOptions ao;
+  ao.start_block_size = size_t{64} << 10;
+  ao.max_block_size = size_t{1} << 20;
+  google::protobuf::Arena arena(ao);
+  auto* mp = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  if (!parse_part(rest, *mp, 256) || !parse_part(graph_rest, *mp->mutable_graph(), 255)) return no();
   fallback = false;
-  return convert_model(mp, ctx, &inits);
+  return convert_model(*mp, ctx, &inits);
 }
 
 // Bytes of a whole model file; `owner` keeps them alive when tensors may point into them.
