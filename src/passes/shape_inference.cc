@@ -346,6 +346,12 @@ void ShapeInference::with_unknowns(const void* key, F&& infer) {
 }
 
 void ShapeInference::infer_node(const ir::Node& n) {
+  // A main-graph node is inferred once per inference; what its inference infers inside it (a
+  // body, perhaps several times; a function's body, once per call) makes its unknowns within
+  // the node's, in the same order each time. A node inside is never keyed on its own: its
+  // unknowns would pass from one call of a function to the next, or from one pass over a
+  // loop's body to the next, and tell different counts equal.
+  if (n.graph() != model_.graph.get()) return infer_node_once(n);
   with_unknowns(&n, [&] { infer_node_once(n); });
 }
 
@@ -426,7 +432,8 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
       t = TypeInfo::tensor(v->type.elem, ops::SymShape{});
       for (int64_t d : sh->second) t.shape->push_back(Expr::constant(d));
     } else {
-      with_unknowns(v, [&] { t = from_declared(v->type, /*hint=*/g.parent() != nullptr); });
+      if (&g == model_.graph.get()) with_unknowns(v, [&] { t = from_declared(v->type, /*hint=*/false); });
+      else t = from_declared(v->type, /*hint=*/g.parent() != nullptr);
       if (i < inputs.size()) {
         // What the owning node knows (e.g. Loop-carried types) refines the declaration.
         const TypeInfo& given = inputs[i];

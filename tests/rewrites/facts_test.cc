@@ -525,6 +525,52 @@ g (float[N] x1, float[N] x2) => (float[?,1] y1, float[?,1] y2) {
   cache.end();
 }
 
+// The unknowns made inside a node's inference (a function's body, inferred once per call) are
+// the node's own: two calls of one function count different things, before and after both
+// calls are inferred again.
+TEST(FactsCache, TwoCallsOfAFunctionKeepTheirUnknownsApart) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[N] x1, float[N] x2) => (float[?,1] y1, float[?,1] y2) {
+  c1 = local.NZ(x1)
+  c2 = local.NZ(x2)
+  y1 = Relu(c1)
+  y2 = Relu(c2)
+}
+<domain: "local", opset_import: ["" : 17]>
+NZ (x) => (y) {
+  z = NonZero(x)
+  t = Transpose(z)
+  y = Cast<to = 1>(t)
+}
+)");
+  ASSERT_TRUE(m);
+  SharedFacts shared(*m);
+  passes::PassContext& ctx = shared.ctx;
+  const ir::Value* c1 = m->graph->find_value("c1");
+  const ir::Value* c2 = m->graph->find_value("c2");
+  auto dim = [](const passes::ShapeInference& si, const ir::Value* v) {
+    const ops::TypeInfo* f = si.facts(v);
+    EXPECT_TRUE(f && f->shape && f->shape->size() == 2u) << v->name();
+    return f && f->shape && !f->shape->empty() ? (*f->shape)[0] : symbolic::Expr();
+  };
+  ir::Rewriter rw(*m);
+  shared.cache.begin(&rw);
+  auto a = passes::current_facts(ctx);
+  ASSERT_TRUE(a);
+  const symbolic::Expr u1 = dim(*a, c1), u2 = dim(*a, c2);
+  EXPECT_TRUE(u1.is_fresh());
+  EXPECT_NE(u1, u2);
+  a.reset();
+  rw.note_change(c1->producer());
+  rw.note_change(c2->producer());
+  auto b = passes::current_facts(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(dim(*b, c1), u1);
+  EXPECT_EQ(dim(*b, c2), u2);
+  shared.cache.end();
+}
+
 // A change inside a body is logged as a change of the main-graph node that owns it; a change
 // to a main-graph initializer names no node (initializers are all looked at again).
 TEST(FactsCache, ChangesInsideABodyNameItsOwner) {
