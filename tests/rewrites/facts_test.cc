@@ -472,6 +472,46 @@ g (float[N,4] x) => (float[N,4] y) {
   cache.end();
 }
 
+// The first dim of v's facts, of rank 2.
+symbolic::Expr first_dim(const passes::ShapeInference& si, const ir::Value* v) {
+  const ops::TypeInfo* f = si.facts(v);
+  EXPECT_TRUE(f && f->shape && f->shape->size() == 2u) << v->name();
+  return f && f->shape && !f->shape->empty() ? (*f->shape)[0] : symbolic::Expr();
+}
+
+// m's values c1 and c2 are [unknown, 1], with unknowns of their own: they stay the same when
+// the producers of the values named in `touched` are inferred again, and are new ones (still
+// apart) when a change no node names makes the facts inferred afresh.
+void expect_unknowns_kept(ir::Model& m, const std::vector<std::string>& touched) {
+  SharedFacts shared(m);
+  passes::PassContext& ctx = shared.ctx;
+  const ir::Value* c1 = m.graph->find_value("c1");
+  const ir::Value* c2 = m.graph->find_value("c2");
+  ASSERT_TRUE(c1 && c2);
+  ir::Rewriter rw(m);
+  shared.cache.begin(&rw);
+  auto a = passes::current_facts(ctx);
+  ASSERT_TRUE(a);
+  const symbolic::Expr u1 = first_dim(*a, c1), u2 = first_dim(*a, c2);
+  EXPECT_TRUE(u1.is_fresh());
+  EXPECT_NE(u1, u2);
+  const passes::ShapeInference* first = a.get();
+  a.reset();
+  for (const std::string& name : touched) rw.note_change(m.graph->find_value(name)->producer());
+  auto b = passes::current_facts(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b.get(), first);
+  EXPECT_EQ(first_dim(*b, c1), u1);
+  EXPECT_EQ(first_dim(*b, c2), u2);
+  rw.note_change();
+  b.reset();
+  auto c = passes::current_facts(ctx);
+  ASSERT_TRUE(c);
+  EXPECT_NE(first_dim(*c, c1), u1);
+  EXPECT_NE(first_dim(*c, c1), first_dim(*c, c2));
+  shared.cache.end();
+}
+
 // A node inferred again names its unknowns as it did last time, so that what its facts reach
 // is not inferred again for new names of the same unknowns; two nodes' unknowns stay apart.
 TEST(FactsCache, ANodeInferredAgainKeepsItsUnknowns) {
@@ -489,40 +529,7 @@ g (float[N] x1, float[N] x2) => (float[?,1] y1, float[?,1] y2) {
 }
 )");
   ASSERT_TRUE(m);
-  SharedFacts shared(*m);
-  passes::FactsCache& cache = shared.cache;
-  passes::PassContext& ctx = shared.ctx;
-  const ir::Value* c1 = m->graph->find_value("c1");
-  const ir::Value* c2 = m->graph->find_value("c2");
-  auto dim = [](const passes::ShapeInference& si, const ir::Value* v) {
-    const ops::TypeInfo* f = si.facts(v);
-    EXPECT_TRUE(f && f->shape && f->shape->size() == 2u) << v->name();
-    return f && f->shape && !f->shape->empty() ? (*f->shape)[0] : symbolic::Expr();
-  };
-  ir::Rewriter rw(*m);
-  cache.begin(&rw);
-  auto a = passes::current_facts(ctx);
-  ASSERT_TRUE(a);
-  const symbolic::Expr u1 = dim(*a, c1), u2 = dim(*a, c2);
-  EXPECT_TRUE(u1.is_fresh());
-  EXPECT_NE(u1, u2);
-  const passes::ShapeInference* first = a.get();
-  a.reset();
-  rw.note_change(m->graph->find_value("z1")->producer());
-  rw.note_change(m->graph->find_value("z2")->producer());
-  auto b = passes::current_facts(ctx);
-  ASSERT_TRUE(b);
-  EXPECT_EQ(b.get(), first);
-  EXPECT_EQ(dim(*b, c1), u1);
-  EXPECT_EQ(dim(*b, c2), u2);
-  // Inferred afresh (no facts of last time): new unknowns.
-  rw.note_change();
-  b.reset();
-  auto c = passes::current_facts(ctx);
-  ASSERT_TRUE(c);
-  EXPECT_NE(dim(*c, c1), u1);
-  EXPECT_NE(dim(*c, c1), dim(*c, c2));
-  cache.end();
+  expect_unknowns_kept(*m, {"z1", "z2"});
 }
 
 // The unknowns made inside a node's inference (a function's body, inferred once per call) are
@@ -545,30 +552,7 @@ NZ (x) => (y) {
 }
 )");
   ASSERT_TRUE(m);
-  SharedFacts shared(*m);
-  passes::PassContext& ctx = shared.ctx;
-  const ir::Value* c1 = m->graph->find_value("c1");
-  const ir::Value* c2 = m->graph->find_value("c2");
-  auto dim = [](const passes::ShapeInference& si, const ir::Value* v) {
-    const ops::TypeInfo* f = si.facts(v);
-    EXPECT_TRUE(f && f->shape && f->shape->size() == 2u) << v->name();
-    return f && f->shape && !f->shape->empty() ? (*f->shape)[0] : symbolic::Expr();
-  };
-  ir::Rewriter rw(*m);
-  shared.cache.begin(&rw);
-  auto a = passes::current_facts(ctx);
-  ASSERT_TRUE(a);
-  const symbolic::Expr u1 = dim(*a, c1), u2 = dim(*a, c2);
-  EXPECT_TRUE(u1.is_fresh());
-  EXPECT_NE(u1, u2);
-  a.reset();
-  rw.note_change(c1->producer());
-  rw.note_change(c2->producer());
-  auto b = passes::current_facts(ctx);
-  ASSERT_TRUE(b);
-  EXPECT_EQ(dim(*b, c1), u1);
-  EXPECT_EQ(dim(*b, c2), u2);
-  shared.cache.end();
+  expect_unknowns_kept(*m, {"c1", "c2"});
 }
 
 // A change inside a body is logged as a change of the main-graph node that owns it; a change
