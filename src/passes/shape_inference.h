@@ -96,8 +96,8 @@ class ShapeInference {
   const ir::Model& model_;
   InferOptions opts_;
   std::unordered_map<const ir::Value*, ops::TypeInfo> facts_;
-  // The unknowns the inference of each node (or the seeding of each graph input) made last
-  // time, handed out again when it is inferred again (symbolic::FreshReplay).
+  // The unknowns the inference of each main-graph node (or the seeding of each main-graph
+  // input) made last time, handed out again when it is inferred again (symbolic::FreshReplay).
   std::unordered_map<const void*, std::vector<symbolic::Expr>> unknowns_;
   // Runs `infer` with the unknowns `key` made last time, and keeps those it makes now.
   template <typename F>
