@@ -956,11 +956,26 @@ Result<std::unique_ptr<ir::Model>> parse_stream(google::protobuf::io::ZeroCopyIn
   return r;
 }
 
-bool parse_part(const std::string& bytes, google::protobuf::MessageLite& m, int recursion_limit) {
-  google::protobuf::io::CodedInputStream cis(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
-  cis.SetRecursionLimit(recursion_limit);
-  return m.MergeFromCodedStream(&cis) && cis.ConsumedEntireMessage();
-}
+// Fields of a message that the fast path hands to libprotobuf, as runs of the file's bytes
+// (fields side by side in the file make one run): parsed where they are, in order, which
+// merges them as the whole message would be (repeated fields append, in order).
+struct FieldRuns {
+  std::vector<std::pair<const uint8_t*, size_t>> runs;
+  void add(const uint8_t* from, const uint8_t* to) {
+    if (!runs.empty() && runs.back().first + runs.back().second == from)
+      runs.back().second += static_cast<size_t>(to - from);
+    else
+      runs.emplace_back(from, static_cast<size_t>(to - from));
+  }
+  bool parse_into(google::protobuf::MessageLite& m, int recursion_limit) const {
+    for (const auto& [p, n] : runs) {
+      google::protobuf::io::CodedInputStream cis(p, static_cast<int>(n));
+      cis.SetRecursionLimit(recursion_limit);
+      if (!m.MergeFromCodedStream(&cis) || !cis.ConsumedEntireMessage()) return false;
+    }
+    return true;
+  }
+};
 
 // The fast path: the model and graph framing are walked here, the main graph's initializers
 // decoded by parse_fast_tensor, and the remaining fields (nodes, inputs, functions ...)
@@ -969,7 +984,7 @@ bool parse_part(const std::string& bytes, google::protobuf::MessageLite& m, int 
 Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, LoadCtx& ctx, bool& fallback) {
   fallback = true;
   auto no = []() -> Result<std::unique_ptr<ir::Model>> { return Status(ErrorCode::kInternal, "fallback"); };
-  std::string rest;
+  FieldRuns rest;
   const uint8_t* graph = nullptr;
   size_t graph_size = 0;
   int graphs = 0;
@@ -984,12 +999,12 @@ Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, 
       ++graphs;
     } else {
       if (!r.skip(wt)) return no();
-      rest.append(reinterpret_cast<const char*>(field), static_cast<size_t>(r.p - field));
+      rest.add(field, r.p);
     }
   }
   if (graphs != 1) return no();  // none (an error to report) or several (merged by protobuf)
 
-  std::string graph_rest;
+  FieldRuns graph_rest;
   std::vector<PendingInit> inits;
   wire::Reader g{graph, graph + graph_size};
   while (!g.done()) {
@@ -1013,7 +1028,7 @@ Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, 
       }
     } else {
       if (!g.skip(wt)) return no();
-      graph_rest.append(reinterpret_cast<const char*>(field), static_cast<size_t>(g.p - field));
+      graph_rest.add(field, g.p);
     }
   }
   // The graph's messages live only until they are converted: in an arena, made in blocks of
@@ -1023,7 +1038,7 @@ Result<std::unique_ptr<ir::Model>> parse_fast(const uint8_t* data, size_t size, 
   ao.max_block_size = size_t{1} << 20;
   google::protobuf::Arena arena(ao);
   auto* mp = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!parse_part(rest, *mp, 256) || !parse_part(graph_rest, *mp->mutable_graph(), 255)) return no();
+  if (!rest.parse_into(*mp, 256) || !graph_rest.parse_into(*mp->mutable_graph(), 255)) return no();
   fallback = false;
   return convert_model(*mp, ctx, &inits);
 }
