@@ -2,10 +2,12 @@
 // mapped file) against the general libprotobuf parser, kernel-side copies on save, the scratch
 // file that folded weights are written into, and the release of file-backed pages.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -500,6 +502,53 @@ TEST(FastSave, FoldedTransposesAreWrittenAtTheirPlacesInTheFile) {
   std::string mem_file = tmp.file("mem.onnx");
   write_file(mem_file, mem.value());
   EXPECT_EQ(canonical(out), canonical(mem_file));
+}
+
+// A piece the makers cannot write (here: past the largest file this process may write) fails
+// the save with the reason, and leaves no file behind: neither the model nor its data.
+TEST(FastSave, APieceTheMakersCannotWriteFailsTheSave) {
+  TempDir tmp;
+  auto m = onnx_io::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float s) => (float[2048, 1024] u) {
+  w = Constant <value = float[1] {0.0}> ()
+  t = Transpose(w)
+  u = Add(t, s)
+}
+)");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  std::vector<float> v(2048 * 1024);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1009);
+  test::set_weight(*m.value(), "w", ir::Tensor::from_vector(ir::DataType::kFloat, {1024, 2048}, v));
+  std::string in = tmp.file("in.onnx");
+  ASSERT_TRUE(onnx_io::save_model(*m.value(), in).is_ok());
+  auto r = onnx_io::load_model(in);
+  ASSERT_TRUE(r.is_ok());
+  passes::SimplifyOptions o;
+  o.only = {"fold_constants", "eliminate_unused_initializers"};  // w goes: t alone is stored
+  ASSERT_TRUE(passes::simplify(*r.value(), o).is_ok());
+  ASSERT_TRUE(r.value()->graph->find_value("t")->initializer()->deferred());
+  // 8 MB of transposed weight in the external-data file, where the writer writes nothing of
+  // its own, and files of at most 1 MB: the model file fits, the makers' pieces do not.
+  onnx_io::SaveOptions opts;
+  opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 1 << 20;
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string out = tmp.file("out.onnx");
+  Status st = onnx_io::save_model(*r.value(), out, opts);
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find(std::strerror(EFBIG)), std::string::npos) << st.message();
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".data"));
+  size_t left = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path())) left += e.path().filename().string().rfind(".out.onnx", 0) == 0;
+  EXPECT_EQ(left, 0u);  // no temporary file either
 }
 
 // Duplicate weights of a mapped model are found with their sample windows read from the file
