@@ -83,6 +83,48 @@ int OriginFiles::fd_for(const FileOrigin* origin) {
   return fd;
 }
 
+namespace {
+constexpr int kMaxReadDescriptors = 64;
+std::atomic<int> read_descriptors{0};
+}  // namespace
+
+FileOrigin::~FileOrigin() {
+  int fd = read_fd.load(std::memory_order_acquire);
+  if (fd >= 0) {
+    ::close(fd);
+    read_descriptors.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+int read_descriptor(const FileOrigin* origin) {
+  if (origin == nullptr) return -1;
+  if (origin->fd >= 0) return origin->fd;
+  int fd = origin->read_fd.load(std::memory_order_acquire);
+  if (fd != -1) return fd < 0 ? -1 : fd;
+  if (origin->path.empty()) return -1;
+  if (read_descriptors.fetch_add(1, std::memory_order_relaxed) >= kMaxReadDescriptors) {
+    read_descriptors.fetch_sub(1, std::memory_order_relaxed);
+    return -1;
+  }
+  fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
+                  static_cast<uint64_t>(st.st_ino) != origin->ino)) {
+    ::close(fd);
+    fd = -2;  // another file is at the path now: never read in place of the mapped one
+  }
+  if (fd < 0) read_descriptors.fetch_sub(1, std::memory_order_relaxed);
+  int expected = -1;
+  if (!origin->read_fd.compare_exchange_strong(expected, fd, std::memory_order_acq_rel)) {
+    if (fd >= 0) {  // another thread opened it first
+      ::close(fd);
+      read_descriptors.fetch_sub(1, std::memory_order_relaxed);
+    }
+    fd = expected;
+  }
+  return fd < 0 ? -1 : fd;
+}
+
 void release_pages(const Tensor& t) { release_pages(t, 0, t.byte_size()); }
 
 void release_pages(const Tensor& t, size_t off, size_t n) {

@@ -23,6 +23,9 @@ struct FileOrigin {
   uint64_t dev = 0;  // the identity of the file that was mapped: a file later moved onto the
   uint64_t ino = 0;  // same path is another file, and is not read in its place
   int fd = -1;       // an open descriptor of it, or -1 (saving opens path)
+  // A descriptor opened by read_descriptor (-1: none yet, -2: the file at path is another).
+  mutable std::atomic<int> read_fd{-1};
+  ~FileOrigin();
 };
 
 // Descriptors of the files that mapped tensors come from, each opened once (by its path when
@@ -117,6 +120,11 @@ class AlignedView final : public Buffer {
 
 // Where a tensor's bytes are stored in a file (a mapped tensor), else false.
 FileRef file_ref(const Tensor& t);
+// A descriptor to read the file with pread, owned by the origin (valid while a buffer mapped
+// from it lives), or -1: for a few bytes spread over many pages, read without faulting pages
+// of the mapping in (each fault maps 16 of them, which release_pages then unmaps). Few files
+// keep one open at a time; past that, -1.
+int read_descriptor(const FileOrigin* origin);
 // Lets a mapped tensor's pages leave memory (they are read back on the next access); nothing
 // for a tensor in the heap.
 void release_pages(const Tensor& t);

@@ -87,8 +87,9 @@ uint64_t alloc_bytes(DataType dtype, int64_t numel) {
 }
 }  // namespace
 
-DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, Source source)
-    : size_(size), elem_(std::max<size_t>(elem, 1)), scratch_threshold_(ScratchScope::threshold()),
+DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, Source source, size_t grain)
+    : size_(size), elem_(std::max<size_t>(elem, 1)),
+      grain_(grain && grain % elem_ == 0 ? grain : elem_), scratch_threshold_(ScratchScope::threshold()),
       fill_(std::make_shared<const Fill>(std::move(fill))), source_(std::move(source)) {}
 
 const uint8_t* DeferredBuffer::data() const {
@@ -103,7 +104,9 @@ const uint8_t* DeferredBuffer::data() const {
     // In bands: bytes made in the scratch file leave memory band by band (a weight of an
     // LLM-sized model is never whole in memory).
     auto* mapped = dynamic_cast<const MappedBuffer*>(whole_.get());
-    const size_t band = mapped ? (size_t{32} << 20) / elem_ * elem_ : size_;
+    constexpr size_t kBand = size_t{32} << 20;
+    const size_t unit = grain_ <= kBand ? grain_ : elem_;
+    const size_t band = mapped ? kBand / unit * unit : size_;
     for (size_t off = 0; off < size_; off += band) {
       size_t n = std::min(band, size_ - off);
       (*f)(p + off, off, off + n);

@@ -37,6 +37,9 @@ class Buffer {
   virtual bool deferred() const { return false; }
   // The buffer that holds the bytes: this, or what a DeferredBuffer has made.
   virtual const Buffer* resolved() const { return this; }
+  // read() is fastest for ranges that begin and end at multiples of this many bytes (a
+  // deferred transpose: whole cache lines of its source at a time).
+  virtual size_t grain() const { return 1; }
 };
 
 class StringBuffer final : public Buffer {
@@ -97,13 +100,15 @@ class DeferredBuffer final : public Buffer {
     size_t offset;
     size_t size;
   };
-  DeferredBuffer(size_t size, size_t elem, Fill fill, Source source);
+  // `grain` (a multiple of elem): the ranges fill makes fastest begin and end at its multiples.
+  DeferredBuffer(size_t size, size_t elem, Fill fill, Source source, size_t grain = 0);
   DeferredBuffer(size_t size, size_t elem, Fill fill) : DeferredBuffer(size, elem, std::move(fill), Source{nullptr, 0, 0}) {}
   const uint8_t* data() const override;
   size_t size() const override { return size_; }
   void read(size_t off, size_t n, uint8_t* dst) const override;
   bool deferred() const override { return !made_.load(std::memory_order_acquire); }
   const Buffer* resolved() const override;
+  size_t grain() const override { return deferred() ? grain_ : 1; }
   // The source while the recipe is not carried out (then an empty one).
   Source source() const;
   // The buffer of the made bytes (made now if they were not).
@@ -115,6 +120,7 @@ class DeferredBuffer final : public Buffer {
  private:
   size_t size_;
   size_t elem_;
+  size_t grain_;
   size_t scratch_threshold_;
   mutable std::mutex mu_;
   mutable std::shared_ptr<const Fill> fill_;  // null once made
@@ -158,6 +164,11 @@ class Tensor {
   // Bytes [off, off + n) copied to dst, without making a deferred tensor's whole bytes.
   void read(size_t off, size_t n, uint8_t* dst) const {
     if (n) buf_->read(offset_ + off, n, dst);
+  }
+  // read() is fastest for ranges whose bounds are multiples of this many bytes (1: any).
+  size_t read_grain() const {
+    size_t g = buf_ ? buf_->grain() : 1;
+    return offset_ % g == 0 ? g : 1;
   }
   // Bytes [off, off + n) for reading with memcpy: where they are, or, for a deferred tensor,
   // made into tmp (so that looking at part of a folded weight does not make all of it).

@@ -110,9 +110,12 @@ TEST(TransposeDeferred, LargeResultIsMadeWhenRead) {
     EXPECT_EQ(std::memcmp(got.data(), want.data() + off, n), 0) << off << "+" << n;
   }
   EXPECT_TRUE(y.deferred());  // reading parts made nothing whole
+  // Whole output rows, as many as a cache line of a source row holds, are made fastest.
+  EXPECT_EQ(y.read_grain(), 16u * row);
   ASSERT_EQ(y.byte_size(), want.size());
   EXPECT_EQ(std::memcmp(y.bytes(), want.data(), want.size()), 0);
   EXPECT_FALSE(y.deferred());
+  EXPECT_EQ(y.read_grain(), 1u);
   std::vector<uint8_t> again(16);
   y.read(row + 8, 16, again.data());  // made: read from the bytes
   EXPECT_EQ(std::memcmp(again.data(), want.data() + row + 8, 16), 0);

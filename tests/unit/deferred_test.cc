@@ -8,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "ir/mapped.h"
 #include "ir/rewriter.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/folding_policy.h"
@@ -190,6 +191,41 @@ TEST(Deferred, SavedByteForByteAsIfMade) {
   for (size_t i : {size_t{0}, size_t{1}, size_t{299}})
     for (size_t j : {size_t{0}, size_t{5}, size_t{511}})
       EXPECT_EQ(wt[i * 512 + j], static_cast<float>((j * 300 + i) % 1013) * 0.25f - 100.0f) << i << "," << j;
+}
+
+// A few bytes of a folded transpose of a weight mapped from the model file (the samples that
+// find duplicates, the first elements of a splat test) are read from the file, element by
+// element: no page of the mapping is touched (each would fault in 16). Larger ranges are made
+// from the mapping.
+TEST(Deferred, AFewBytesOfAMappedWeightAreReadFromItsFile) {
+  TempDir tmp;
+  auto m = transposed_weights(false);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(onnx_io::save_model(*m, tmp.file("m.onnx")).is_ok());
+  auto loaded = onnx_io::load_model(tmp.file("m.onnx"));
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
+  ir::Model& lm = *loaded.value();
+  ASSERT_TRUE(ir::file_ref(*lm.graph->find_value("w")->initializer())) << "the weight is not mapped";
+  passes::SimplifyOptions only_fold;
+  only_fold.only = {"fold_constants"};
+  ASSERT_TRUE(passes::simplify(lm, only_fold).is_ok());
+  const ir::Tensor& wt = *lm.graph->find_value("wt")->initializer();  // 300 x 512, of w (512 x 300)
+  ASSERT_TRUE(wt.deferred());
+  auto want = [](size_t k) {  // element k of wt: w[k % 512][k / 512]
+    return static_cast<float>(((k % 512) * 300 + k / 512) % 1013) * 0.25f - 100.0f;
+  };
+  (void)ir::take_mapped_touched();
+  for (auto [off, n] : std::vector<std::pair<size_t, size_t>>{{0, 64}, {4 * 511, 8}, {4 * 1000, 8}, {wt.byte_size() - 64, 64}}) {
+    std::vector<float> got(n / 4);
+    wt.read(off, n, reinterpret_cast<uint8_t*>(got.data()));
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want(off / 4 + i)) << off << "+" << 4 * i;
+  }
+  EXPECT_FALSE(ir::take_mapped_touched()) << "a few bytes were read through the mapping";
+  std::vector<float> row(512);
+  wt.read(4 * 512, 4 * 512, reinterpret_cast<uint8_t*>(row.data()));
+  for (size_t i = 0; i < row.size(); ++i) EXPECT_EQ(row[i], want(512 + i)) << i;
+  EXPECT_TRUE(ir::take_mapped_touched());
+  EXPECT_TRUE(wt.deferred());
 }
 
 }  // namespace

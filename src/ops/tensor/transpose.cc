@@ -1,4 +1,6 @@
 // Transpose: permutes the axes (reversed by default).
+#include <unistd.h>
+
 #include <cstring>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -7,6 +9,7 @@
 #include <immintrin.h>
 #define ONNXTRIM_AVX2_TRANSPOSE 1
 #endif
+#include "ir/mapped.h"
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 #include "support/limits.h"
@@ -258,6 +261,23 @@ Groups group_axes(const Dims& in, const std::vector<int64_t>& p) {
 // streamed into the output by saving (a folded weight is never whole in memory twice).
 constexpr size_t kDeferBytes = size_t{256} << 10;
 
+// A few elements of a deferred transpose (a sample of it, the first ones of a splat test)
+// each lie in another row of x, so on another page of a mapped weight: read from its file
+// with pread, they bring no pages of the mapping in. Elements [b, e) in bytes of y = x^T;
+// false when x is not mapped (nothing is read then).
+constexpr size_t kFewBytes = 64;
+bool few_from_file(const Tensor& x, size_t w, int64_t R, int64_t C, uint8_t* dst, size_t b, size_t e) {
+  const ir::FileRef ref = ir::file_ref(x);
+  const int fd = ir::read_descriptor(ref.file);
+  if (fd < 0) return false;
+  for (size_t k = b / w; k < e / w; ++k) {
+    const auto i = static_cast<int64_t>(k);
+    const uint64_t at = ref.offset + w * static_cast<uint64_t>((i % C) * R + i / C);
+    if (::pread(fd, dst + (w * k - b), w, static_cast<off_t>(at)) != static_cast<ssize_t>(w)) return false;
+  }
+  return true;
+}
+
 void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims& out, Tensor& y) {
   if (x.numel() == 0) return;
   const size_t w = tensor::elem_size(x.dtype());
@@ -274,10 +294,14 @@ void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims&
       // against the evaluation's limits now, as if they were made.
       charge_tensor(y.numel(), y.byte_size(), ir::dtype_name(y.dtype()), out);
       auto fill = [x, R, C, w](uint8_t* dst, size_t b, size_t e) {
+        if (e - b <= kFewBytes && few_from_file(x, w, R, C, dst, b, e)) return;
         transpose2d_range_bytes(w, x.unaligned_bytes(), dst, R, C, static_cast<int64_t>(b / w), static_cast<int64_t>(e / w));
       };
       ir::DeferredBuffer::Source source{x.buffer(), x.buffer_offset(), x.byte_size()};
-      y.set_buffer(std::make_shared<ir::DeferredBuffer>(x.byte_size(), w, std::move(fill), std::move(source)), 0,
+      // Whole output rows, as many as one cache line of a source row holds: a range that
+      // splits rows reads each element of a part row from another line (and page) of x.
+      const size_t grain = static_cast<size_t>(C) * w * std::max<size_t>(1, 64 / w);
+      y.set_buffer(std::make_shared<ir::DeferredBuffer>(x.byte_size(), w, std::move(fill), std::move(source), grain), 0,
                    x.byte_size());
       return;
     }
