@@ -26,10 +26,17 @@ class InferShapes final : public Pass {
       ctx.warnings->push_back("shape inference: " + fresh.run().message());
       return;
     }
-    si->write_back(rw, ctx.options.write_value_info);
-    // Writing them back changes declarations only, to what the facts hold: they still describe
-    // the model, and the next pass need not infer again.
-    if (ctx.facts) ctx.facts->store(si);
+    // Facts written back already (before the first round, or by the last run of this pass)
+    // with no change since would be written again to no effect (6,800 values of swin_t).
+    if (!ctx.facts || !ctx.facts->written(si.get(), ctx.options.write_value_info)) {
+      si->write_back(rw, ctx.options.write_value_info);
+      // Writing them back changes declarations only, to what the facts hold: they still
+      // describe the model, and the next pass need not infer again.
+      if (ctx.facts) {
+        ctx.facts->store(si);
+        ctx.facts->note_written(si.get(), ctx.options.write_value_info);
+      }
+    }
     for (const auto& w : si->warnings())
       if (std::find(ctx.warnings->begin(), ctx.warnings->end(), w) == ctx.warnings->end()) ctx.warnings->push_back(w);
   }

@@ -49,6 +49,17 @@ class FactsCache {
     stored_at_ = generation();
     log_.clear();
   }
+  // si's facts were just written back into the model (value_info added too when `value_info`).
+  void note_written(const ShapeInference* si, bool value_info) {
+    written_ = si;
+    written_at_ = generation();
+    written_value_info_ = value_info;
+  }
+  // Whether writing si's facts back (with value_info when `value_info`) would change nothing:
+  // they were written and the model has not changed since.
+  bool written(const ShapeInference* si, bool value_info) const {
+    return si == written_ && written_at_ == generation() && (written_value_info_ || !value_info);
+  }
 
  private:
   int64_t generation() const { return done_ + (rw_ ? rw_->changes() : 0); }
@@ -57,6 +68,9 @@ class FactsCache {
   int64_t stored_at_ = -1;
   std::shared_ptr<const ShapeInference> stored_;
   ir::ChangeLog log_;  // changes since stored_
+  const ShapeInference* written_ = nullptr;  // the facts written back last, at written_at_
+  int64_t written_at_ = -1;
+  bool written_value_info_ = false;
 };
 
 struct PassContext {

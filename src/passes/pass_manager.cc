@@ -189,20 +189,6 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   infer_opts.input_shapes = opts.input_shapes;
   infer_opts.dims = opts.dims;
   FactsCache facts;
-  {
-    // Before anything changes: conflicting overrides are the user's error; a node whose input
-    // types, attributes or sizes the spec forbids (its op rule says so) stops the run; and the
-    // file's declarations about intermediate values give way to what is proved, so that no
-    // pass reasons from an exporter's hint (shape_inference.h). The facts stay valid through
-    // the write-back: the first pass that asks for facts gets them.
-    auto si = std::make_shared<ShapeInference>(model, infer_opts);
-    OT_RETURN_IF_ERROR(si->run());
-    if (!si->errors().empty()) return si->errors().front();
-    ir::Rewriter rw(model);
-    si->write_back(rw, /*add_value_info=*/false);
-    facts.store(std::move(si));
-  }
-  SimplifyResult result;
   std::vector<const PassInfo*> pipeline;
   for (const PassInfo* p : PassRegistry::instance().all()) {
     bool enabled = std::find(opts.enable.begin(), opts.enable.end(), p->name) != opts.enable.end() ||
@@ -212,6 +198,25 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     if (std::find(opts.skip.begin(), opts.skip.end(), p->name) != opts.skip.end()) on = false;
     if (on) pipeline.push_back(p);
   }
+  const bool infers = std::any_of(pipeline.begin(), pipeline.end(), [](const PassInfo* p) { return p->name == "infer_shapes"; });
+  {
+    // Before anything changes: conflicting overrides are the user's error; a node whose input
+    // types, attributes or sizes the spec forbids (its op rule says so) stops the run; and the
+    // file's declarations about intermediate values give way to what is proved, so that no
+    // pass reasons from an exporter's hint (shape_inference.h). The facts stay valid through
+    // the write-back: the first pass that asks for facts gets them.
+    auto si = std::make_shared<ShapeInference>(model, infer_opts);
+    OT_RETURN_IF_ERROR(si->run());
+    if (!si->errors().empty()) return si->errors().front();
+    // With infer_shapes in the pipeline, the value_info it would add in its first run is added
+    // here (then it finds these facts written and writes nothing again).
+    const bool value_info = infers && opts.write_value_info;
+    ir::Rewriter rw(model);
+    si->write_back(rw, value_info);
+    facts.store(si);
+    facts.note_written(si.get(), value_info);
+  }
+  SimplifyResult result;
   std::vector<std::unique_ptr<Pass>> instances;
   for (const PassInfo* p : pipeline) {
     instances.push_back(p->make());

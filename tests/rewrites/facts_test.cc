@@ -2,6 +2,7 @@
 // says about a value is what inference proved, never an exporter's hint copied to another
 // value; a value of unknown type gets no value_info; long dim expressions are written unnamed.
 // And the input is checked first: a node the spec forbids stops the run (issue 16, item 7).
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -411,6 +412,74 @@ g (float[N,4] x) => (float[N,4] y) {
   // Without a cache every request infers afresh.
   passes::PassContext bare{*m, shared.options, &shared.warnings};
   EXPECT_NE(passes::current_facts(bare).get(), passes::current_facts(bare).get());
+}
+
+// Facts written back are not written again while the model is unchanged: the cache says so
+// until a pass changes something, and only for the value_info it was written with.
+TEST(FactsCache, WrittenFactsAreWrittenOnceUntilAChange) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x) => (float[N,4] y) {
+  r = Relu(x)
+  y = Identity(r)
+}
+)");
+  ASSERT_TRUE(m);
+  SharedFacts shared(*m);
+  passes::FactsCache& cache = shared.cache;
+  ir::Rewriter rw(*m);
+  cache.begin(&rw);
+  auto a = passes::current_facts(shared.ctx);
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(cache.written(a.get(), false));
+  a->write_back(rw, /*add_value_info=*/false);
+  cache.store(a);
+  cache.note_written(a.get(), false);
+  EXPECT_TRUE(cache.written(a.get(), false));
+  EXPECT_FALSE(cache.written(a.get(), true)) << "value_info was not added";
+  cache.note_written(a.get(), true);
+  EXPECT_TRUE(cache.written(a.get(), false));
+  cache.end();
+  ir::Rewriter rw2(*m);
+  cache.begin(&rw2);
+  EXPECT_TRUE(cache.written(a.get(), true)) << "a new pass changed nothing yet";
+  ir::Value* r = m->graph->find_value("r");
+  ASSERT_TRUE(rw2.replace_all_uses_with(r, r->producer()->input(0)));
+  EXPECT_FALSE(cache.written(a.get(), true));
+  cache.end();
+}
+
+// The value_info the first run of infer_shapes writes is added before the first round (which
+// then writes nothing again); without infer_shapes in the pipeline none is added.
+TEST(FactsCache, ValueInfoOnlyWhenInferShapesRuns) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x) => (float[N,4] y) {
+  r = Relu(x)
+  e = Exp(r)
+  y = Neg(e)
+}
+)";
+  for (bool skip : {false, true}) {
+    auto m = parse(text);
+    ASSERT_TRUE(m);
+    passes::SimplifyOptions o;
+    if (skip) o.skip = {"infer_shapes"};
+    auto res = passes::simplify(*m, o);
+    ASSERT_TRUE(res.is_ok()) << res.status().message();
+    for (const char* name : {"r", "e"}) {
+      const ir::Value* v = m->graph->find_value(name);
+      ASSERT_NE(v, nullptr) << name;
+      EXPECT_EQ(v->has_value_info, !skip) << name;
+      EXPECT_EQ(v->type.dims.size(), 2u) << name;  // typed either way
+    }
+    if (!skip) {
+      const auto& ps = res.value().passes;
+      auto it = std::find_if(ps.begin(), ps.end(), [](const auto& p) { return p.name == "infer_shapes"; });
+      ASSERT_NE(it, ps.end());
+      EXPECT_EQ(it->changes, 0) << "the facts were written again";
+    }
+  }
 }
 
 // After a change the facts are brought up to date from the rewriter's log: the touched node and
