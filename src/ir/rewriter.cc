@@ -24,6 +24,10 @@ void Rewriter::touched(const Graph* g) {
   if (log_ && g && g->owner()) touched(g->owner());
 }
 
+void Rewriter::seeded(const Value* v) {
+  if (log_ && v->graph() == model_.graph.get()) log_->initializers.push_back(v);
+}
+
 bool Rewriter::can_replace(const Value* from, const Value* to) {
   if (from == to || to == nullptr) return false;
   // Every reader of `from` must be able to see `to`.
@@ -92,6 +96,7 @@ Value* Rewriter::move_initializer(Value* v, Graph& to) {
     t->set_name(copy->name());
     copy->type = v->type;
     to.set_initializer(copy, std::move(t));
+    seeded(copy);
     return copy;
   }
   Graph* from = v->graph();
@@ -106,6 +111,7 @@ Value* Rewriter::move_initializer(Value* v, Graph& to) {
   t->set_name(moved->name());
   moved->type = std::move(type);
   to.set_initializer(moved, std::move(t));
+  seeded(moved);
   return moved;
 }
 
@@ -207,6 +213,7 @@ Value* Rewriter::add_initializer(Graph& g, Tensor t, std::string_view name_hint)
   for (int64_t d : t.dims()) v->type.dims.push_back(Dim::known(d));
   g.set_initializer(v, std::make_shared<Tensor>(std::move(t)));
   touched(&g);
+  seeded(v);
   ++changes_;
   return v;
 }
@@ -220,6 +227,7 @@ void Rewriter::make_constant(Value* v, Tensor t) {
   for (int64_t d : t.dims()) dims.push_back(Dim::known(d));
   v->type = Type::tensor(t.dtype(), std::move(dims));
   g->set_initializer(v, std::make_shared<Tensor>(std::move(t)));
+  seeded(v);
   ++changes_;
 }
 

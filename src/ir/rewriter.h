@@ -14,13 +14,16 @@ namespace onnxtrim::ir {
 
 // What a rewriter changed, for facts about the model that are brought up to date instead of
 // made afresh: the main-graph nodes whose facts a change may alter (a change inside a subgraph
-// names the main-graph node that owns it; changes to a graph's initializers name nothing, as
-// those are all looked at again). `whole`: a change no node stands for.
+// names the main-graph node that owns it). `initializers`: the main-graph values made
+// initializers (or given another tensor), whose facts are seeded again; a removed initializer
+// names nothing. `whole`: a change no node stands for.
 struct ChangeLog {
   std::vector<const Node*> nodes;
+  std::vector<const Value*> initializers;
   bool whole = false;
   void clear() {
     nodes.clear();
+    initializers.clear();
     whole = false;
   }
 };
@@ -90,6 +93,7 @@ class Rewriter {
   Value* move_initializer(Value* v, Graph& to);
   void touched(const Node* n);
   void touched(const Graph* g);
+  void seeded(const Value* v);  // v (an initializer now) is logged when it is the main graph's
 
   Model& model_;
   int64_t changes_ = 0;

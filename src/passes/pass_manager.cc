@@ -158,9 +158,9 @@ Status check_shared_facts(FactsCache& facts, const ir::Model& model, const Infer
 std::shared_ptr<const ShapeInference> FactsCache::refreshed() {
   if (!stored_ || log_.whole) return nullptr;
   if (stored_.use_count() == 1)  // nobody else holds them (the pass that asked last has ended)
-    std::const_pointer_cast<ShapeInference>(stored_)->refresh(log_.nodes);  // made non-const
+    std::const_pointer_cast<ShapeInference>(stored_)->refresh(log_.nodes, &log_.initializers);  // made non-const
   else
-    stored_ = stored_->refreshed(log_.nodes);
+    stored_ = stored_->refreshed(log_.nodes, &log_.initializers);
   store(stored_);
   return stored_;
 }

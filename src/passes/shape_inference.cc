@@ -408,7 +408,8 @@ Result<std::vector<TypeInfo>> ShapeInference::infer_graph(const ir::Graph& g, st
   return outs;
 }
 
-Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo>& inputs) {
+Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo>& inputs,
+                                  const std::unordered_set<const ir::Value*>* only) {
   const auto& gin = g.inputs();
   for (size_t i = 0; i < gin.size(); ++i) {
     const ir::Value* v = gin[i];
@@ -460,6 +461,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
   }
   for (const ir::Value* v : g.initializers()) {
     if (v->is_graph_input() && model_.ir_version >= 4) continue;  // overridable: only its type is known
+    if (only && !only->count(v) && !v->is_graph_input()) continue;  // an input's facts were seeded above
     const ir::Tensor& t = *v->initializer();
     TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
     for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));
@@ -482,13 +484,14 @@ bool same_facts(const TypeInfo& a, const TypeInfo& b) {
 
 }  // namespace
 
-std::shared_ptr<ShapeInference> ShapeInference::refreshed(const std::vector<const ir::Node*>& touched) const {
+std::shared_ptr<ShapeInference> ShapeInference::refreshed(const std::vector<const ir::Node*>& touched,
+                                                          const std::vector<const ir::Value*>* initializers) const {
   auto si = std::make_shared<ShapeInference>(*this);
-  si->refresh(touched);
+  si->refresh(touched, initializers);
   return si;
 }
 
-void ShapeInference::refresh(const std::vector<const ir::Node*>& touched) {
+void ShapeInference::refresh(const std::vector<const ir::Node*>& touched, const std::vector<const ir::Value*>* initializers) {
   const ir::Graph& g = *model_.graph;
   std::unordered_set<const ir::Node*> dirty(touched.begin(), touched.end());
   std::unordered_set<const ir::Value*> changed;
@@ -498,12 +501,17 @@ void ShapeInference::refresh(const std::vector<const ir::Node*>& touched) {
     if (!before || !now || !same_facts(*before, *now)) changed.insert(v);
   };
   {
+    // The logged pointers are only compared: a value may have gone since it was logged.
+    std::unordered_set<const ir::Value*> logged;
+    if (initializers) logged.insert(initializers->begin(), initializers->end());
     std::vector<std::pair<const ir::Value*, std::optional<TypeInfo>>> before;
     for (const ir::Value* v : g.inputs()) before.emplace_back(v, std::nullopt);
-    for (const ir::Value* v : g.initializers()) before.emplace_back(v, std::nullopt);
+    for (const ir::Value* v : g.initializers())
+      if (!initializers || logged.count(v) || v->is_graph_input()) before.emplace_back(v, std::nullopt);
     for (auto& [v, b] : before)
       if (auto it = facts_.find(v); it != facts_.end()) b = std::move(it->second);  // seed_graph writes each
-    if (!seed_graph(g, {}).is_ok()) return;  // cannot fail here: the same overrides passed before
+    // Cannot fail here: the same overrides passed before.
+    if (!seed_graph(g, {}, initializers ? &logged : nullptr).is_ok()) return;
     for (auto& [v, b] : before) compare(v, b ? &*b : nullptr);
   }
   std::vector<const ir::Graph*> before_graphs = std::move(graphs_);

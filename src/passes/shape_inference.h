@@ -52,11 +52,13 @@ class ShapeInference {
   // These facts (of a run that succeeded) for the model as it is after changes that touched
   // the given main-graph nodes (ir::ChangeLog): those nodes, and every node an input or an
   // outer value of whose facts changed, are inferred again in graph order; the graph's inputs
-  // and initializers are looked at again. The same facts a new run would give, up to the names
-  // of unknown dims, as long as every change is logged.
-  std::shared_ptr<ShapeInference> refreshed(const std::vector<const ir::Node*>& touched) const;
+  // are looked at again, and its initializers: those in `initializers` (made or given another
+  // tensor since), or every one when it is null. The same facts a new run would give, up to
+  // the names of unknown dims, as long as every change is logged.
+  std::shared_ptr<ShapeInference> refreshed(const std::vector<const ir::Node*>& touched,
+                                            const std::vector<const ir::Value*>* initializers = nullptr) const;
   // The same, in place.
-  void refresh(const std::vector<const ir::Node*>& touched);
+  void refresh(const std::vector<const ir::Node*>& touched, const std::vector<const ir::Value*>* initializers = nullptr);
   // What is known of v (nullptr when v was not reached).
   const ops::TypeInfo* facts(const ir::Value* v) const;
   // Writes the proved facts back into the IR under the rule above: main-graph inputs keep
@@ -85,8 +87,10 @@ class ShapeInference {
  private:
   friend class GraphInferContext;
   Result<std::vector<ops::TypeInfo>> infer_graph(const ir::Graph& g, std::vector<ops::TypeInfo> inputs);
-  // The facts of g's inputs and initializers (the first half of infer_graph).
-  Status seed_graph(const ir::Graph& g, const std::vector<ops::TypeInfo>& inputs);
+  // The facts of g's inputs and initializers (the first half of infer_graph); of only the
+  // initializers in `only` (and those that are inputs too) when it is given.
+  Status seed_graph(const ir::Graph& g, const std::vector<ops::TypeInfo>& inputs,
+                    const std::unordered_set<const ir::Value*>* only = nullptr);
 
   void infer_node(const ir::Node& n);
   void infer_node_once(const ir::Node& n);

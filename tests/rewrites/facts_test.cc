@@ -541,6 +541,46 @@ g (float[N,4] x) => (float[N,4] y) {
   cache.end();
 }
 
+// Initializers made by a pass (a node's output made a constant, a new one) are logged by the
+// rewriter, the main graph's only (a body's change names its owner); bringing the facts up to
+// date seeds them again, with their values, and infers again what reads them.
+TEST(FactsCache, InitializersMadeSinceAreSeededAgain) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x, bool c) => (int64[2] z, float[N,4] y) {
+  s = Shape(x)
+  z = Identity(s)
+  y = If(c) <then_branch = t () => (float[N,4] a) { a = Identity(x) },
+              else_branch = e () => (float[N,4] b) { b = Neg(x) }>
+}
+)");
+  ASSERT_TRUE(m);
+  passes::ShapeInference si(*m, {});
+  ASSERT_TRUE(si.run().is_ok());
+  const ir::Value* z = m->graph->find_value("z");
+  ASSERT_TRUE(si.facts(z) && si.facts(z)->values);
+  EXPECT_EQ((*si.facts(z)->values)[0].str(), "N");
+  ir::Rewriter rw(*m);
+  ir::ChangeLog log;
+  rw.set_log(&log);
+  ir::Value* s = m->graph->find_value("s");
+  rw.make_constant(s, ops::make_tensor<int64_t>({2}, {3, 4}));
+  ir::Value* w = rw.add_initializer(*m->graph, ops::make_tensor<int64_t>({1}, {7}), "w");
+  ir::Graph* body = m->graph->find_value("y")->producer()->subgraphs()[0];
+  ir::Value* inner = rw.add_initializer(*body, ops::make_tensor<int64_t>({1}, {8}), "inner");
+  rw.set_log(nullptr);
+  EXPECT_EQ(log.initializers, (std::vector<const ir::Value*>{s, w}));
+  EXPECT_TRUE(std::find(log.initializers.begin(), log.initializers.end(), inner) == log.initializers.end());
+  si.refresh(log.nodes, &log.initializers);
+  const ops::TypeInfo* fz = si.facts(z);
+  ASSERT_TRUE(fz && fz->values && fz->values->size() == 2u);
+  EXPECT_EQ((*fz->values)[0].str(), "3");
+  EXPECT_EQ((*fz->values)[1].str(), "4");
+  const ops::TypeInfo* fw = si.facts(w);
+  ASSERT_TRUE(fw && fw->values && fw->values->size() == 1u);
+  EXPECT_EQ((*fw->values)[0].str(), "7");
+}
+
 // The first dim of v's facts, of rank 2.
 symbolic::Expr first_dim(const passes::ShapeInference& si, const ir::Value* v) {
   const ops::TypeInfo* f = si.facts(v);
