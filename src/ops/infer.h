@@ -29,8 +29,10 @@ struct TypeInfo {
   ir::DataType elem = ir::DataType::kUndefined;
   std::optional<SymShape> shape;          // nullopt: rank unknown
   std::shared_ptr<TypeInfo> inner;        // element of a sequence / optional
-  // Value propagation: the elements (row-major) of an integer tensor of rank <= 1 with at most
-  // kMaxPropagated elements, as symbolic dims (e.g. Shape(x) = [batch, seq, 768]).
+  // Value propagation: the elements (row-major) of an integer tensor with at most
+  // kMaxPropagated elements, as symbolic dims (e.g. Shape(x) = [batch, seq, 768]). The op
+  // rules compute them for rank <= 1; a constant, or a node evaluated because its inputs are
+  // known constants, gives them at any rank (then every element is a constant).
   std::optional<std::vector<Expr>> values;
 
   static TypeInfo tensor(ir::DataType t, std::optional<SymShape> s) {

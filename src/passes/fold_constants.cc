@@ -44,7 +44,7 @@ constexpr uint64_t kHeapBudget = uint64_t{256} << 20;
 
 // Builds the tensor that propagated facts describe, when they describe it completely.
 std::optional<ir::Tensor> tensor_from_facts(const ops::TypeInfo& f) {
-  if (!f.is_tensor() || !f.values || !f.shape || f.shape->size() > 1) return std::nullopt;
+  if (!f.is_tensor() || !f.values || !f.shape) return std::nullopt;
   auto vals = f.static_values();
   auto dims = f.static_shape();
   if (!vals || !dims) return std::nullopt;

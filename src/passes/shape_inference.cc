@@ -15,7 +15,7 @@ using ops::TypeInfo;
 using symbolic::Expr;
 
 std::optional<std::vector<Expr>> propagate_constant(const ir::Tensor& t) {
-  if (!ops::tracks_values(t.dtype()) || t.rank() > 1 || t.numel() > static_cast<int64_t>(ops::kMaxPropagated) ||
+  if (!ops::tracks_values(t.dtype()) || t.numel() > static_cast<int64_t>(ops::kMaxPropagated) ||
       t.bytes() == nullptr)
     return std::nullopt;
   std::vector<Expr> out;
@@ -245,9 +245,16 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
     auto dims = o.is_tensor() ? o.static_shape() : std::nullopt;
     if (!dims) {
       open = true;
-    } else if (ops::tracks_values(o.elem) && dims->size() <= 1 && !o.values) {
-      int64_t count = dims->empty() ? 1 : (*dims)[0];
-      if (count <= static_cast<int64_t>(ops::kMaxPropagated)) open = true;
+    } else if (ops::tracks_values(o.elem) && !o.values) {
+      // Of any rank: the pads torch's F.pad exports pass through a [n, 2] Reshape, Slice and
+      // Transpose, whose rules know no values past rank 1.
+      const auto most = static_cast<int64_t>(ops::kMaxPropagated);
+      int64_t count = 1;
+      for (int64_t d : *dims) {
+        count = d > most ? d : count * d;  // (no overflow: both factors at most `most`)
+        if (count > most) break;
+      }
+      if (count <= most) open = true;
     }
   }
   if (!open || !is_pure(n) || !n.subgraphs().empty()) return;

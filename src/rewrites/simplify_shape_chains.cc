@@ -43,7 +43,7 @@ class SimplifyShapeChains final : public Pass {
     const ops::TypeInfo* fx = si.facts(x);
     const ops::TypeInfo* fs = si.facts(s);
     const ops::TypeInfo* fy = si.facts(n.output(0));
-    if (!fx || !fx->shape || !fs || !fs->values || !fy || !fy->shape) return;
+    if (!fx || !fx->shape || !fs || !fs->values || !fs->shape || fs->shape->size() != 1 || !fy || !fy->shape) return;
     const auto& in = *fx->shape;
     const auto& out = *fy->shape;  // resolved output dims
     if (out.size() != fs->values->size()) return;
@@ -80,7 +80,7 @@ class SimplifyShapeChains final : public Pass {
     if (!x || !n.output(0)) return;
     const ops::TypeInfo* fx = si.facts(x);
     const ops::TypeInfo* fs = si.facts(n.input(1));
-    if (!fx || !fx->shape || !fs || !fs->values) return;
+    if (!fx || !fx->shape || !fs || !fs->values || !fs->shape || fs->shape->size() != 1) return;
     const auto& in = *fx->shape;
     const auto& want = *fs->values;
     if (want.size() > in.size()) return;

@@ -184,6 +184,61 @@ g (float[b,3,5] x) => (int64[3] c) {
   EXPECT_EQ(r.values("c"), "-1,3,4");
 }
 
+// torch's F.pad with pads computed from the input's shape (swin's windows: (7 - W % 7) % 7):
+// the pads pass through a [n, 2] Reshape, a reversing Slice and a Transpose, whose rules know
+// no values past rank 1. Those nodes' inputs are known constants, so they are evaluated: the
+// pads and the padded shape are known at the first inference, not after a round of folding.
+TEST(Facts, TorchPadsThroughRankTwoAreKnown) {
+  auto r = infer(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[b,10,12] x) => (float[b,?,?] y) {
+  s = Shape(x)
+  i2 = Constant <value = int64 {2}> ()
+  w = Gather <axis = 0> (s, i2)
+  seven = Constant <value = int64 {7}> ()
+  m = Mod(w, seven)
+  d = Sub(seven, m)
+  p = Mod(d, seven)
+  ax = Constant <value = int64[1] {0}> ()
+  pu = Unsqueeze(p, ax)
+  z1 = Constant <value = int64[1] {0}> ()
+  z4 = Constant <value = int64[4] {0, 0, 0, 0}> ()
+  flat = Concat <axis = 0> (z1, pu, z4)
+  shp = Constant <value = int64[2] {-1, 2}> ()
+  pairs = Reshape(flat, shp)
+  st = Constant <value = int64[1] {-1}> ()
+  en = Constant <value = int64[1] {-9223372036854775807}> ()
+  a0 = Constant <value = int64[1] {0}> ()
+  step = Constant <value = int64[1] {-1}> ()
+  rev = Slice(pairs, st, en, a0, step)
+  tr = Transpose <perm = [1, 0]> (rev)
+  one = Constant <value = int64[1] {-1}> ()
+  pads = Reshape(tr, one)
+  y = Pad(x, pads)
+}
+)");
+  EXPECT_EQ(r.values("pairs"), "0,2,0,0,0,0");  // torch's order: last axis first
+  EXPECT_EQ(r.values("tr"), "0,0,0,0,0,2");
+  EXPECT_EQ(r.values("pads"), "0,0,0,0,0,2");
+  EXPECT_EQ(r.shape("y"), "b,10,14");
+  // Not evaluated: a rank-2 tensor with an unknown element, and one past 64 elements.
+  auto q = infer(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[b,10,12,3] x) => (int64[2,2] sh, int64[2,40] big) {
+  s = Shape(x)
+  two = Constant <value = int64[2] {-1, 2}> ()
+  sh = Reshape(s, two)
+  r = Constant <value = int64[1] {80}> ()
+  o = ConstantOfShape <value = int64[1] {1}> (r)
+  shp = Constant <value = int64[2] {2, 40}> ()
+  big = Reshape(o, shp)
+}
+)");
+  EXPECT_EQ(q.values("sh"), "none");
+  EXPECT_EQ(q.shape("sh"), "2,2");
+  EXPECT_EQ(q.values("big"), "none");
+}
+
 TEST(Facts, ShapeLengthIsTheRankAndSizeTheProduct) {
   auto r = infer(R"(
 <ir_version: 8, opset_import: ["" : 17]>
