@@ -5,6 +5,7 @@
 
 #include "ops/kernel_util.h"
 #include "ops/registry.h"
+#include "ops/values.h"
 
 namespace onnxtrim::ops {
 
@@ -109,6 +110,18 @@ std::optional<std::vector<int64_t>> TypeInfo::static_values() const {
     auto v = e.constant_value();
     if (!v) return std::nullopt;
     out.push_back(*v);
+  }
+  return out;
+}
+
+std::optional<std::vector<Expr>> constant_values(const ir::Tensor& t) {
+  if (!tracks_values(t.dtype()) || t.numel() > static_cast<int64_t>(kMaxPropagated) ||
+      t.bytes() == nullptr)
+    return std::nullopt;
+  std::vector<Expr> out;
+  for (int64_t v : to_int64_vector(t)) {
+    if (t.dtype() == ir::DataType::kUint64 && v < 0) return std::nullopt;  // past int64: not tracked
+    out.push_back(Expr::constant(v));
   }
   return out;
 }

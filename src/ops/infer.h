@@ -53,6 +53,10 @@ struct TypeInfo {
 
 constexpr size_t kMaxPropagated = 64;
 
+// The elements of a constant tensor as propagated values: an integer (or bool) tensor of any
+// rank with at most kMaxPropagated elements, else nothing.
+std::optional<std::vector<Expr>> constant_values(const ir::Tensor& t);
+
 class InferContext {
  public:
   virtual ~InferContext() = default;

@@ -14,18 +14,6 @@ namespace onnxtrim::passes {
 using ops::TypeInfo;
 using symbolic::Expr;
 
-std::optional<std::vector<Expr>> propagate_constant(const ir::Tensor& t) {
-  if (!ops::tracks_values(t.dtype()) || t.numel() > static_cast<int64_t>(ops::kMaxPropagated) ||
-      t.bytes() == nullptr)
-    return std::nullopt;
-  std::vector<Expr> out;
-  for (int64_t v : ops::to_int64_vector(t)) {
-    if (t.dtype() == ir::DataType::kUint64 && v < 0) return std::nullopt;  // past int64: not tracked
-    out.push_back(Expr::constant(v));
-  }
-  return out;
-}
-
 void ShapeInference::collect_interface() {
   std::function<void(const ir::Type&)> add = [&](const ir::Type& t) {
     for (const ir::Dim& d : t.dims)
@@ -301,7 +289,7 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
     const ir::Tensor& t = r.value()[i].tensor;
     TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
     for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));
-    f.values = propagate_constant(t);
+    f.values = ops::constant_values(t);
     ctx.outputs()[i] = std::move(f);
   }
 }
@@ -461,7 +449,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
       if (const ir::Tensor* c = pinned(v)) {
         t = TypeInfo::tensor(c->dtype(), ops::SymShape{});
         for (int64_t d : c->dims()) t.shape->push_back(Expr::constant(d));
-        t.values = propagate_constant(*c);
+        t.values = ops::constant_values(*c);
       }
     }
     facts_[v] = std::move(t);
@@ -472,7 +460,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
     const ir::Tensor& t = *v->initializer();
     TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
     for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));
-    f.values = propagate_constant(t);
+    f.values = ops::constant_values(t);
     facts_[v] = std::move(f);
   }
   return Status::ok();

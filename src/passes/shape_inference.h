@@ -118,7 +118,5 @@ class ShapeInference {
 // Longest dim expression written as a dim_param (in characters of its canonical text).
 constexpr size_t kMaxWrittenDimChars = 40;
 
-// The element values of a constant tensor as propagated facts (int tensors of rank <= 1).
-std::optional<std::vector<symbolic::Expr>> propagate_constant(const ir::Tensor& t);
 
 }  // namespace onnxtrim::passes

@@ -224,7 +224,9 @@ g (float[b,10,12] x) => (float[b,?,?] y) {
   // Not evaluated: a rank-2 tensor with an unknown element, and one past 64 elements.
   auto q = infer(R"(
 <ir_version: 8, opset_import: ["" : 17]>
-g (float[b,10,12,3] x) => (int64[2,2] sh, int64[2,40] big) {
+g (float[b,10,12,3] x) => (int64[2,2] sh, int64[2,40] big, int64[2,2] k2, int64[2] ki) {
+  k2 = Constant <value = int64[2,2] {1, 2, 3, 4}> ()
+  ki = Constant <value_ints = [5, 6]> ()
   s = Shape(x)
   two = Constant <value = int64[2] {-1, 2}> ()
   sh = Reshape(s, two)
@@ -237,6 +239,9 @@ g (float[b,10,12,3] x) => (int64[2,2] sh, int64[2,40] big) {
   EXPECT_EQ(q.values("sh"), "none");
   EXPECT_EQ(q.shape("sh"), "2,2");
   EXPECT_EQ(q.values("big"), "none");
+  // Constants give their elements at any rank, in whichever attribute they are.
+  EXPECT_EQ(q.values("k2"), "1,2,3,4");
+  EXPECT_EQ(q.values("ki"), "5,6");
 }
 
 TEST(Facts, ShapeLengthIsTheRankAndSizeTheProduct) {

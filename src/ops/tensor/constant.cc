@@ -43,18 +43,19 @@ Status eval_constant(KernelContext& ctx) {
 
 // ---- shape inference (with value propagation)
 Status infer_constant(InferContext& ctx) {
-  // Evaluate it: the value is right there.
+  // The value is right there: the tensor attribute read where it is, any other form evaluated.
+  const Tensor* t = nullptr;
+  for (const auto& a : ctx.node().attributes)
+    if (a.name == "value" && a.t) t = a.t.get();
   ops::KernelContext k(ctx.node(), ctx.opset(), {}, nullptr);
-  if (!eval_constant(k).is_ok() || !k.outputs()[0].is_tensor()) return Status::ok();
-  const Tensor& t = k.outputs()[0].tensor;
-  SymShape s;
-  for (int64_t d : t.dims()) s.push_back(Expr::constant(d));
-  ctx.output(0) = TypeInfo::tensor(t.dtype(), s);
-  if (ir::dtype_is_integer(t.dtype()) && t.rank() <= 1 && t.numel() <= static_cast<int64_t>(kMaxPropagated)) {
-    std::vector<Expr> v;
-    for (int64_t x : to_int64_vector(t)) v.push_back(Expr::constant(x));
-    ctx.output(0).values = v;
+  if (!t) {
+    if (!eval_constant(k).is_ok() || !k.outputs()[0].is_tensor()) return Status::ok();
+    t = &k.outputs()[0].tensor;
   }
+  SymShape s;
+  for (int64_t d : t->dims()) s.push_back(Expr::constant(d));
+  ctx.output(0) = TypeInfo::tensor(t->dtype(), s);
+  ctx.output(0).values = constant_values(*t);
   return Status::ok();
 }
 
