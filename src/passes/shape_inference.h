@@ -118,5 +118,4 @@ class ShapeInference {
 // Longest dim expression written as a dim_param (in characters of its canonical text).
 constexpr size_t kMaxWrittenDimChars = 40;
 
-
 }  // namespace onnxtrim::passes
