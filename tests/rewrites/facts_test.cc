@@ -377,16 +377,19 @@ struct SharedFacts {
   passes::PassContext ctx;
 };
 
-// The facts shared by the passes of a run: the same object while no rewriter changed the
-// model, a fresh one (describing the change) after a change.
-TEST(FactsCache, ReusedUntilARewriterChangesTheModel) {
-  auto m = parse(R"(
+// y = Identity(Relu(x)): one node whose output a test replaces.
+const char* kReluIdentity = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[N,4] x) => (float[N,4] y) {
   r = Relu(x)
   y = Identity(r)
 }
-)");
+)";
+
+// The facts shared by the passes of a run: the same object while no rewriter changed the
+// model, a fresh one (describing the change) after a change.
+TEST(FactsCache, ReusedUntilARewriterChangesTheModel) {
+  auto m = parse(kReluIdentity);
   ASSERT_TRUE(m);
   SharedFacts shared(*m);
   passes::FactsCache& cache = shared.cache;
@@ -417,13 +420,7 @@ g (float[N,4] x) => (float[N,4] y) {
 // Facts written back are not written again while the model is unchanged: the cache says so
 // until a pass changes something, and only for the value_info it was written with.
 TEST(FactsCache, WrittenFactsAreWrittenOnceUntilAChange) {
-  auto m = parse(R"(
-<ir_version: 8, opset_import: ["" : 17]>
-g (float[N,4] x) => (float[N,4] y) {
-  r = Relu(x)
-  y = Identity(r)
-}
-)");
+  auto m = parse(kReluIdentity);
   ASSERT_TRUE(m);
   SharedFacts shared(*m);
   passes::FactsCache& cache = shared.cache;
