@@ -112,11 +112,16 @@ std::optional<Dims> broadcast_shapes(const std::vector<Dims>& all) {
   return acc;
 }
 
-BroadcastIndex::BroadcastIndex(const Dims& in, const Dims& out) : out_(out), in_strides_(out.size(), 0), counter_(out.size(), 0) {
+Dims broadcast_strides(const Dims& in, const Dims& out) {
+  Dims strides(out.size(), 0);
   Dims s = strides_of(in);
   size_t off = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i) in_strides_[off + i] = in[i] == 1 ? 0 : s[i];
+  for (size_t i = 0; i < in.size(); ++i) strides[off + i] = in[i] == 1 ? 0 : s[i];
+  return strides;
 }
+
+BroadcastIndex::BroadcastIndex(const Dims& in, const Dims& out)
+    : out_(out), in_strides_(broadcast_strides(in, out)), counter_(out.size(), 0) {}
 
 void BroadcastIndex::next() {
   for (int64_t i = static_cast<int64_t>(out_.size()) - 1; i >= 0; --i) {

@@ -120,6 +120,10 @@ std::optional<Dims> broadcast_shapes(const std::vector<Dims>& all);
 
 // For each element of `out` (row-major), the offset of the element of an input of shape
 // `in` (right-aligned, broadcast) that it reads. Cheap iterator: call next() in order.
+// The strides of an input of dims `in` read as broadcast to `out` (aligned at the last axis):
+// out's rank of them, 0 where the input has no axis or an axis of 1.
+Dims broadcast_strides(const Dims& in, const Dims& out);
+
 class BroadcastIndex {
  public:
   BroadcastIndex(const Dims& in, const Dims& out);
@@ -161,12 +165,39 @@ Tensor broadcast_binary(const Tensor& a, const Tensor& b, const Dims& out_dims, 
   } else if (a.numel() == 1 && b.dims() == out_dims) {
     In va = pa[0];
     for (int64_t i = 0; i < n; ++i) po[i] = f(va, pb[i]);
-  } else {
-    BroadcastIndex ia(a.dims(), out_dims), ib(b.dims(), out_dims);
-    for (int64_t i = 0; i < n; ++i) {
-      po[i] = f(pa[ia.offset()], pb[ib.offset()]);
-      ia.next();
-      ib.next();
+  } else if (n > 0) {
+    // A row of the last axis at a time: within a row each operand steps by one element or
+    // stays on one (broadcast), so the row is a plain loop; the rows are walked by counters.
+    const size_t r = out_dims.size();
+    const Dims sa = broadcast_strides(a.dims(), out_dims), sb = broadcast_strides(b.dims(), out_dims);
+    const int64_t inner = out_dims[r - 1];
+    std::vector<int64_t> idx(r, 0);
+    int64_t oa = 0, ob = 0;
+    for (int64_t row = 0; row < n; row += inner) {
+      Out* o = po + row;
+      const In* ra = pa + oa;
+      const In* rb = pb + ob;
+      if (sa[r - 1] != 0 && sb[r - 1] != 0) {
+        for (int64_t j = 0; j < inner; ++j) o[j] = f(ra[j], rb[j]);
+      } else if (sa[r - 1] != 0) {
+        const In vb = *rb;
+        for (int64_t j = 0; j < inner; ++j) o[j] = f(ra[j], vb);
+      } else if (sb[r - 1] != 0) {
+        const In va = *ra;
+        for (int64_t j = 0; j < inner; ++j) o[j] = f(va, rb[j]);
+      } else {
+        for (int64_t j = 0; j < inner; ++j) o[j] = f(*ra, *rb);
+      }
+      for (size_t k = r - 1; k-- > 0;) {
+        if (++idx[k] < out_dims[k]) {
+          oa += sa[k];
+          ob += sb[k];
+          break;
+        }
+        oa -= sa[k] * (out_dims[k] - 1);
+        ob -= sb[k] * (out_dims[k] - 1);
+        idx[k] = 0;
+      }
     }
   }
   return out;
