@@ -1,4 +1,6 @@
 // Constant: a tensor given by one of its value attributes.
+#include <optional>
+
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 
@@ -47,10 +49,11 @@ Status infer_constant(InferContext& ctx) {
   const Tensor* t = nullptr;
   for (const auto& a : ctx.node().attributes)
     if (a.name == "value" && a.t) t = a.t.get();
-  ops::KernelContext k(ctx.node(), ctx.opset(), {}, nullptr);
+  std::optional<ops::KernelContext> k;  // made only for the other forms
   if (!t) {
-    if (!eval_constant(k).is_ok() || !k.outputs()[0].is_tensor()) return Status::ok();
-    t = &k.outputs()[0].tensor;
+    k.emplace(ctx.node(), ctx.opset(), std::vector<const RuntimeValue*>{}, nullptr);
+    if (!eval_constant(*k).is_ok() || !k->outputs()[0].is_tensor()) return Status::ok();
+    t = &k->outputs()[0].tensor;
   }
   SymShape s;
   for (int64_t d : t->dims()) s.push_back(Expr::constant(d));
