@@ -100,7 +100,7 @@ def replace_section(path, source, body):
     pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(END), re.S)
     if not pattern.search(text):
         sys.exit(f"gen_docs: {os.path.relpath(path, ROOT)} has no section between\n  {begin}\n  {END}")
-    return pattern.sub(lambda _: "\n".join([begin, *body, END]), text, count=1), text
+    return pattern.sub(lambda _: "\n".join([begin, "", *body, "", END]), text, count=1), text
 
 
 def main(argv):
