@@ -32,8 +32,21 @@ import harness  # noqa: E402
 import known  # noqa: E402
 import reducer  # noqa: E402
 
-PRIORITY = ["generator", "simplify_error", "checker", "ort_error", "ours_error", "eval_error", "ort_mismatch",
+PRIORITY = ["generator", "simplify_error", "structure", "checker", "ort_error", "ours_error", "eval_error", "ort_mismatch",
             "ours_mismatch", "eval_mismatch", "check_refused", "grew"]
+
+
+def printable(graph):
+    """onnx.helper.printable_graph, or a plainer listing where it fails (python3-onnx 1.12 cannot
+    print a uint8 tensor attribute, nor a name that is not UTF-8)."""
+    try:
+        return onnx.helper.printable_graph(graph)
+    except Exception:  # noqa: BLE001
+        return "\n".join(f"{nd.output} = {nd.domain + '.' if nd.domain else ''}{nd.op_type}({list(nd.input)})" for nd in graph.node)
+
+
+def op_list(graph):
+    return [f"{nd.domain}.{nd.op_type}" if nd.domain else nd.op_type for nd in graph.node]
 
 
 def representatives(fails):
@@ -94,6 +107,7 @@ class Campaign:
         return {"seed": seed, "opset": case.meta["opset"], "dynamic": case.meta["dynamic"], "nodes": info.get("nodes"),
                 "nodes_default": info.get("nodes_default"), "passes": info.get("passes", []),
                 "fails": [f.to_json() for f in fails], "verdicts": verdicts, "notes": case.meta["notes"],
+                "unrunnable": bool(info.get("unrunnable")),
                 "seconds": round(time.time() - t0, 2)}
 
     def judge(self, r, seed, case, path, f, all_fails):
@@ -117,9 +131,9 @@ class Campaign:
             red_model, red_meta = red.reduce(model, meta)
         k = known.classify(red_model, harness.Failure(f.kind, f.variant, f.setting, f.detail)) if f.kind != "generator" else None
         verdict = {"failure": f.to_json(), "known": k[0] if k else None, "known_what": k[1] if k else None,
-                   "reduced_nodes": len(red_model.graph.node)}
+                   "reduced_nodes": len(red_model.graph.node), "reduced_ops": op_list(red_model.graph)}
         if not k:
-            verdict["reduced_graph"] = onnx.helper.printable_graph(red_model.graph)[:4000]
+            verdict["reduced_graph"] = printable(red_model.graph)[:4000]
         if self.args.out:
             d = os.path.join(self.args.out, f"{seed}-{f.kind}-{f.variant}")
             os.makedirs(d, exist_ok=True)
@@ -139,7 +153,7 @@ class Campaign:
                 for x in all_fails:
                     fh.write(f"  {x!r}\n")
                 fh.write(f"reduced to {len(red_model.graph.node)} nodes (from {len(model.graph.node)}):\n")
-                fh.write(onnx.helper.printable_graph(red_model.graph) + "\n")
+                fh.write(printable(red_model.graph) + "\n")
             verdict["saved"] = d
         return verdict
 
@@ -183,8 +197,9 @@ def main():
                     if not args.quiet or not v["known"]:
                         tag = f"known {v['known']}" if v["known"] else "NEW"
                         where = f" (saved in {v['saved']})" if v.get("saved") else ""
+                        ops = f": {' '.join(v['reduced_ops'])}" if not v["known"] and v["reduced_nodes"] <= 16 else ""
                         print(f"seed {res['seed']} (opset {res['opset']}): {tag}: [{f['kind']}] {f['variant']}: "
-                              f"{f['detail']} (reduced to {v['reduced_nodes']} nodes){where}", flush=True)
+                              f"{f['detail']} (reduced to {v['reduced_nodes']} nodes{ops}){where}", flush=True)
                         if not v["known"] and not v.get("saved"):
                             print(v["reduced_graph"], flush=True)
     finally:
@@ -200,9 +215,22 @@ def main():
     for r in results:
         for p in r["passes"]:
             fired[p] = fired.get(p, 0) + 1
+    by_kind, new_by_kind, features = {}, {}, {}
+    for r in results:
+        for kind in sorted({f["kind"] for f in r["fails"]}):
+            by_kind[kind] = by_kind.get(kind, 0) + 1
+        for kind in sorted({v["failure"]["kind"] for v in r["verdicts"] if not v["known"]}):
+            new_by_kind[kind] = new_by_kind.get(kind, 0) + 1
+        for n in r["notes"]:
+            features[n] = features.get(n, 0) + 1
     summary = {"passes_fired": dict(sorted(fired.items(), key=lambda kv: -kv[1])), "cases": len(results), "seconds": round(time.time() - t0, 1), "new_failures": len(new),
                "known_failures": by_known, "nodes": sum(r["nodes"] or 0 for r in results),
-               "opsets": sorted({r["opset"] for r in results}), "dynamic": sum(r["dynamic"] for r in results)}
+               "opsets": sorted({r["opset"] for r in results}), "dynamic": sum(r["dynamic"] for r in results),
+               # cases with a failure of each kind (any variant; a case may count under several kinds)
+               "failures_by_kind": dict(sorted(by_kind.items())), "new_failures_by_kind": dict(sorted(new_by_kind.items())),
+               "failed_seeds": [r["seed"] for r in new] + ([r["seed"] for r in known_only] if args.strict_known else []),
+               "features": dict(sorted(features.items())), "unrunnable": sum(r.get("unrunnable", False) for r in results),
+               "seeds": [seeds[0], seeds[-1]] if seeds and isinstance(seeds[0], int) else None}
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "summary.json"), "w") as fh:
@@ -214,6 +242,8 @@ def main():
     after = sum(r["nodes_default"] for r in results if r["nodes_default"] is not None)
     print(f"fuzz_graphs: default pipeline {before} -> {after} nodes; cases where each pass changed something: "
           + ", ".join(f"{k} {v}" for k, v in summary["passes_fired"].items()))
+    print(f"fuzz_graphs: failures by kind (cases): {summary['failures_by_kind'] or 'none'}; features: "
+          + ", ".join(f"{k} {v}" for k, v in summary["features"].items()))
     print(f"fuzz_graphs: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

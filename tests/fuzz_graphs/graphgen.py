@@ -30,7 +30,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 F32, F64, F16, I64, I32, BOOL = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.INT64,
                                  TensorProto.INT32, TensorProto.BOOL)
-NP = {F32: np.float32, F64: np.float64, F16: np.float16, I64: np.int64, I32: np.int32, BOOL: np.bool_}
+U8 = TensorProto.UINT8
+NP = {F32: np.float32, F64: np.float64, F16: np.float16, I64: np.int64, I32: np.int32, BOOL: np.bool_, U8: np.uint8}
 INT64_MAX = 2 ** 63 - 1
 IR_FOR_OPSET = {11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10}
 
@@ -201,6 +202,16 @@ class Gen:
         self.values = {}  # name -> V (every value of every graph)
         self.input_ranges = {}
         self.notes = set()  # features used, for the report (e.g. 'F1')
+        self.uses_custom = False
+        self.domains = {}  # non-default domains used -> opset version
+        self.extra_outputs = []  # values that must be graph outputs (see splat_concat)
+        self.declare = []  # values that get a value_info (custom ops' outputs)
+        # Graph-wide features (issue 30), drawn once so that a share of the graphs has each:
+        # hand-written padding, Concats of splats (fuse_concat_splat's pattern) in ~15-20% of the
+        # graphs, several of them and nested; custom-domain ops (com.microsoft or a made-up
+        # domain), which make onnxtrim skip its check, in ~15%.
+        self.splats = self.chance(0.15)
+        self.customs = self.chance(0.15)
 
     # ----- helpers ------------------------------------------------------------------------
     def chance(self, p):
@@ -230,7 +241,8 @@ class Gen:
         """An initializer or a Constant node holding arr."""
         arr = np.asarray(arr)
         dt = {np.dtype(np.float32): F32, np.dtype(np.float64): F64, np.dtype(np.int64): I64,
-              np.dtype(np.int32): I32, np.dtype(np.bool_): BOOL, np.dtype(np.float16): F16}[arr.dtype]
+              np.dtype(np.int32): I32, np.dtype(np.bool_): BOOL, np.dtype(np.float16): F16,
+              np.dtype(np.uint8): U8}[arr.dtype]
         if as_node is None:
             as_node = self.chance(0.3)
         k = self.uid()
@@ -1237,6 +1249,9 @@ def slices_concat(gen, g):
     bounds = [(0, cut), (cut, gen.pick([d, INT64_MAX, -1 if gen.chance(0.2) else d]))]
     for s, e in bounds:
         n = slice_len(d, s, e if e != INT64_MAX else d, 1)
+        if n == 0:  # (cut, -1) with cut = d - 1: an empty piece, which the ops after it do not expect
+            e = d
+            n = slice_len(d, s, e, 1)
         sh = list(x.shape)
         sh[a] = n
         (p,) = gen.node(g, "Slice", [x, gen.ints(g, [s], "Slice"), gen.ints(g, [e], "Slice"),
@@ -1529,6 +1544,303 @@ def custom_op(gen, g):
     return True
 
 
+# ----- Concats of splats and custom domains (issue 30) ---------------------------------------
+# What a third-party random-graph fuzzer wrote and this generator did not: hand-written padding
+# (a value concatenated with tensors of one repeated value: stored, ConstantOfShape of a constant
+# or computed shape, Expand or Tile of a constant), nested and reused, on float and on integer,
+# float16 and bool "islands"; and ops of custom domains, which make onnxtrim skip its check.
+
+ISLAND_TYPES = [I32, I64, U8, F16, BOOL]
+
+
+def to_island(gen, g, x, dt):
+    """An exact float value carried into element type dt the way quantizing code writes it:
+    Clip(Floor|Round|Ceil(x * 4)) -> Cast for integers, Cast for float16, a comparison for bool.
+    Only on exact values, so that every correct simplification gives the same integers."""
+    if dt == BOOL:
+        th = gen.const(g, np.array(gen.pick([0.0, -0.25, 0.25]), np.float32), "Greater")
+        (b,) = gen.node(g, gen.pick(["Greater", "Less"]), [x, th], [gen.out(BOOL, x.shape, exact=True)])
+        return b
+    if dt == F16:
+        (h,) = gen.node(g, "Cast", [x], [gen.out(F16, x.shape, mag=x.mag, exact=True)], to=F16)
+        return h
+    (m,) = gen.node(g, "Mul", [x, gen.const(g, np.array(4.0, np.float32), "Mul")],
+                    [gen.out(F32, x.shape, mag=x.mag * 4, exact=True)])
+    (r,) = gen.node(g, gen.pick(["Floor", "Round", "Ceil"]), [m], [gen.out(F32, x.shape, mag=x.mag * 4 + 1, exact=True)])
+    lo = 0.0 if dt == U8 else -8.0
+    (c,) = gen.node(g, "Clip", [r, gen.const(g, np.array(lo, np.float32), "Clip"), gen.const(g, np.array(8.0, np.float32), "Clip")],
+                    [gen.out(F32, x.shape, mag=8.0, exact=True)])
+    (q,) = gen.node(g, "Cast", [c], [gen.out(dt, x.shape, mag=8.0, exact=True)], to=dt)
+    return q
+
+
+def from_island(gen, g, v):
+    """Back to float: Cast (then maybe a Mul by a power of two), or Where for bool."""
+    if v.dtype == BOOL and gen.chance(0.5):
+        a, b = gen.pick([(1.0, -1.0), (0.0, 1.0), (2.0, 0.5)])
+        (o,) = gen.node(g, "Where", [v, gen.const(g, np.array(a, np.float32), "Where"), gen.const(g, np.array(b, np.float32), "Where")],
+                        [gen.out(F32, v.shape, mag=2.0, exact=True)])
+        return o
+    (o,) = gen.node(g, "Cast", [v], [gen.out(F32, v.shape, mag=max(v.mag, 1.0), exact=True)], to=F32)
+    if v.dtype != F16 and v.dtype != BOOL and gen.chance(0.5):
+        (o,) = gen.node(g, "Mul", [o, gen.const(g, np.array(0.125, np.float32), "Mul")], [gen.out(F32, v.shape, mag=1.0, exact=True)])
+    return o
+
+
+def splat_values(dt):
+    if dt == BOOL:
+        return [True, False]
+    if dt in (F32, F64, F16):
+        return [0.0, 1.0, -1.0, 0.5]
+    return [0, 1, 2]
+
+
+def make_splat(gen, g, like, axis, k, val, dt):
+    """A tensor of like's shape with k along axis, every element val, in one of the forms
+    fuse_concat_splat recognises: stored (initializer or Constant node), ConstantOfShape of a
+    constant or a computed shape (Shape -> Gather -> Concat), Expand or Tile of a constant."""
+    target = list(like.shape)
+    target[axis] = k
+    npdt = NP[dt]
+    st = all(static(d) for d in target)
+    forms = ["cos", "cos", "expand", "tile"] + (["stored", "stored", "stored"] if st else [])
+    form = gen.pick(forms)
+    mag = max(abs(float(val)), 1e-3)
+    if form == "stored":
+        # (no uint8 Constant node: python3-onnx 1.12's printable_graph cannot print one)
+        s = gen.const(g, np.full(target, val, npdt), "Concat", as_node=gen.chance(0.5) and dt != U8)
+        gen.notes.add("splat_stored")
+        return s
+    spec = gen.shape_tensor(g, like, target)
+    if spec is None:
+        return None
+    if form == "cos":
+        attrs = {}
+        if not (dt == F32 and val == 0.0 and gen.chance(0.5)):
+            attrs["value"] = numpy_helper.from_array(np.array([val], npdt), "")
+        (s,) = gen.node(g, "ConstantOfShape", [spec], [gen.out(dt, target, mag=mag, exact=True)], **attrs)
+        gen.notes.add("splat_cos_computed" if spec.const is None else "splat_cos")
+    elif form == "expand":
+        c = gen.const(g, np.full(gen.pick([[], [1], [1] * len(target)]), val, npdt), "Expand", as_node=None if dt != U8 else False)
+        (s,) = gen.node(g, "Expand", [c, spec], [gen.out(dt, target, mag=mag, exact=True)])
+        gen.notes.add("splat_expand")
+    else:
+        c = gen.const(g, np.full([1] * len(target), val, npdt), "Tile", as_node=None if dt != U8 else False)
+        (s,) = gen.node(g, "Tile", [c, spec], [gen.out(dt, target, mag=mag, exact=True)])
+        gen.notes.add("splat_tile")
+    g.pool.remove(s)  # not a float value for the other generators to read
+    return s
+
+
+def splat_concat(gen, g, x=None):
+    """x concatenated with splats of one value along an axis (one or two of them, before or
+    after), and maybe the result again (up to three levels, along the same axis or another:
+    Concat(s, Concat(x, s)) and the like); an inner result may be read again or be a graph
+    output. In 30% of the cases x is an integer, float16 or bool island of an exact value, and
+    the result is brought back to float."""
+    island = False
+    if x is None and gen.chance(0.3):
+        src = gen.floats(g, 1, 4, lambda v: v.exact)
+        if src is not None:
+            x = to_island(gen, g, src, gen.pick(ISLAND_TYPES))
+            island = True
+            gen.notes.add("splat_island")
+    if x is None:
+        x = gen.floats(g, 1, 5)
+    if x is None or x.rank < 1:
+        return False
+    dt = x.dtype
+    levels = 1
+    while levels < 3 and gen.chance(0.45):
+        levels += 1
+    if levels > 1:
+        gen.notes.add("splat_nested")
+    cur, axis = x, None
+    for lev in range(levels):
+        if axis is None or gen.chance(0.5):
+            axis = int(gen.rng.integers(0, cur.rank))
+        vals = splat_values(dt)
+        val = gen.pick(vals)
+        pieces = [cur]
+        for _ in range(1 if gen.chance(0.65) else 2):
+            v = val if gen.chance(0.9) else gen.pick(vals)  # now and then unequal splats (refused)
+            s = make_splat(gen, g, cur, axis, int(gen.rng.integers(1, 4)), v, dt)
+            if s is None:
+                break
+            if gen.chance(0.5):
+                pieces.insert(0, s)
+            else:
+                pieces.append(s)
+            if gen.chance(0.1):
+                pieces.insert(0 if pieces[0] is not s else len(pieces), s)  # the same splat on both sides
+        if len(pieces) == 1:
+            break
+        shape = list(cur.shape)
+        shape[axis] = 0
+        for p in pieces:
+            shape[axis] = dadd(shape[axis], p.shape[axis])
+        spec = axis - cur.rank if gen.chance(0.3) else axis
+        (o,) = gen.node(g, "Concat", pieces, [gen.out(dt, shape, mag=max(p.mag for p in pieces),
+                                                      exact=all(p.exact for p in pieces))], axis=spec)
+        if dt != F32:
+            g.pool.remove(o)
+        if lev < levels - 1 and gen.chance(0.3):
+            # the inner Concat is read again: by a graph output, or by another node
+            if gen.chance(0.4):
+                gen.extra_outputs.append(o)
+            elif dt == F32:
+                gen.node(g, gen.pick(["Relu", "Neg", "Sigmoid"]), [o], [gen.out(F32, o.shape, mag=o.mag)])
+            else:
+                from_island(gen, g, o)
+            gen.notes.add("splat_reused")
+        cur = o
+    if cur is x:
+        return False
+    if gen.chance(0.2):
+        gen.extra_outputs.append(cur)
+        gen.notes.add("splat_output")
+    if island:
+        from_island(gen, g, cur)
+    elif gen.chance(0.5):
+        # and a consumer, so that the Pad it becomes sits inside the graph
+        gen.node(g, gen.pick(["Relu", "Tanh", "Abs"]), [cur], [gen.out(F32, cur.shape, mag=cur.mag, exact=False)])
+    gen.notes.add("splat_concat")
+    return True
+
+
+MS_DOMAIN = "com.microsoft"
+MADE_UP_DOMAIN = "ai.onnxtrim.test"
+
+
+def custom_block(gen, g):
+    """An op of a custom domain on a float value: com.microsoft contrib ops ONNX Runtime runs
+    (Gelu, FastGelu, QuickGelu, BiasGelu, FusedMatMul), or an op of a made-up domain whose
+    meaning is given by MADE_UP (the harness runs a twin with the op spelled in standard ops).
+    Its output's type is declared (a value_info) half of the time; then maybe a splat Concat or a
+    Reshape to Shape(x) on it."""
+    x = gen.floats(g, 1, 4)
+    if x is None:
+        return False
+    if gen.chance(0.3):
+        op = gen.pick(sorted(MADE_UP))
+        attrs = {"alpha": float(gen.pick([0.5, 2.0, -1.0]))} if op == "ScaleBy" else {}
+        mag = x.mag * 2 if op == "ScaleBy" else x.mag
+        (y,) = gen.node(g, op, [x], [gen.out(F32, x.shape, mag=mag)], domain=MADE_UP_DOMAIN, **attrs)
+        gen.domains[MADE_UP_DOMAIN] = 1
+        gen.notes.add("custom_madeup")
+    else:
+        ops = ["Gelu", "Gelu", "FastGelu", "QuickGelu"]
+        if static(x.shape[-1]):
+            ops.append("BiasGelu")
+            if x.rank >= 2 and x.shape[-1] <= 64:
+                ops += ["FusedMatMul", "FusedMatMul"]
+        op = gen.pick(ops)
+        attrs, inputs, shape, mag = {}, [x], list(x.shape), x.mag + 1
+        if op == "QuickGelu" and gen.chance(0.5):
+            attrs["alpha"] = float(gen.pick([1.702, 1.0]))
+        elif op == "BiasGelu" or (op == "FastGelu" and static(x.shape[-1]) and gen.chance(0.5)):
+            inputs.append(gen.const(g, gen.rand_w([x.shape[-1]], 0.3), "bias"))
+        elif op == "FusedMatMul":
+            k, n = x.shape[-1], int(gen.rng.integers(1, 9))
+            tb = gen.chance(0.5)
+            inputs.append(gen.const(g, gen.rand_w([n, k] if tb else [k, n], 1.0 / math.sqrt(k)), "weight"))
+            if tb:
+                attrs["transB"] = 1
+            alpha = float(gen.pick([1.0, 0.5, 2.0]))
+            if alpha != 1.0 or gen.chance(0.3):
+                attrs["alpha"] = alpha
+            shape = x.shape[:-1] + [n]
+            mag = x.mag * 2 * alpha
+        (y,) = gen.node(g, op, inputs, [gen.out(F32, shape, mag=mag)], domain=MS_DOMAIN, **attrs)
+        gen.domains[MS_DOMAIN] = 1
+        gen.uses_custom = True
+        gen.notes.add("custom_ms")
+    if gen.chance(0.5):
+        gen.declare.append(y)
+    k = gen.rng.random()
+    if k < 0.3:
+        splat_concat(gen, g, y)
+    elif k < 0.45 and y.shape == x.shape:
+        (o,) = gen.node(g, "Reshape", [y, gen.shape_of(g, x)], [gen.out(F32, x.shape, mag=y.mag)])
+    return True
+
+
+def _swish(nd, fresh):
+    s = fresh("sigmoid")
+    return [helper.make_node("Sigmoid", [nd.input[0]], [s]), helper.make_node("Mul", [nd.input[0], s], [nd.output[0]])]
+
+
+def _scale(nd, fresh):
+    alpha = 1.0
+    for a in nd.attribute:
+        if a.name == "alpha":
+            alpha = a.f
+    c = fresh("alpha")
+    return [helper.make_node("Constant", [], [c], value=numpy_helper.from_array(np.array(alpha, np.float32), "")),
+            helper.make_node("Mul", [nd.input[0], c], [nd.output[0]])]
+
+
+def _passthrough(nd, fresh):
+    return [helper.make_node("Identity", [nd.input[0]], [nd.output[0]])]
+
+
+# The ops of the made-up domain and their meaning in standard ops (node, fresh name maker -> nodes).
+MADE_UP = {"SwishLike": _swish, "ScaleBy": _scale, "Passthrough": _passthrough}
+
+
+def uses_made_up(model):
+    def walk(g):
+        for nd in g.node:
+            if nd.domain == MADE_UP_DOMAIN:
+                return True
+            for a in nd.attribute:
+                if a.type == onnx.AttributeProto.GRAPH and walk(a.g):
+                    return True
+                if a.type == onnx.AttributeProto.GRAPHS and any(walk(s) for s in a.graphs):
+                    return True
+        return False
+    return walk(model.graph)
+
+
+def runnable_twin(model):
+    """The model with each op of the made-up domain replaced by its meaning (MADE_UP), for ONNX
+    Runtime, which cannot load such an op. An op it does not know stays (and ONNX Runtime then
+    refuses the twin)."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    k = [0]
+
+    def fresh(hint):
+        k[0] += 1
+        return f"__twin_{hint}_{k[0]}"
+
+    def walk(g):
+        new = []
+        changed = False
+        for nd in g.node:
+            for a in nd.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g)
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    for s in a.graphs:
+                        walk(s)
+            if nd.domain == MADE_UP_DOMAIN and nd.op_type in MADE_UP and len(nd.input) >= 1 and len(nd.output) == 1:
+                new.extend(MADE_UP[nd.op_type](nd, fresh))
+                changed = True
+            else:
+                new.append(nd)
+        if changed:
+            del g.node[:]
+            g.node.extend(new)
+
+    walk(m.graph)
+    if not uses_made_up(m):
+        keep = [o for o in m.opset_import if o.domain != MADE_UP_DOMAIN]
+        del m.opset_import[:]
+        m.opset_import.extend(keep)
+    return m
+
+
 # ----- plumbing ------------------------------------------------------------------------------
 
 def identity_element(gen, g):
@@ -1809,7 +2121,10 @@ COMPUTE = [(conv_block, 5), (linear_block, 5), (unary, 10), (binary, 12), (matmu
            (squeeze_unsqueeze, 3), (concat, 3), (split, 2), (slice_, 4), (slices_concat, 1), (gather, 3), (expand, 2),
            (tile, 1), (where, 2), (bool_to_float, 1), (cast, 2), (range_, 1), (constant_of_shape, 1), (dropout, 2),
            (resize, 1), (identity_element, 3), (duplicate, 3), (plumbing_shape_reshape, 2), (if_node, 1.5),
-           (lambda gen, g: if_node(gen, g, fusion=True), 0.7), (loop_node, 0.5), (custom_op, 0.15)]
+           (lambda gen, g: if_node(gen, g, fusion=True), 0.7), (loop_node, 0.5), (custom_op, 0.15),
+           (splat_concat, 0.2), (custom_block, 0)]
+# In the graphs drawn for them (Gen.splats, Gen.customs) these weigh more, and each appears at least once.
+SPLAT_WEIGHT, CUSTOM_WEIGHT = 6.0, 3.0
 
 
 def make_inputs(gen):
@@ -1872,23 +2187,37 @@ class Case:
 
 def generate(seed, opset=None, dynamic=None, max_nodes=None):
     gen = Gen(seed, opset, dynamic, max_nodes)
-    gen.uses_custom = False
     g = gen.main
     inputs = make_inputs(gen)
     fns, weights = zip(*COMPUTE)
+    weights = list(weights)
+    if gen.splats:
+        weights[fns.index(splat_concat)] = SPLAT_WEIGHT
+    if gen.customs:
+        weights[fns.index(custom_block)] = CUSTOM_WEIGHT
     p = np.array(weights, dtype=np.float64)
     p /= p.sum()
     tries = 0
+
+    def squash():
+        # keep magnitudes in range: squash whatever grew large
+        last = [v for v in g.pool[-3:] if v.dtype == F32 and v.mag > 200 and v.const is None]
+        for v in last:
+            (t,) = gen.node(g, gen.pick(["Tanh", "Sigmoid", "Softsign"]), [v], [gen.out(F32, v.shape, mag=1.0)])
+
     while len(g.nodes) < gen.target_nodes and tries < gen.target_nodes * 6:
         tries += 1
         if gen.chance(0.12):
             gen.block += 1
         fn = fns[int(gen.rng.choice(len(fns), p=p))]
         fn(gen, g)
-        # keep magnitudes in range: squash whatever grew large
-        last = [v for v in g.pool[-3:] if v.dtype == F32 and v.mag > 200 and v.const is None]
-        for v in last:
-            (t,) = gen.node(g, gen.pick(["Tanh", "Sigmoid", "Softsign"]), [v], [gen.out(F32, v.shape, mag=1.0)])
+        squash()
+    for flag, note, fn in ((gen.splats, "splat_concat", splat_concat), (gen.customs, "custom_", custom_block)):
+        for _ in range(3):
+            if not flag or any(n.startswith(note) for n in gen.notes):
+                break
+            fn(gen, g)
+            squash()
     # outputs: some leaves (values nobody reads), maybe an intermediate, maybe a copy of an input
     floats = [v for v in g.pool if v.dtype == F32 and v.const is None and v not in g.inputs]
     leaves = [v for v in floats if v.uses == 0]
@@ -1909,6 +2238,7 @@ def generate(seed, opset=None, dynamic=None, max_nodes=None):
     inner = [v for v in floats if v.uses > 0 and v not in outs]
     if inner and gen.chance(0.3):
         outs.append(gen.pick(inner))
+    outs += [v for v in gen.extra_outputs if v not in outs]
     if gen.chance(0.15):
         x = gen.pick(inputs)
         if gen.chance(0.5):
@@ -1948,11 +2278,19 @@ def generate(seed, opset=None, dynamic=None, max_nodes=None):
         for v in g.pool:
             if v.scope is g and v.const is None and v not in g.inputs and v not in outs and gen.chance(0.5):
                 value_info.append(helper.make_tensor_value_info(v.name, v.dtype, [declared_dim(d) for d in v.shape]))
+    declared = {vi.name for vi in value_info} | {v.name for v in outs}
+    for v in gen.declare:
+        if v.name in declared:
+            continue
+        declared.add(v.name)
+        value_info.append(helper.make_tensor_value_info(v.name, v.dtype, [declared_dim(d) for d in v.shape]))
     graph = helper.make_graph(g.nodes, gen.pick(["main_graph", "torch_jit", "tf2onnx"]), graph_inputs, graph_outputs,
                               g.inits, value_info=value_info)
     opsets = [helper.make_opsetid("", gen.opset)]
     if gen.uses_custom:
-        opsets.append(helper.make_opsetid("com.microsoft", 1))
+        gen.domains[MS_DOMAIN] = 1
+    for dom, ver in sorted(gen.domains.items()):
+        opsets.append(helper.make_opsetid(dom, ver))
     model = helper.make_model(graph, opset_imports=opsets, producer_name="graphgen", producer_version="1")
     model.ir_version = IR_FOR_OPSET[gen.opset]
     # dim settings: two for dynamic cases, different values for every symbol
@@ -1969,7 +2307,7 @@ def generate(seed, opset=None, dynamic=None, max_nodes=None):
                    for v in g.inputs},
         "values": {v.name: {"dtype": int(v.dtype), "dims": [dim_json(d) for d in v.shape], "exact": bool(v.exact), "positive": bool(v.pos)}
                    for v in gen.values.values() if v.scope is g},
-        "notes": sorted(gen.notes), "custom": gen.uses_custom,
+        "notes": sorted(gen.notes), "custom": bool(gen.domains),
     }
     return Case(model, meta)
 
