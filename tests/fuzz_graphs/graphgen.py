@@ -21,6 +21,15 @@ ConstantOfShape, comparisons, Dropout, Resize, a custom-domain op) and exporter 
 Transposes, no-op Cast/Reshape/Expand/Pad/Slice, duplicated subexpressions, dead branches, If with
 constant and computed conditions, Loop, graph outputs that are intermediates or copies of
 inputs), over opsets 11-21, with symbolic input dims in a share of the cases.
+
+Two graph-wide features (issue 30, what a third-party fuzzer made that this one did not), each
+drawn for ~15% of the graphs (Gen.splats, Gen.customs), where their generators then weigh more:
+hand-written padding, i.e. values concatenated with splats of one value (stored, ConstantOfShape
+of a constant or computed shape, Expand/Tile of a constant), nested up to three levels, reused
+and made graph outputs, on float values and on int32/int64/uint8/float16/bool islands
+(splat_concat; ~20% of the graphs in all); and custom-domain ops, com.microsoft contrib ops or ops
+of a made-up domain that ONNX Runtime runs through a twin (custom_block, MADE_UP, runnable_twin;
+~15%). meta["notes"] names the features a case has (splat_*, custom_*, F1-F6).
 """
 import math
 
