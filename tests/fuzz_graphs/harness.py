@@ -123,6 +123,11 @@ class OrtServer:
         return outs, None
 
 
+def is_load_error(e):
+    """An ONNX Runtime error line from loading the model (not from running it)."""
+    return e.startswith("Load model") or "invalid model" in e or "INVALID_GRAPH" in e or "INVALID_PROTOBUF" in e
+
+
 def sh(args, timeout=300):
     try:
         # errors="replace": an error line may carry bytes that are not UTF-8 (a freed name)
@@ -465,6 +470,8 @@ class Runner:
                 # the generator's fault; the variants are still checked for what needs no reference
                 fails.append(Failure("generator", "original", si, f"ONNX Runtime: {e}"))
                 info["unrunnable"] = True
+                orig_loads = not is_load_error(e)
+                unrun_inputs = inputs[si]
                 break
             refs[si] = outs
             if need_eval and not custom:
@@ -540,6 +547,11 @@ class Runner:
                 onnx.save(graphgen.runnable_twin(sm), ort_out)
             checked[data] = want
             checked_by[data] = vname
+            if info.get("unrunnable") and orig_loads:
+                # no reference to compare with, but what ONNX Runtime loads it must still load
+                _, e = self.ort.run(ort_out, unrun_inputs, os.path.join(work, f"ort_{vname}_load"))
+                if e and is_load_error(e):
+                    fails.append(Failure("ort_error", vname, None, f"ONNX Runtime loads the original, not this: {e}"))
             for si in variant_settings(meta, vname):
                 if si not in refs:
                     continue
