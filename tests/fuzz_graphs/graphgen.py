@@ -467,6 +467,8 @@ def unary(gen, g):
         slope_shape = gen.pick([[1], [x.shape[-1]] if x.rank and static(x.shape[-1]) else [1]])
         if x.rank >= 3 and static(x.shape[1]) and gen.chance(0.5):
             slope_shape = [x.shape[1]] + [1] * (x.rank - 2)
+        if x.rank == 0:
+            slope_shape = []  # the slope broadcasts to x one way only: no [1] for a scalar
         inputs = [x, gen.const(g, gen.rng.uniform(0, 0.5, slope_shape).astype(np.float32), "PRelu")]
     elif op in ("Sqrt", "Log", "Reciprocal"):
         # Positive argument, bounded away from zero where it matters: f(|x| + 1) or f(sigmoid).
