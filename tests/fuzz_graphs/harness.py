@@ -21,7 +21,8 @@ Custom domains: onnxtrim's evaluator cannot run their ops (its own check is skip
 graphgen's made-up domain runs in ONNX Runtime as its "twin" (graphgen.runnable_twin: each such
 op spelled in standard ops), the original and every written model alike. Where ONNX Runtime
 cannot run the original at all (kind 'generator'), the variants are still simplified and must
-exit 0 and pass the structural check and onnx.checker.
+exit 0, pass the structural check and onnx.checker, and load in ONNX Runtime where the original
+loads.
 
 python3-onnx here is 1.12 (schemas up to opset 17, IR version 8): models of opset 18-21 are
 checked through their "opset-17 view", which rewrites the few constructs whose schema changed
