@@ -36,15 +36,19 @@ struct Match {
 
 class FuseConcatSplat final : public Pass {
  public:
+  // Each Concat is matched against the graph as it is when its turn comes: a match made before
+  // an earlier rewrite could name a value that rewrite erased (a Concat of splats reading
+  // another one, rewritten first), and the Pad would read a freed value.
   void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    std::vector<std::pair<ir::Node*, Match>> found;
-    for (ir::Node* n : g.node_list())
-      if (!n->is_dead())
-        if (auto m = matches(*n, ctx.model.opset(""))) found.emplace_back(n, std::move(*m));
-    if (found.empty()) return;
-    auto si = current_facts(ctx);
-    if (!si) return;
-    for (auto& [n, m] : found) apply(*n, m, *si, g, rw, ctx.model.opset(""));
+    const int64_t opset = ctx.model.opset("");
+    std::shared_ptr<const ShapeInference> si;
+    for (ir::Node* n : g.node_list()) {
+      if (n->is_dead()) continue;
+      auto m = matches(*n, opset);
+      if (!m) continue;
+      if (!si && !(si = current_facts(ctx))) return;
+      apply(*n, *m, *si, g, rw, opset);
+    }
   }
 
  private:

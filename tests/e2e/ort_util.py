@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import tempfile
+from urllib.parse import quote
 
 import numpy as np
 import onnx
@@ -14,6 +15,11 @@ _TYPES = {np.float32: "float32", np.float64: "float64", np.int64: "int64", np.in
 _NP = {v: k for k, v in _TYPES.items()}
 
 
+def _file_name(name):
+    """What run.js names a value's files: JavaScript's encodeURIComponent of the name."""
+    return quote(name, safe="!~*'()")
+
+
 def run_ort(model_path, inputs):
     """Runs model_path in ONNX Runtime (optimizations off); returns {output name: array}."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -21,7 +27,7 @@ def run_ort(model_path, inputs):
         os.makedirs(in_dir)
         for name, a in inputs.items():
             a = np.ascontiguousarray(a)
-            base = os.path.join(in_dir, name.replace("/", "%2F"))
+            base = os.path.join(in_dir, _file_name(name))
             with open(base + ".json", "w") as f:
                 json.dump({"dtype": _TYPES[a.dtype.type], "dims": list(a.shape)}, f)
             with open(base + ".bin", "wb") as f:
@@ -31,7 +37,7 @@ def run_ort(model_path, inputs):
             raise RuntimeError(f"ONNX Runtime failed on {model_path}: {r.stderr.strip()[:500]}")
         outs = {}
         for o in onnx.load(model_path, load_external_data=False).graph.output:
-            base = os.path.join(out_dir, o.name.replace("/", "%2F"))
+            base = os.path.join(out_dir, _file_name(o.name))
             meta = json.load(open(base + ".json"))
             outs[o.name] = np.frombuffer(open(base + ".bin", "rb").read(),
                                          dtype=_NP[meta["dtype"]]).reshape(meta["dims"])
