@@ -45,7 +45,9 @@ enum ExitCode : int {
 
 class Error : public std::runtime_error {
  public:
-  Error(int exit_code, const std::string& message) : std::runtime_error(message), exit_code_(exit_code) {}
+  // The message as given, with bytes that are not printable (control characters, bytes that are
+  // not well-formed UTF-8: a name read from a damaged file) written as \xNN.
+  Error(int exit_code, const std::string& message);
   int exit_code() const noexcept { return exit_code_; }
 
  private:

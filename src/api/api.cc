@@ -29,6 +29,7 @@
 #include "rewrites/convert_float.h"
 #include "support/cancel.h"
 #include "support/limits.h"
+#include "support/text.h"
 #include "surgery/surgery.h"
 
 #ifndef ONNXTRIM_VERSION
@@ -38,6 +39,9 @@
 namespace onnxtrim {
 
 const char* version() { return ONNXTRIM_VERSION; }
+
+Error::Error(int exit_code, const std::string& message)
+    : std::runtime_error(support::printable(message)), exit_code_(exit_code) {}
 
 struct Model::Impl {
   std::unique_ptr<ir::Model> model;
@@ -474,6 +478,7 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
   }
   auto res = rewrites::convert_float(m, co, seen.ran ? &seen : nullptr);
   throw_if_error(res.is_ok() ? Status::ok() : res.status());
+  m.changed_by = "--dtype conversion";
   Conversion& c = rep.conversion;
   c.dtype = o.dtype;
   c.keep_io_types = o.keep_io_types;
@@ -557,6 +562,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     double t = now_s();
     throw_if_error(ir::verify_model(m));
     throw_if_error(surgery::apply(m, req, &plan));
+    m.changed_by = "surgery";
     rep.surgery = plan.notes;
     rep.stages.emplace_back("surgery", now_s() - t);
     // With --dtype as well, the simplification and the conversion are checked against the cut
@@ -571,6 +577,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     throw_if_error(ir::verify_model(m));
     auto res = convert::convert_opset(m, o.opset);
     throw_if_error(res.is_ok() ? Status::ok() : res.status());
+    m.changed_by = "--opset conversion";
     throw_if_error(ir::verify_model(m));
     OpsetConversion& oc = rep.opset;
     oc.from = res.value().from;

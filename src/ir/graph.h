@@ -5,6 +5,7 @@
 // only through ir::Rewriter, which counts changes.
 #pragma once
 
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <functional>
@@ -36,6 +37,9 @@ struct Use {
 class Value {
  public:
   const std::string& name() const { return name_; }
+  // A number no other value made in this process has: what outlives a value (facts kept by
+  // address) tells it from a new value made at the same address after a purge.
+  uint64_t serial() const { return serial_; }
   Graph* graph() const { return graph_; }
   Node* producer() const { return producer_; }
   int producer_output() const { return producer_output_; }
@@ -58,6 +62,11 @@ class Value {
  private:
   friend class Graph;
   friend class Node;
+  uint64_t serial_ = next_serial();
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
   std::string name_;
   Graph* graph_ = nullptr;
   Node* producer_ = nullptr;
@@ -267,6 +276,9 @@ class Model {
   std::unique_ptr<Graph> graph;
   std::vector<Function> functions;
   std::string path;  // file it was loaded from, for messages
+  // The last pass or stage that changed the graph ("pass fuse_concat_splat", "--opset"): what
+  // an internal error about a broken graph names. Empty for a model as loaded.
+  std::string changed_by;
 
   // Version of `domain` this model imports ("" and "ai.onnx" are the same); 0 when absent.
   int64_t opset(std::string_view domain) const;

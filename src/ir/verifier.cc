@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "support/text.h"
+
 namespace onnxtrim::ir {
 
 namespace {
@@ -108,6 +110,65 @@ Status verify_graph(const Graph& g) {
 Status verify_model(const Model& m) {
   OT_RETURN_IF_ERROR(check_subgraph_depth(m));
   return verify_graph(*m.graph);
+}
+
+namespace {
+
+// The names and initializer types of g's values and those of its subgraphs.
+Status check_names_and_types(const Graph& g) {
+  auto value = [&g](const Value* v) -> Status {
+    if (v->name().empty()) return make_error(ErrorCode::kInvalidModel, "a value has no name");
+    if (!support::valid_utf8(v->name()))
+      return make_error(ErrorCode::kInvalidModel, "value name '" + v->name() + "' is not valid UTF-8");
+    if (g.find_value(v->name()) != v)
+      return make_error(ErrorCode::kInvalidModel, "two values of graph '" + g.name + "' are named '" + v->name() + "'");
+    if (const Tensor* t = v->initializer(); t && !v->is_graph_input() && v->type.is_tensor()) {
+      const Type& ty = v->type;
+      bool same = ty.elem == DataType::kUndefined || ty.elem == t->dtype();
+      if (same && ty.has_shape) {
+        same = ty.dims.size() == t->dims().size();
+        for (size_t i = 0; same && i < ty.dims.size(); ++i)
+          same = !ty.dims[i].is_known() || *ty.dims[i].value == t->dims()[i];
+      }
+      if (!same) {
+        std::vector<Dim> dims;
+        for (int64_t d : t->dims()) dims.push_back(Dim::known(d));
+        return make_error(ErrorCode::kInvalidModel, "initializer '" + v->name() + "' is declared " + ty.str() +
+                                                        " but holds " + Type::tensor(t->dtype(), std::move(dims)).str());
+      }
+    }
+    return Status::ok();
+  };
+  for (const Value* v : g.inputs()) OT_RETURN_IF_ERROR(value(v));
+  for (const Value* v : g.initializers()) OT_RETURN_IF_ERROR(value(v));
+  Status st;
+  g.for_each_node([&](const Node* n) {
+    for (const Value* o : n->outputs())
+      if (o && st.is_ok()) {
+        st = value(o);
+        if (!st.is_ok()) st.with_node(n->describe());
+      }
+    for (const Graph* sg : n->subgraphs())
+      if (st.is_ok()) st = check_names_and_types(*sg);
+  });
+  return st;
+}
+
+}  // namespace
+
+Status verify_for_write(const Model& m) {
+  Status st = verify_model(m);
+  if (st.is_ok()) st = check_names_and_types(*m.graph);
+  for (const Function& f : m.functions)
+    if (st.is_ok() && f.body) {
+      st = verify_graph(*f.body);
+      if (st.is_ok()) st = check_names_and_types(*f.body);
+      if (!st.is_ok()) st = Status(st.code(), "in function '" + f.name + "': " + st.detail()).with_node(st.node());
+    }
+  if (st.is_ok()) return st;
+  return Status(ErrorCode::kInternal, "the model to write is not valid (" +
+                                          (m.changed_by.empty() ? std::string("as loaded") : "after " + m.changed_by) +
+                                          "), so nothing is written: " + st.message());
 }
 
 int subgraph_depth(const Model& m) {

@@ -1022,6 +1022,7 @@ Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std:
 Status save_model(const ir::Model& model, const std::string& path, const SaveOptions& opts) {
   {
     Status st = ir::check_subgraph_depth(model);
+    if (st.is_ok()) st = ir::verify_for_write(model);
     if (!st.is_ok()) return st.with_file(path);
   }
   Plan plan;
@@ -1081,6 +1082,7 @@ Result<std::string> serialize_tensor_proto(const ir::Tensor& t) {
 
 Result<std::string> serialize_model(const ir::Model& model) {
   OT_RETURN_IF_ERROR(ir::check_subgraph_depth(model));
+  OT_RETURN_IF_ERROR(ir::verify_for_write(model));
   Plan plan;
   OT_RETURN_IF_ERROR(build_plan(model, SaveOptions{}, false, plan));
   std::string out;

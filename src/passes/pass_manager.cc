@@ -268,6 +268,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       st.changes += rw.changes();
       st.nodes_removed += rw.nodes_removed() - rw.nodes_added();
       round_changes += rw.changes();
+      if (rw.changes() > 0) model.changed_by = "pass " + st.name;
       if (opts.verify_ir) {
         Status vs = ir::verify_model(model);
         if (vs.is_ok() && rw.changes() > 0) vs = check_shared_facts(facts, model, infer_opts);
@@ -295,6 +296,9 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       si->write_back(rw, /*add_value_info=*/false);
     }
   }
+  // A broken graph stops here, naming the pass that changed it last, before any check or writer
+  // reads it (every writer verifies again: onnx_io::save_model).
+  OT_RETURN_IF_ERROR(ir::verify_for_write(model));
   if (opts.strict)
     for (const auto& w : result.warnings)
       if (w.rfind(opts.target + ":", 0) == 0)

@@ -100,7 +100,12 @@ std::optional<ir::Type> ShapeInference::written_type(const TypeInfo& t) const {
 
 const TypeInfo* ShapeInference::facts(const ir::Value* v) const {
   auto it = facts_.find(v);
-  return it == facts_.end() ? nullptr : &it->second;
+  return it == facts_.end() || it->second.serial != v->serial() ? nullptr : &it->second.info;
+}
+
+TypeInfo* ShapeInference::find_fact(const ir::Value* v) {
+  auto it = facts_.find(v);
+  return it == facts_.end() || it->second.serial != v->serial() ? nullptr : &it->second.info;
 }
 
 // ---------------------------------------------------------------- per-node context
@@ -387,7 +392,7 @@ void ShapeInference::infer_node_once(const ir::Node& n) {
     TypeInfo& t = ctx.outputs()[i];
     if (opts_.use_declared) merge_declared(n, v, t);
     if (t.values && (t.values->size() > ops::kMaxPropagated)) t.values.reset();
-    facts_[v] = std::move(t);
+    set_fact(v, std::move(t));
   }
 }
 
@@ -452,7 +457,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
         t.values = ops::constant_values(*c);
       }
     }
-    facts_[v] = std::move(t);
+    set_fact(v, std::move(t));
   }
   for (const ir::Value* v : g.initializers()) {
     if (v->is_graph_input() && model_.ir_version >= 4) continue;  // overridable: only its type is known
@@ -461,7 +466,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
     TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
     for (int64_t d : t.dims()) f.shape->push_back(Expr::constant(d));
     f.values = ops::constant_values(t);
-    facts_[v] = std::move(f);
+    set_fact(v, std::move(f));
   }
   return Status::ok();
 }
@@ -504,7 +509,7 @@ void ShapeInference::refresh(const std::vector<const ir::Node*>& touched, const 
     for (const ir::Value* v : g.initializers())
       if (!initializers || logged.count(v) || v->is_graph_input()) before.emplace_back(v, std::nullopt);
     for (auto& [v, b] : before)
-      if (auto it = facts_.find(v); it != facts_.end()) b = std::move(it->second);  // seed_graph writes each
+      if (TypeInfo* f = find_fact(v)) b = std::move(*f);  // seed_graph writes each
     // Cannot fail here: the same overrides passed before.
     if (!seed_graph(g, {}, initializers ? &logged : nullptr).is_ok()) return;
     for (auto& [v, b] : before) compare(v, b ? &*b : nullptr);
@@ -519,8 +524,8 @@ void ShapeInference::refresh(const std::vector<const ir::Node*>& touched, const 
     if (!redo) return;
     std::vector<std::optional<TypeInfo>> before(n->num_outputs());
     for (size_t i = 0; i < n->num_outputs(); ++i)
-      if (auto it = n->output(i) ? facts_.find(n->output(i)) : facts_.end(); it != facts_.end())
-        before[i] = std::move(it->second);  // infer_node writes every output's facts
+      if (TypeInfo* f = n->output(i) ? find_fact(n->output(i)) : nullptr)
+        before[i] = std::move(*f);  // infer_node writes every output's facts
     infer_node(*n);
     for (size_t i = 0; i < n->num_outputs(); ++i)
       if (n->output(i)) compare(n->output(i), before[i] ? &*before[i] : nullptr);

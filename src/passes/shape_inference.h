@@ -99,7 +99,15 @@ class ShapeInference {
 
   const ir::Model& model_;
   InferOptions opts_;
-  std::unordered_map<const ir::Value*, ops::TypeInfo> facts_;
+  // Facts by value, each with the value's serial: an entry whose serial is not the value's was
+  // made for a freed value at the same address and is no fact of this one.
+  struct Fact {
+    uint64_t serial;
+    ops::TypeInfo info;
+  };
+  std::unordered_map<const ir::Value*, Fact> facts_;
+  ops::TypeInfo* find_fact(const ir::Value* v);
+  void set_fact(const ir::Value* v, ops::TypeInfo t) { facts_.insert_or_assign(v, Fact{v->serial(), std::move(t)}); }
   // The unknowns the inference of each main-graph node (or the seeding of each main-graph
   // input) made last time, handed out again when it is inferred again (symbolic::FreshReplay).
   std::unordered_map<const void*, std::vector<symbolic::Expr>> unknowns_;

@@ -316,6 +316,9 @@ eval::Interpreter::Observer FloatObservations::observer() {
   ran = true;
   return [this](const Node& n, const std::vector<const ir::RuntimeValue*>& ins,
                 const std::vector<ir::RuntimeValue>& outs) {
+    // A node of a function's instance (a body with its attribute references resolved, made and
+    // freed by the interpreter) is no node of the model: recorded, its address would outlive it.
+    if (n.graph()->model() != &model_) return;
     bool any_float = false;
     for (size_t i = 0; i < outs.size() && i < n.num_outputs(); ++i) {
       const Value* v = n.output(i);

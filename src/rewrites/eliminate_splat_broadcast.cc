@@ -7,6 +7,7 @@
 // 1 or equal to theirs (it would grow the output); a splat that is already a scalar; ops that
 // broadcast one way only (PRelu) or not at all.
 #include <algorithm>
+#include <optional>
 
 #include "passes/pass.h"
 #include "passes/pass_manager.h"
@@ -61,35 +62,40 @@ class EliminateSplatBroadcast final : public Pass {
   }
 
  private:
+  // The inputs' shapes are read before any of them changes, and a splat made a scalar counts
+  // as one from then on: the facts know nothing of the new scalar (or, worse, could hold those
+  // of a freed value at its address).
   static void apply(ir::Node& n, const ShapeInference& si, ir::Graph& g, ir::Rewriter& rw) {
+    std::vector<std::optional<ops::SymShape>> shapes(n.num_inputs());
+    for (size_t i = 0; i < n.num_inputs(); ++i)
+      if (const ops::TypeInfo* f = n.input(i) ? si.facts(n.input(i)) : nullptr; f && f->shape) shapes[i] = *f->shape;
     for (size_t i = 0; i < n.num_inputs(); ++i) {
       ir::Value* s = n.input(i);
-      if (!candidate(s)) continue;
-      const ops::TypeInfo* fs = si.facts(s);
-      if (!fs || !fs->shape) continue;
+      if (!shapes[i] || !candidate(s)) continue;
+      const ops::SymShape& fs = *shapes[i];
       // The broadcast of every other input.
       std::vector<const ops::SymShape*> others;
       bool known = true;
       for (size_t j = 0; j < n.num_inputs(); ++j) {
         if (j == i || !n.input(j)) continue;
-        const ops::TypeInfo* f = si.facts(n.input(j));
-        if (!f || !f->shape) known = false;
-        else others.push_back(&*f->shape);
+        if (!shapes[j]) known = false;
+        else others.push_back(&*shapes[j]);
       }
       if (!known || others.empty()) continue;
       bool bad = false;
       auto b = ops::broadcast(others, &bad);
-      if (!b || bad || fs->shape->size() > b->size()) continue;
-      size_t off = b->size() - fs->shape->size();
+      if (!b || bad || fs.size() > b->size()) continue;
+      size_t off = b->size() - fs.size();
       bool covered = true;
-      for (size_t k = 0; k < fs->shape->size() && covered; ++k) {
-        const symbolic::Expr& d = (*fs->shape)[k];
+      for (size_t k = 0; k < fs.size() && covered; ++k) {
+        const symbolic::Expr& d = fs[k];
         if (d.constant_value() == 1) continue;
         covered = symbolic::prove_eq(d, (*b)[off + k]) == true;
       }
       if (!covered) continue;
       auto sp = splat_of(s);
       rw.set_input(&n, i, rw.add_initializer(g, sp->value, s->name() + "_scalar"));
+      shapes[i] = ops::SymShape{};
     }
   }
 };

@@ -1,7 +1,8 @@
 // If(c = constant, then, else) -> the taken branch, copied into the enclosing graph with fresh
 // names (outer-scope references keep pointing where they did).
 // Refuses: a condition that is not a constant; an If output that is a graph output whose
-// branch value is not produced by a branch node (its name could not be kept without a node).
+// branch value is not produced by a branch node (its name could not be kept without a node),
+// or that the branch gives the same value as another If output that is a graph output.
 #include <unordered_map>
 
 #include "ir/clone.h"
@@ -36,7 +37,12 @@ class InlineConstantIf final : public Pass {
     for (size_t i = 0; i < n.num_outputs(); ++i) {
       const ir::Value* o = n.output(i);
       const ir::Value* bo = b.outputs()[i];
-      if (o && o->is_graph_output() && (bo->producer() == nullptr || bo->graph() != &b)) return nullptr;
+      if (!o || !o->is_graph_output()) continue;
+      if (bo->producer() == nullptr || bo->graph() != &b) return nullptr;
+      // Two graph outputs of the If that the branch gives one value: one value cannot keep
+      // both names.
+      for (size_t j = 0; j < i; ++j)
+        if (b.outputs()[j] == bo && n.output(j) && n.output(j)->is_graph_output()) return nullptr;
     }
     return &b;
   }
@@ -44,13 +50,12 @@ class InlineConstantIf final : public Pass {
   static void apply(ir::Node& n, const ir::Graph& branch, ir::Graph& g, ir::Rewriter& rw) {
     std::unordered_map<const ir::Value*, ir::Value*> map;
     std::vector<ir::Value*> outs = ir::inline_graph(branch, g, &n, rw, map);
-    for (size_t i = 0; i < n.num_outputs(); ++i) {
-      ir::Value* o = n.output(i);
-      if (!o) continue;
-      bool ok = rw.replace_all_uses_with(o, outs[i]);
-      (void)ok;  // checked by matches(): the name can always be kept
-    }
-    rw.erase_node(&n);
+    bool all = true;
+    for (size_t i = 0; i < n.num_outputs(); ++i)
+      if (ir::Value* o = n.output(i)) all = rw.replace_all_uses_with(o, outs[i]) && all;
+    // matches() makes sure every output's name can be kept; were one not, the If would stay
+    // (the inlined copy of what it no longer gives is dead code).
+    if (all) rw.erase_node(&n);
   }
 };
 

@@ -1,5 +1,7 @@
 #include "support/status.h"
 
+#include "support/text.h"
+
 namespace onnxtrim {
 
 std::string Status::message() const {
@@ -8,7 +10,7 @@ std::string Status::message() const {
   if (!file_.empty()) out += file_ + ": ";
   if (!node_.empty()) out += "node '" + node_ + "': ";
   out += detail_;
-  return out;
+  return support::printable(out);
 }
 
 }  // namespace onnxtrim

@@ -524,6 +524,31 @@ g (float[2,3] x) => (float[2,3] y, float[2,3] z) {
   EXPECT_EQ(sig->op_type, "Cast");
 }
 
+// A local function whose body reads the call's attributes runs as an instance the evaluator
+// makes per call and frees after the run: what the conversion observed of the instance's nodes
+// is not kept (their addresses would be read after the free; the sanitizer run catches that).
+TEST(ConvertFloat, FunctionInstancesAreNotObserved) {
+  Model m = Model::parse_text(R"(
+<ir_version: 10, opset_import: ["" : 18, "local" : 1]>
+g (float[2,3] x) => (float[2,3] y) {
+  a = local.Leaky<alpha = 0.2>(x)
+  y = local.Leaky<alpha = 0.3>(a)
+}
+<domain: "local", opset_import: ["" : 18]>
+Leaky <alpha> (x) => (y) {
+  t = LeakyRelu<alpha: float = @alpha>(x)
+  y = Sigmoid(t)
+}
+)");
+  Options o;
+  o.dtype = "fp16";
+  o.verify = Options::Verify::kOn;
+  Report r = simplify(m, o);
+  expect_checked(r, 1e-2);
+  EXPECT_TRUE(r.conversion.ranges_observed);
+  EXPECT_EQ(elem(m, "y"), ir::DataType::kFloat);  // keep_io_types
+}
+
 // --no-passes: only the conversion changes the model (shape inference gives it the types).
 TEST(ConvertFloat, NoPassesStillConverts) {
   Model m = Model::parse_text(kSmallNet);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/kernel_util.h"
+#include "ir/verifier.h"
 #include "rewrite_test_util.h"
 
 namespace onnxtrim {
@@ -261,6 +262,44 @@ g (bool c, float[2] x) => (float[2] y) {
 }
 )", {"inline_constant_if"});
   EXPECT_EQ(count_ops(*s.model->graph, "If"), 1u);
+}
+
+TEST(InlineConstantIf, OneBranchValueForTwoGraphOutputsStays) {
+  // The taken branch gives t for both outputs, y1 and y2, both graph outputs: one value cannot
+  // keep both names, so the If stays (it used to be erased with y2 still a graph output, which
+  // the next purge freed). With y2 read only inside the graph, the If goes.
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y1, float[2] y2) {
+  k = Constant <value = bool {1}> ()
+  y1, y2 = If(k) <
+    then_branch = t1 () => (float[2] t, float[2] t) { t = Relu(x) },
+    else_branch = t2 () => (float[2] c, float[2] d) { c = Neg(x)  d = Abs(x) }
+  >
+}
+)";
+  auto s = simplify_text(text, {"inline_constant_if"});
+  const ir::Graph& g = *s.model->graph;
+  EXPECT_EQ(count_ops(g, "If"), 1u);
+  EXPECT_EQ(g.outputs()[0]->name(), "y1");
+  EXPECT_EQ(g.outputs()[1]->name(), "y2");
+  EXPECT_TRUE(ir::verify_for_write(*s.model).is_ok());
+  expect_same_outputs(s);
+
+  auto inner = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y1, float[2] z) {
+  k = Constant <value = bool {1}> ()
+  y1, y2 = If(k) <
+    then_branch = t1 () => (float[2] t, float[2] t) { t = Relu(x) },
+    else_branch = t2 () => (float[2] c, float[2] d) { c = Neg(x)  d = Abs(x) }
+  >
+  z = Add(y1, y2)
+}
+)", {"inline_constant_if"});
+  EXPECT_EQ(count_ops(*inner.model->graph, "If"), 0u);
+  EXPECT_EQ(count_ops(*inner.model->graph, "Relu"), 1u);
+  expect_same_outputs(inner);
 }
 
 TEST(EliminateZeroTripLoop, GraphOutputFedByInputIsKept) {

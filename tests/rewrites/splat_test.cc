@@ -5,6 +5,7 @@
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
+#include "ir/verifier.h"
 #include "rewrite_test_util.h"
 
 namespace onnxtrim {
@@ -110,6 +111,54 @@ g (float[2,3] x, int64 n) => (float[2,3] y) {
   expect_same_outputs(s);
 }
 
+TEST(FuseConcatSplat, ConcatOfSplatsReadingAnotherOne) {
+  // The outer Concat reads the inner one, which is rewritten first: the outer's Pad reads the
+  // inner's Pad, not the inner Concat's erased output (issue 30: a match made before the inner
+  // rewrite named that value, freed by the next purge). `inner` is read twice, once as an output.
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,7] y, float[2,4] inner) {
+  a = Constant <value = float[2,1] {0, 0}> ()
+  sh = Constant <value = int64[2] {2, 3}> ()
+  b = ConstantOfShape <value = float[1] {0}> (sh)
+  inner = Concat <axis = 1> (a, x)
+  y = Concat <axis = 1> (inner, b)
+}
+)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Concat"), 0u);
+  EXPECT_EQ(count_ops(*s.model->graph, "Pad"), 2u);
+  const ir::Value* y = s.model->graph->outputs()[0];
+  ASSERT_TRUE(y->producer() && y->producer()->op_type == "Pad");
+  EXPECT_EQ(y->producer()->input(0), s.model->graph->outputs()[1]);  // the outer Pad reads the inner one
+  EXPECT_EQ(ints(y->producer()->input(1)), (std::vector<int64_t>{0, 0, 0, 3}));
+  EXPECT_EQ(s.model->graph->outputs()[1]->name(), "inner");
+  EXPECT_TRUE(ir::verify_for_write(*s.model).is_ok());
+  expect_same_outputs(s);
+}
+
+TEST(FuseConcatSplat, ChainOfThreeInsideABranch) {
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool k, float[2,3] x) => (float[2,6] y) {
+  y = If(k) <then_branch = t () => (float[2,6] o) {
+      a = Constant <value = float[2,1] {1, 1}> ()
+      c1 = Concat <axis = 1> (x, a)
+      c2 = Concat <axis = 1> (a, c1)
+      o = Concat <axis = 1> (c2, a)
+    }, else_branch = e () => (float[2,6] o2) {
+      a2 = Constant <value = float[2,3] {2, 2, 2, 2, 2, 2}> ()
+      o2 = Concat <axis = 1> (x, a2)
+    }>
+}
+)");
+  const ir::Node* iff = find_op(*s.model->graph, "If");
+  ASSERT_TRUE(iff);
+  EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Concat"), 0u);
+  EXPECT_EQ(count_ops(*iff->subgraphs()[1], "Concat"), 0u);
+  EXPECT_TRUE(ir::verify_for_write(*s.model).is_ok());
+  expect_same_outputs(s);
+}
+
 // ---------------------------------------------------------------- eliminate_splat_broadcast
 
 TEST(EliminateSplatBroadcast, ExpandedScalarBecomesAScalar) {
@@ -145,6 +194,23 @@ g (float[16] x) => (float[3,16] y) {
 )");
   EXPECT_EQ(count_ops(*s.model->graph, "Expand"), 1u);
   expect_same_outputs(s);
+}
+
+TEST(EliminateSplatBroadcast, OfTwoSplatsOneStays) {
+  // Each splat alone is covered by the other, but once one is a scalar the other gives the
+  // output's shape and stays (the shapes are read before the first change).
+  auto s = simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[n,m] x) => (float[n,m] y) {
+  sh = Shape(x)
+  a = ConstantOfShape <value = float[1] {2}> (sh)
+  v = Constant <value = float {3}> ()
+  b = Expand(v, sh)
+  y = Add(a, b)
+}
+)");
+  EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape") + count_ops(*s.model->graph, "Expand"), 1u) << s.printed;
+  expect_same_outputs(s, 2, {{"n", 2}, {"m", 3}});
 }
 
 TEST(EliminateSplatBroadcast, InsideABranch) {
