@@ -73,6 +73,59 @@ regenerate them:  /usr/bin/python3 tests/models/make_fixtures.py
     SplitToSequence -> Loop -> ConcatFromSequence instead.
   onnxtrim must leave at most as many nodes as ONNX Runtime's basic level (e2e.ort_basic).
 
+Transformer blocks for the fusions to standard ops of issue 31 (bench/ort_latency.py times them;
+docs/standard_ops.md says how ONNX Runtime takes the opset-23 ops). Plain torch modules written
+here after Hugging Face's Llama and GPT-2 (no transformers package), random weights, exported
+by torch 1.13's TorchScript exporter with constant folding (weights pre-transposed into MatMul
+initializers). torch stays the judge: the cached step equals a full pass before export.
+- llama_tiny.onnx (opset 17): a Llama-style decoder, 2 layers, hidden 128, 8 query heads and 2 KV
+  heads of dim 16 (GQA), SiLU MLP 256, vocab 128, rotary tables of 2048 positions. Inputs
+  input_ids, position_ids [batch, seq] (int64), past_key_i/past_value_i [batch, 2, past_seq, 16];
+  outputs logits [batch, seq, 128], present_key_i/present_value_i [batch, 2, total_seq, 16]
+  (past_seq 0 runs). Its blocks, as exported:
+  - RMSNorm (HF LlamaRMSNorm, eps 1e-6, with its float32 casts): Cast(to float) -> Pow(x, 2) ->
+    ReduceMean(axes [-1], keepdims 1) -> Add(eps) -> Sqrt -> Div(1.0, .) -> Mul(x, .) ->
+    Cast(to float) -> Mul(weight [128], .) (the weight first). The residual Add reads the first
+    Cast's output. 5 of them (2 per layer, the final norm).
+  - Rotary embedding (HF rotate_half, non-interleaved, whole head dim): cos/sin tables
+    [2048, 16] = cat(freqs, freqs) as initializers, Gather(table, position_ids) -> Unsqueeze(1)
+    once for all layers; per q and k: Mul(x, cos) + Mul(Concat(Neg(Slice(x, D/2, end)),
+    Slice(x, 0, D/2), axis -1), sin), the half size from Shape -> Gather(3) -> Div(2) -> Cast ->
+    Cast -> Unsqueeze, on x in [batch, heads, seq, 16] (after the head split).
+  - Attention: q/k/v MatMul -> Reshape [b, s, heads, 16] (from Shape/Gather/Unsqueeze/Concat) ->
+    Transpose(0, 2, 1, 3); the KV cache Concat(past, k after RoPE | v, axis 2) is the graph
+    output present_*; repeat_kv: Unsqueeze(2) -> Expand to [b, 2, 4, t, 16] (the shape through
+    torch's -1 handling ConstantOfShape/Mul(-1)/Equal/Where) -> Reshape [b, 8, t, 16];
+    MatMul(q, Transpose(k, 0, 1, 3, 2)) -> Div(4.0 = sqrt(16)) -> Add(mask) -> Softmax(-1) ->
+    Cast -> Cast (softmax's float32 dtype) -> MatMul(., v) -> Transpose(0, 2, 1, 3) -> Reshape
+    [b, s, 128] -> o_proj MatMul.
+  - Causal mask, additive, built once from the lengths: rows Range(0, seq) + past, cols
+    Range(0, past + seq), Where(Cast(cols > rows, bool), float32 min, ConstantOfShape zeros
+    [seq, past + seq]) -> Unsqueeze(0) -> Unsqueeze(1): [1, 1, seq, past + seq], query i seeing
+    keys 0 .. past + i (the bottom-right-aligned causal of a cache).
+  - SwiGLU MLP: Mul(Mul(g, Sigmoid(g)), up) -> down, g and up two MatMuls of the same input.
+- gpt_kv_tiny.onnx (opset 17): a GPT-2-like decoder, 2 blocks, hidden 64, 4 heads of dim 16,
+  MLP 256, vocab 128, 1280 learned positions (Range(past, past + seq)). Inputs input_ids, past_*
+  [batch, 4, past_seq, 16]; outputs hidden [batch, seq, 64], present_* [batch, 4, total_seq, 16].
+  - LayerNorm: the exporter writes LayerNormalization (axis -1, eps 1e-5) at opset 17; random
+    affine.
+  - tanh-GELU (HF NewGELUActivation, written out): Mul(x, 0.5), Pow(x, 3.0) -> Mul(0.044715) ->
+    Add(x, .) -> Mul(0.7978845834732056 = sqrt(2/pi)) -> Tanh -> Add(1.0) -> Mul(x*0.5, .).
+  - Attention: one c_attn MatMul + Add(bias) -> Split([64, 64, 64], axis 2) -> Reshape/Transpose
+    per q, k, v; Concat(past, ., axis -2) = present_*; MatMul(q, Transpose(present_k, 0, 1, 3, 2))
+    -> Div(4.0) -> Where(mask, -inf, .) (a boolean mask: True where masked, the same
+    bottom-right causal as llama_tiny's, Range/Greater/Unsqueeze x2, Cast to bool per block) ->
+    Softmax(-1) -> MatMul(., present_v) -> Transpose -> Reshape -> c_proj.
+- bert_tiny_op13.onnx / vit_tiny_op13.onnx: bert_tiny and vit_tiny (above, opset 17, where the
+  exporter writes LayerNormalization) exported at opset 13, where LayerNorm is decomposed:
+  ReduceMean(axes [-1]) -> Sub -> Pow(2) -> ReduceMean(axes [-1]) -> Add(eps 1e-5 | 1e-6 in ViT)
+  -> Sqrt -> Div(Sub, .) -> Mul(weight) -> Add(bias); random LayerNorm affine. GELU is the erf
+  form in all four: Div(x, 1.4142135) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5). bert's
+  attention: Split of one qkv MatMul, Div by sqrt(8) after QK^T, an additive padding mask
+  (1 - mask) * -10000 from the int64 attention_mask (seq <= 64: learned positions); ViT's is
+  torch's nn.MultiheadAttention: sequence-first Transpose, in-projection, heads folded into the
+  batch (rank-3 [b * 4, 17, 8] MatMuls), q divided by sqrt(8) before Q.K^T, no mask.
+
 Pass fixture names (e.g. swin_stage) to re-export only those.
 """
 import math
@@ -607,11 +660,266 @@ def wavernn_tiny():
         Stretch2d.forward = original
 
 
+# --- issue 31: transformer blocks that standard ONNX ops (LayerNormalization-17, Gelu-20,
+# RMSNormalization-23, RotaryEmbedding-23, Attention-23) can replace. Plain torch, no
+# transformers package; the layouts and formulas follow Hugging Face's Llama and GPT-2.
+
+class RMSNorm(nn.Module):
+    """HF LlamaRMSNorm: w * (x * rsqrt(mean(x^2, -1) + eps)), with its float32 casts."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d).uniform_(0.5, 1.5))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        x = x.to(torch.float32)
+        variance = x.pow(2).mean(-1, keepdim=True)
+        x = x * torch.rsqrt(variance + self.eps)
+        return self.weight * x.to(dtype)
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def repeat_kv(x, n_rep):
+    """HF repeat_kv: (B, kv, T, D) -> (B, kv * n_rep, T, D) by expand + reshape."""
+    b, kv, t, d = x.shape
+    x = x[:, :, None, :, :].expand(b, kv, n_rep, t, d)
+    return x.reshape(b, kv * n_rep, t, d)
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, d, heads, kv_heads):
+        super().__init__()
+        self.h, self.kv, self.hd = heads, kv_heads, d // heads
+        self.q_proj = nn.Linear(d, heads * self.hd, bias=False)
+        self.k_proj = nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.v_proj = nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.o_proj = nn.Linear(heads * self.hd, d, bias=False)
+
+    def forward(self, x, cos, sin, mask, past_k, past_v):
+        b, s, _ = x.shape
+        q = self.q_proj(x).view(b, s, self.h, self.hd).transpose(1, 2)
+        k = self.k_proj(x).view(b, s, self.kv, self.hd).transpose(1, 2)
+        v = self.v_proj(x).view(b, s, self.kv, self.hd).transpose(1, 2)
+        q = (q * cos) + (rotate_half(q) * sin)
+        k = (k * cos) + (rotate_half(k) * sin)
+        k = torch.cat([past_k, k], dim=2)
+        v = torch.cat([past_v, v], dim=2)
+        present = (k, v)
+        k = repeat_kv(k, self.h // self.kv)
+        v = repeat_kv(v, self.h // self.kv)
+        att = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.hd)
+        att = att + mask
+        att = F.softmax(att, dim=-1, dtype=torch.float32).to(q.dtype)
+        y = torch.matmul(att, v).transpose(1, 2).reshape(b, s, self.h * self.hd)
+        return self.o_proj(y), present
+
+
+class LlamaLayer(nn.Module):
+    def __init__(self, d, heads, kv_heads, ffn):
+        super().__init__()
+        self.input_layernorm = RMSNorm(d)
+        self.self_attn = LlamaAttention(d, heads, kv_heads)
+        self.post_attention_layernorm = RMSNorm(d)
+        self.gate_proj = nn.Linear(d, ffn, bias=False)
+        self.up_proj = nn.Linear(d, ffn, bias=False)
+        self.down_proj = nn.Linear(ffn, d, bias=False)
+
+    def forward(self, x, cos, sin, mask, past_k, past_v):
+        a, present = self.self_attn(self.input_layernorm(x), cos, sin, mask, past_k, past_v)
+        x = x + a
+        h = self.post_attention_layernorm(x)
+        x = x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+        return x, present
+
+
+class LlamaTiny(nn.Module):
+    def __init__(self, vocab=128, d=128, heads=8, kv_heads=2, ffn=256, layers=2, max_pos=2048, theta=10000.0):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList([LlamaLayer(d, heads, kv_heads, ffn) for _ in range(layers)])
+        self.norm = RMSNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        hd = d // heads
+        inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2).float() / hd))
+        freqs = torch.outer(torch.arange(max_pos).float(), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)  # (max_pos, head_dim): HF's cos_cached/sin_cached
+        self.register_buffer("cos_cached", emb.cos(), persistent=False)
+        self.register_buffer("sin_cached", emb.sin(), persistent=False)
+
+    def forward(self, input_ids, position_ids, *past):
+        s = input_ids.shape[1]
+        p = past[0].shape[2]
+        x = self.embed_tokens(input_ids)
+        cos = self.cos_cached[position_ids].unsqueeze(1)  # (B, 1, S, head_dim)
+        sin = self.sin_cached[position_ids].unsqueeze(1)
+        # Causal over the cache: query i (at position p + i) sees keys 0 .. p + i.
+        rows = torch.arange(s, device=x.device) + p
+        cols = torch.arange(p + s, device=x.device)
+        mask = torch.zeros(s, p + s, dtype=x.dtype, device=x.device)
+        mask = mask.masked_fill(cols[None, :] > rows[:, None], torch.finfo(x.dtype).min)[None, None, :, :]
+        presents = []
+        for i, layer in enumerate(self.layers):
+            x, present = layer(x, cos, sin, mask, past[2 * i], past[2 * i + 1])
+            presents += present
+        return (self.lm_head(self.norm(x)), *presents)
+
+
+def new_gelu(x):
+    """HF NewGELUActivation (GPT-2's gelu_new): the tanh approximation, written out."""
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class GptKvBlock(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.h, self.hd = heads, d // heads
+        self.ln_1 = nn.LayerNorm(d)
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.ln_2 = nn.LayerNorm(d)
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.mlp_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x, mask, past_k, past_v):
+        b, s, d = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=2)
+        q = q.view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        k = k.view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        v = v.view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        k = torch.cat((past_k, k), dim=-2)
+        v = torch.cat((past_v, v), dim=-2)
+        att = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.hd)
+        att = att.masked_fill(mask, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = torch.matmul(att, v).permute(0, 2, 1, 3).contiguous().view(b, s, d)
+        x = x + self.c_proj(y)
+        x = x + self.mlp_proj(new_gelu(self.c_fc(self.ln_2(x))))
+        return x, (k, v)
+
+
+class GptKvTiny(nn.Module):
+    def __init__(self, vocab=128, d=64, heads=4, layers=2, max_pos=1280):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(max_pos, d)
+        self.h = nn.ModuleList([GptKvBlock(d, heads) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d)
+
+    def forward(self, input_ids, *past):
+        s = input_ids.shape[1]
+        p = past[0].shape[2]
+        pos = torch.arange(p, p + s, device=input_ids.device).unsqueeze(0)  # HF GPT-2's position_ids
+        x = self.wte(input_ids) + self.wpe(pos)
+        rows = torch.arange(s, device=x.device) + p
+        cols = torch.arange(p + s, device=x.device)
+        mask = (cols[None, :] > rows[:, None])[None, None, :, :]  # True where masked
+        presents = []
+        for i, block in enumerate(self.h):
+            x, present = block(x, mask, past[2 * i], past[2 * i + 1])
+            presents += present
+        return (self.ln_f(x), *presents)
+
+
+def export_decoder(model, name, ids_names, head_out, layers, kv_heads, head_dim, check):
+    """Exports a decoder whose inputs are ids_names then past_key_i/past_value_i per layer, with
+    dynamic batch, seq and past_seq, and checks it in ONNX Runtime-free ways: torch's own
+    outputs at past 0 and at a cached step equal a longer run without cache (check(model))."""
+    torch.manual_seed(0)
+    past = []
+    names = list(ids_names)
+    outs = [head_out]
+    axes = {n: {0: "batch", 1: "seq"} for n in ids_names}
+    axes[head_out] = {0: "batch", 1: "seq"}
+    for i in range(layers):
+        for kind in ("key", "value"):
+            past.append(torch.randn(2, kv_heads, 3, head_dim))
+            names.append(f"past_{kind}_{i}")
+            outs.append(f"present_{kind}_{i}")
+            axes[names[-1]] = {0: "batch", 2: "past_seq"}
+            axes[outs[-1]] = {0: "batch", 2: "total_seq"}
+    ids = torch.randint(0, 100, (2, 5))
+    args = (ids,) + ((torch.arange(3, 8).expand(2, 5),) if len(ids_names) == 2 else ()) + tuple(past)
+    check(model.eval())
+    export(model, args, name, names, outs, axes, fold=True)
+
+
+def _check_cache(model, with_positions):
+    """Decoding with a KV cache gives what one pass over the whole sequence gives."""
+    with torch.no_grad():
+        ids = torch.randint(0, 100, (1, 7))
+        layers = len(model.layers) if hasattr(model, "layers") else len(model.h)
+        kv, hd = ((model.layers[0].self_attn.kv, model.layers[0].self_attn.hd) if hasattr(model, "layers")
+                  else (model.h[0].h, model.h[0].hd))
+        empty = [torch.zeros(1, kv, 0, hd) for _ in range(2 * layers)]
+        pos = lambda a, b: (torch.arange(a, b)[None],) if with_positions else ()
+        full = model(ids, *pos(0, 7), *empty)
+        first = model(ids[:, :4], *pos(0, 4), *empty)
+        step = model(ids[:, 4:], *pos(4, 7), *first[1:])
+        assert torch.allclose(step[0], full[0][:, 4:], atol=1e-5), (step[0] - full[0][:, 4:]).abs().max()
+        for a, b in zip(step[1:], full[1:]):
+            assert torch.allclose(a, b, atol=1e-5)
+
+
+def llama_tiny():
+    torch.manual_seed(0)
+    m = LlamaTiny()
+    export_decoder(m, "llama_tiny.onnx", ["input_ids", "position_ids"], "logits", 2, 2, 16,
+                   lambda mod: _check_cache(mod, True))
+
+
+def gpt_kv_tiny():
+    torch.manual_seed(0)
+    m = random_layer_norms(GptKvTiny())
+    export_decoder(m, "gpt_kv_tiny.onnx", ["input_ids"], "hidden", 2, 4, 16,
+                   lambda mod: _check_cache(mod, False))
+
+
+def random_layer_norms(model):
+    """torch starts LayerNorm at weight 1, bias 0: random values make a scale or bias taken
+    from the wrong input (or dropped) visible in the outputs."""
+    with torch.no_grad():
+        for mod in model.modules():
+            if isinstance(mod, nn.LayerNorm):
+                mod.weight.uniform_(0.5, 1.5)
+                mod.bias.uniform_(-0.5, 0.5)
+    return model
+
+
+def bert_tiny_op13():
+    torch.manual_seed(0)
+    ids = torch.randint(0, 100, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.int64)
+    export(random_layer_norms(Encoder()), (ids, mask), "bert_tiny_op13.onnx", ["input_ids", "attention_mask"], ["hidden"],
+           {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+            "hidden": {0: "batch", 1: "seq"}}, fold=True, opset=13)
+
+
+def vit_tiny_op13():
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    torch.manual_seed(0)
+    m = VisionTransformer(image_size=32, patch_size=8, num_layers=3, num_heads=4, hidden_dim=32, mlp_dim=64,
+                          num_classes=10)
+    nn.init.normal_(m.class_token, std=0.5)
+    nn.init.normal_(m.heads.head.weight, std=0.5)
+    random_layer_norms(m)
+    export(m, (torch.randn(1, 3, 32, 32),), "vit_tiny_op13.onnx", ["image"], ["logits"],
+           {"image": {0: "batch"}, "logits": {0: "batch"}}, fold=False, no_grad=False, opset=13)
+
+
 FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_tiny(),
             "keypoint_rcnn": keypoint_rcnn, "squeeze_ifs": squeeze_ifs, "custom_gelu": custom_gelu, "vit_tiny": vit_tiny,
             "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
-            "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny}
+            "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny, "llama_tiny": llama_tiny,
+            "gpt_kv_tiny": gpt_kv_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13}
 
 
 def main():
