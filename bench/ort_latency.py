@@ -198,23 +198,36 @@ def main():
                 print(f"  {v['name']}: {c['name']}: {why}")
         sys.exit(2)
 
-    base = {}
+    base, base_rounds = {}, {}
+    k = res["runs_per_round"]
     for v, r in zip(variants, res["variants"]):
         r["median_ms"] = statistics.median(r["samples_ms"])
         r["p10_ms"], r["p90_ms"] = pct(r["samples_ms"], 0.1), pct(r["samples_ms"], 0.9)
+        r["round_medians_ms"] = [statistics.median(r["samples_ms"][i:i + k]) for i in range(0, len(r["samples_ms"]), k)]
         if v["label"] == "original" and v["level"] == "all":
             base[v["threads"]] = r["median_ms"]
+            base_rounds[v["threads"]] = r["round_medians_ms"]
+    # Paired: per round, the original@all's median over the variant's (both ran in that round,
+    # one right after the other), so that a machine whose load drifts between rounds still
+    # compares like with like.
+    for v, r in zip(variants, res["variants"]):
+        ratios = [b / m for b, m in zip(base_rounds[v["threads"]], r["round_medians_ms"])]
+        r["paired_speedup"] = statistics.median(ratios)
+        r["paired_q1"], r["paired_q3"] = pct(ratios, 0.25), pct(ratios, 0.75)
     print(f"threads: {args.threads}   rounds: {res['rounds']} x {res['runs_per_round']} runs per variant"
           f"   check: allclose(rtol={args.rtol:g}, atol={args.atol:g}) vs original@disabled")
-    head = f"{'variant':<34} {'nodes':>6} {'median ms':>10} {'p10-p90 ms':>17} {'speedup':>8} {'create ms':>10} {'max|diff|':>10}"
+    head = (f"{'variant':<26} {'nodes':>6} {'median ms':>10} {'p10-p90 ms':>15} {'speedup':>8} "
+            f"{'paired (q1-q3)':>19} {'create ms':>10} {'max|diff|':>10}")
     print(head)
     print("-" * len(head))
     for v, r in zip(variants, res["variants"]):
         diff = max((c.get("max_abs", 0.0) for c in r["check"]["outputs"]), default=0.0)
         speed = base[v["threads"]] / r["median_ms"]
-        print(f"{r['name']:<34} {nodes[v['label']]:>6} {r['median_ms']:>10.3f} "
-              f"{r['p10_ms']:>8.3f}-{r['p90_ms']:<8.3f} {speed:>7.2f}x {r['create_ms']:>10.1f} {diff:>10.2g}")
-    print("speedup: the median of original@all (same threads) over the variant's; above 1 is faster")
+        paired = f"{r['paired_speedup']:.2f}x ({r['paired_q1']:.2f}-{r['paired_q3']:.2f})"
+        print(f"{r['name']:<26} {nodes[v['label']]:>6} {r['median_ms']:>10.3f} "
+              f"{r['p10_ms']:>7.3f}-{r['p90_ms']:<7.3f} {speed:>7.2f}x {paired:>19} {r['create_ms']:>10.1f} {diff:>10.2g}")
+    print("speedup: original@all's median (same threads) over the variant's, above 1 faster; paired: the same per "
+          "round, its median and quartiles over the rounds")
     if args.json:
         out = {"title": title, "dims": dims, "threads": args.threads, "rounds": res["rounds"],
                "runs_per_round": res["runs_per_round"], "variants": []}
@@ -223,6 +236,8 @@ def main():
                                     "threads": v["threads"], "nodes": nodes[v["label"]],
                                     "median_ms": r["median_ms"], "p10_ms": r["p10_ms"], "p90_ms": r["p90_ms"],
                                     "speedup_vs_original_all": base[v["threads"]] / r["median_ms"],
+                                    "paired_speedup": r["paired_speedup"], "paired_q1": r["paired_q1"],
+                                    "paired_q3": r["paired_q3"], "round_medians_ms": r["round_medians_ms"],
                                     "create_ms": r["create_ms"], "check": r["check"], "samples_ms": r["samples_ms"]})
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
