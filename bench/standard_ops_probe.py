@@ -3,7 +3,7 @@
 and whether each computes what the decomposition torch exports computes (issue 31).
 
     /usr/bin/python3 bench/standard_ops_probe.py            # the op probes: a table of cases
-    /usr/bin/python3 bench/standard_ops_probe.py --llama    # + llama_tiny rebuilt with the ops
+    /usr/bin/python3 bench/standard_ops_probe.py --llama --gpt --no-probes   # the fixtures rebuilt
 
 Each case builds, with onnx.helper, one node of RMSNormalization-23, LayerNormalization-17,
 Gelu-20, RotaryEmbedding-23 or Attention-23 in an opset-23 model (python3-onnx 1.12 knows no
@@ -18,7 +18,8 @@ Runtime's message). docs/standard_ops.md writes down what the table shows.
 at seed 0) with RMSNormalization, RotaryEmbedding and Attention-23, once with 3D Q/K/V
 ([batch, seq, heads * 16]) and once with 4D ([batch, heads, seq, 16]), writes them to
 --out-dir (default /tmp) and compares them with the fixture in ONNX Runtime at decode and
-prefill dims; time them with bench/ort_latency.py.
+prefill dims; time them with bench/ort_latency.py. --gpt does the same for gpt_kv_tiny.onnx
+with LayerNormalization, Gelu-20 (tanh) and Attention-23 (3D).
 """
 import argparse
 import math
@@ -491,37 +492,97 @@ def llama_standard(layout, out_path):
     return out_path, len(nodes)
 
 
-def check_llama(paths, rng):
-    fixture = os.path.join(ROOT, "tests", "models", "llama_tiny.onnx")
+def gpt_standard(out_path):
+    """tests/models/gpt_kv_tiny.onnx's model (make_fixtures.GptKvTiny, seed 0, random LayerNorm
+    affine) written with LayerNormalization, Gelu-20 (tanh) and Attention-23 (3D Q/K/V,
+    is_causal 1: the fixture's boolean mask is the bottom-right causal of a cache)."""
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+    import make_fixtures as mf
+
+    torch.manual_seed(0)
+    tm = mf.random_layer_norms(mf.GptKvTiny()).eval()
+    sd = {k: v.detach().numpy() for k, v in tm.state_dict().items()}
+    d, h = 64, 4
+    hd = d // h
+    inits = {"wte": sd["wte.weight"], "wpe": sd["wpe.weight"], "one": np.array(1, np.int64),
+             "lnf_w": sd["ln_f.weight"], "lnf_b": sd["ln_f.bias"], "split": np.array([d, d, d], np.int64)}
+    # Positions past .. past + seq - 1, as HF GPT-2 makes them.
+    nodes = [N("Shape", ["past_key_0"], ["pshape"], start=2, end=3), N("Shape", ["input_ids"], ["ishape"], start=1, end=2),
+             N("Squeeze", ["pshape"], ["past"]), N("Squeeze", ["ishape"], ["seq"]), N("Add", ["past", "seq"], ["total"]),
+             N("Range", ["past", "total", "one"], ["pos"]), N("Gather", ["wte", "input_ids"], ["te"]),
+             N("Gather", ["wpe", "pos"], ["pe"]), N("Add", ["te", "pe"], ["x0"])]
+    x = "x0"
+    outs = []
+    for i in range(2):
+        pre = f"h{i}."
+        for n in ("ln_1", "ln_2"):
+            inits[pre + n + "w"], inits[pre + n + "b"] = sd[f"h.{i}.{n}.weight"], sd[f"h.{i}.{n}.bias"]
+        for n in ("c_attn", "c_proj", "c_fc", "mlp_proj"):
+            inits[pre + n] = sd[f"h.{i}.{n}.weight"].T.copy()
+            inits[pre + n + "_b"] = sd[f"h.{i}.{n}.bias"]
+        pk, pv, prk, prv = f"past_key_{i}", f"past_value_{i}", f"present_key_{i}", f"present_value_{i}"
+        nodes += [N("LayerNormalization", [x, pre + "ln_1w", pre + "ln_1b"], [pre + "h"], axis=-1, epsilon=1e-5),
+                  N("MatMul", [pre + "h", pre + "c_attn"], [pre + "qkv0"]),
+                  N("Add", [pre + "qkv0", pre + "c_attn_b"], [pre + "qkv"]),
+                  N("Split", [pre + "qkv", "split"], [pre + "q", pre + "k", pre + "v"], axis=2),
+                  N("Attention", [pre + "q", pre + "k", pre + "v", "", pk, pv], [pre + "y", prk, prv],
+                    q_num_heads=h, kv_num_heads=h, is_causal=1),
+                  N("MatMul", [pre + "y", pre + "c_proj"], [pre + "a0"]), N("Add", [pre + "a0", pre + "c_proj_b"], [pre + "a"]),
+                  N("Add", [x, pre + "a"], [pre + "x1"]),
+                  N("LayerNormalization", [pre + "x1", pre + "ln_2w", pre + "ln_2b"], [pre + "h2"], axis=-1, epsilon=1e-5),
+                  N("MatMul", [pre + "h2", pre + "c_fc"], [pre + "f0"]), N("Add", [pre + "f0", pre + "c_fc_b"], [pre + "f"]),
+                  N("Gelu", [pre + "f"], [pre + "g"], approximate="tanh"),
+                  N("MatMul", [pre + "g", pre + "mlp_proj"], [pre + "m0"]),
+                  N("Add", [pre + "m0", pre + "mlp_proj_b"], [pre + "m"]), N("Add", [pre + "x1", pre + "m"], [pre + "x2"])]
+        x = pre + "x2"
+        outs += [vi(prk, F32, ["batch", h, "total_seq", hd]), vi(prv, F32, ["batch", h, "total_seq", hd])]
+    nodes.append(N("LayerNormalization", [x, "lnf_w", "lnf_b"], ["hidden"], axis=-1, epsilon=1e-5))
+    ins = [vi("input_ids", TensorProto.INT64, ["batch", "seq"])]
+    for i in range(2):
+        ins += [vi(f"past_key_{i}", F32, ["batch", h, "past_seq", hd]), vi(f"past_value_{i}", F32, ["batch", h, "past_seq", hd])]
+    g = helper.make_graph(nodes, "gpt_kv_tiny_std23", ins, [vi("hidden", F32, ["batch", "seq", d])] + outs,
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], ir_version=IR_VERSION,
+                          producer_name="standard_ops_probe.py")
+    onnx.save(m, out_path)
+    return out_path, len(nodes)
+
+
+def check_decoder(fixture, paths, rng, kv_heads, positions):
     for b, s, past in ((1, 1, 1024), (1, 128, 0), (2, 4, 9)):
-        feeds = {"input_ids": rng.integers(0, 128, (b, s)).astype(np.int64),
-                 "position_ids": np.broadcast_to(np.arange(past, past + s), (b, s)).astype(np.int64).copy()}
+        feeds = {"input_ids": rng.integers(0, 128, (b, s)).astype(np.int64)}
+        if positions:
+            feeds["position_ids"] = np.broadcast_to(np.arange(past, past + s), (b, s)).astype(np.int64).copy()
         for i in range(2):
-            feeds[f"past_key_{i}"] = rng.standard_normal((b, 2, past, 16)).astype(np.float32)
-            feeds[f"past_value_{i}"] = rng.standard_normal((b, 2, past, 16)).astype(np.float32)
+            feeds[f"past_key_{i}"] = rng.standard_normal((b, kv_heads, past, 16)).astype(np.float32)
+            feeds[f"past_value_{i}"] = rng.standard_normal((b, kv_heads, past, 16)).astype(np.float32)
         want = run_ort(fixture, feeds)
         for p in paths:
             got = run_ort(p, feeds)
             diff = max(float(np.abs(got[n] - want[n]).max()) for n in want)
             ok = all(np.allclose(got[n], want[n], rtol=1e-4, atol=1e-4) for n in want)
             print(f"  {os.path.basename(p)} batch={b} seq={s} past_seq={past}: "
-                  f"{'equal' if ok else 'DIFFERS'} to llama_tiny.onnx (max |diff| {diff:.2g})")
+                  f"{'equal' if ok else 'DIFFERS'} to {os.path.basename(fixture)} (max |diff| {diff:.2g})")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--llama", action="store_true")
+    ap.add_argument("--gpt", action="store_true")
+    ap.add_argument("--no-probes", action="store_true", help="only the rebuilt models")
     ap.add_argument("--out-dir", default="/tmp")
     args = ap.parse_args()
     import tempfile
 
     rng = np.random.default_rng(0)
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Probe(tmp)
-        probe_norms(p, rng)
-        probe_rope(p, rng)
-        probe_attention(p, rng)
-        p.print()
+    if not args.no_probes:
+        with tempfile.TemporaryDirectory() as tmp:
+            p = Probe(tmp)
+            probe_norms(p, rng)
+            probe_rope(p, rng)
+            probe_attention(p, rng)
+            p.print()
     if args.llama:
         print("\nllama_tiny rebuilt with RMSNormalization / RotaryEmbedding / Attention-23 (is_causal 1):")
         paths = []
@@ -529,7 +590,12 @@ def main():
             path, n = llama_standard(layout, os.path.join(args.out_dir, f"llama_tiny_std23_{layout}.onnx"))
             print(f"  wrote {path}: {n} nodes")
             paths.append(path)
-        check_llama(paths, rng)
+        check_decoder(os.path.join(ROOT, "tests", "models", "llama_tiny.onnx"), paths, rng, 2, True)
+    if args.gpt:
+        print("\ngpt_kv_tiny rebuilt with LayerNormalization / Gelu-20 / Attention-23 (is_causal 1):")
+        path, n = gpt_standard(os.path.join(args.out_dir, "gpt_kv_tiny_std23.onnx"))
+        print(f"  wrote {path}: {n} nodes")
+        check_decoder(os.path.join(ROOT, "tests", "models", "gpt_kv_tiny.onnx"), [path], rng, 4, False)
 
 
 if __name__ == "__main__":
