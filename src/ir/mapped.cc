@@ -64,14 +64,14 @@ MappedRange mapped_range(const Buffer* b, size_t off, size_t n) {
 }  // namespace
 
 OriginFiles::~OriginFiles() {
-  for (auto& [origin, fd] : fds_)
-    if (fd >= 0 && fd != origin->fd) ::close(fd);
+  for (const Opened& o : fds_)
+    if (o.fd >= 0) ::close(o.fd);
 }
 
 int OriginFiles::fd_for(const FileOrigin* origin) {
   if (origin->fd >= 0) return origin->fd;
-  for (const auto& [o, fd] : fds_)
-    if (o == origin) return fd;
+  for (const Opened& o : fds_)
+    if (o.origin == origin && o.dev == origin->dev && o.ino == origin->ino) return o.fd;
   int fd = ::open(origin->path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
   if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_dev) != origin->dev ||
@@ -79,7 +79,7 @@ int OriginFiles::fd_for(const FileOrigin* origin) {
     ::close(fd);
     fd = -1;
   }
-  fds_.emplace_back(origin, fd);
+  fds_.push_back(Opened{origin, origin->dev, origin->ino, fd});
   return fd;
 }
 

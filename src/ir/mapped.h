@@ -31,6 +31,8 @@ struct FileOrigin {
 // Descriptors of the files that mapped tensors come from, each opened once (by its path when
 // the mapping kept none) and closed with this object. A file that is no longer the one that
 // was mapped (same path, another inode) gets -1: it is never read in place of the mapped one.
+// An origin may be freed before this object (its tensors went away): what is kept of it is its
+// address and file identity, never read through the pointer after fd_for returns.
 class OriginFiles {
  public:
   OriginFiles() = default;
@@ -40,7 +42,12 @@ class OriginFiles {
   int fd_for(const FileOrigin* origin);
 
  private:
-  std::vector<std::pair<const FileOrigin*, int>> fds_;
+  struct Opened {
+    const FileOrigin* origin;  // compared, never read: a new origin may have its address
+    uint64_t dev, ino;
+    int fd;  // opened here, or -1
+  };
+  std::vector<Opened> fds_;
 };
 
 // Where bytes are stored in a file; false when they are only in memory.
