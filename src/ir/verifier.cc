@@ -117,10 +117,12 @@ namespace {
 // The names and initializer types of g's values and those of its subgraphs.
 Status check_names_and_types(const Graph& g) {
   auto value = [&g](const Value* v) -> Status {
-    if (v->name().empty()) return make_error(ErrorCode::kInvalidModel, "a value has no name");
+    // A node output without a name is an absent output (nullptr), never a value; an input or
+    // initializer named "" is the file's and is written back as it came.
+    if (v->name().empty() && v->producer()) return make_error(ErrorCode::kInvalidModel, "a node output has no name");
     if (!support::valid_utf8(v->name()))
       return make_error(ErrorCode::kInvalidModel, "value name '" + v->name() + "' is not valid UTF-8");
-    if (g.find_value(v->name()) != v)
+    if (!v->name().empty() && g.find_value(v->name()) != v)
       return make_error(ErrorCode::kInvalidModel, "two values of graph '" + g.name + "' are named '" + v->name() + "'");
     if (const Tensor* t = v->initializer(); t && !v->is_graph_input() && v->type.is_tensor()) {
       const Type& ty = v->type;

@@ -127,6 +127,27 @@ TEST(WriteVerifier, CatchesNamesAndInitializerTypes) {
   EXPECT_NE(st.detail().find("initializer 'w' is declared"), std::string::npos) << st.detail();
 }
 
+// Found by fuzz.pipeline_short: a file's graph input named "" is the file's, not a broken name.
+TEST(WriteVerifier, AnUnnamedGraphInputIsWrittenBack) {
+  const std::string path = std::string(ONNXTRIM_SOURCE_DIR) + "/fuzz/regressions/unnamed_graph_input.onnx";
+  auto m = onnx_io::load_model(path);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  ASSERT_EQ(m.value()->graph->inputs().size(), 2u);
+  EXPECT_EQ(m.value()->graph->inputs()[1]->name(), "");
+  EXPECT_TRUE(ir::verify_for_write(*m.value()).is_ok());
+  passes::SimplifyOptions o;
+  auto r = passes::simplify(*m.value(), o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  auto bytes = onnx_io::serialize_model(*m.value());
+  ASSERT_TRUE(bytes.is_ok()) << bytes.status().message();
+  // A node output without a name is refused.
+  auto chain = parse(kChain);
+  chain->graph->rename_value(chain->graph->find_value("a"), "");
+  Status st = ir::verify_for_write(*chain);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.detail().find("a node output has no name"), std::string::npos) << st.detail();
+}
+
 TEST(Text, ValidUtf8) {
   EXPECT_TRUE(support::valid_utf8("plain /x.1:0"));
   EXPECT_TRUE(support::valid_utf8("\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80"));  // é 中 😀
