@@ -111,6 +111,7 @@ struct Options {
   bool quiet = false, print = false;
   std::string json_path;                  // --json FILE
   bool inspect = false;                   // --inspect (OnnxSlim): print a summary instead of simplifying
+  std::string explain;                    // --explain NODE (a node or value name): why each rewrite rooted at it does not fire
 
   // Sets an option by its CLI long name (without "--"); flags take "" (or "true"/"false").
   // Throws Error(kExitUsage) naming the option on an unknown name or a bad value.
@@ -200,6 +201,10 @@ struct Report {
   std::vector<std::string> warnings;
   std::vector<std::string> surgery;  // what --inputs/--outputs/--add-outputs/--batch/--rename did
   Verification verification;
+  // --explain NODE: each rewrite rooted at the node's op type and "fires" or why it does not, on
+  // the simplified graph (one entry with an empty rewrite when no such node or rewrite exists).
+  std::string explain_node;
+  std::vector<std::pair<std::string, std::string>> explain;
 
   std::string to_text() const;
   std::string to_json() const;

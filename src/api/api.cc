@@ -24,6 +24,7 @@
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
+#include "passes/rule.h"
 #include "passes/shape_inference.h"
 #include "convert/opset.h"
 #include "rewrites/convert_float.h"
@@ -599,6 +600,10 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     rep.converged = res.value().converged;
     rep.warnings = res.value().warnings;
     rep.stages.emplace_back("simplify", now_s() - t);
+    if (!o.explain.empty()) {
+      rep.explain_node = o.explain;
+      rep.explain = passes::explain(m, o.explain, sopts);
+    }
   } else if (cutting) {
     throw_if_error(ir::verify_model(m));
   }

@@ -367,6 +367,9 @@ const std::vector<Entry>& entries() {
                       [](Options& o, std::string_view v) { o.json_path = std::string(v); }));
     t.push_back(flag("quiet", "output", "print nothing but errors", [](Options& o, bool b) { o.quiet = b; }));
     t.push_back(flag("print", "output", "print the resulting graph in text form", [](Options& o, bool b) { o.print = b; }));
+    t.push_back(value("explain", "NODE", "output",
+                      "report why each rewrite rooted at the op type of NODE (a node of the result, or the value it makes) does not fire",
+                      [](Options& o, std::string_view v) { o.explain = std::string(v); }));
 
     // --- onnxsim's flags
     {

@@ -96,6 +96,10 @@ std::string Report::to_text() const {
   os << line;
   for (const auto& wmsg : warnings) os << "warning: " << wmsg << "\n";
   for (const auto& smsg : surgery) os << "surgery: " << smsg << "\n";
+  if (!explain_node.empty()) {
+    os << "explain '" << explain_node << "':\n";
+    for (const auto& [rule, why] : explain) os << "  " << (rule.empty() ? "" : rule + ": ") << why << "\n";
+  }
   if (opset.to != 0 && opset.from != opset.to) {
     os << "opset " << opset.from << " -> " << opset.to << ": " << opset.nodes_converted << " node"
        << (opset.nodes_converted == 1 ? "" : "s") << " changed version, " << opset.nodes_rewritten << " rewritten, "
@@ -184,6 +188,13 @@ std::string Report::to_json() const {
                            {"seconds", p.seconds}});
   j["warnings"] = warnings;
   j["surgery"] = surgery;
+  if (!explain_node.empty()) {
+    nlohmann::ordered_json ej;
+    ej["node"] = explain_node;
+    ej["rewrites"] = nlohmann::json::array();
+    for (const auto& [rule, why] : explain) ej["rewrites"].push_back({{"rewrite", rule}, {"result", why}});
+    j["explain"] = ej;
+  }
   const Verification& v = verification;
   nlohmann::ordered_json vj;
   vj["ran"] = v.ran;

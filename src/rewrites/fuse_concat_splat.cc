@@ -7,10 +7,10 @@
 // Pad does not take at the model's opset (before opset 11 only float types, whose value is a
 // float attribute; before opset 2 never).
 #include <cstring>
+#include <optional>
 
 #include "ops/kernel_util.h"
-#include "passes/pass.h"
-#include "passes/pass_manager.h"
+#include "passes/rule.h"
 #include "passes/shape_inference.h"
 #include "rewrites/splat.h"
 
@@ -28,92 +28,86 @@ bool pad_takes(ir::DataType t, int64_t opset) {
   }
 }
 
-struct Match {
+// What apply writes: Pad(x, pads, value).
+struct SplatPad {
   ir::Value* x = nullptr;
-  size_t at = 0;  // x's position among the Concat inputs
+  std::vector<int64_t> pads;
   ir::Tensor value;
 };
 
-class FuseConcatSplat final : public Pass {
+class FuseConcatSplat final : public Rule<SplatPad> {
  public:
-  // Each Concat is matched against the graph as it is when its turn comes: a match made before
-  // an earlier rewrite could name a value that rewrite erased (a Concat of splats reading
-  // another one, rewritten first), and the Pad would read a freed value.
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    const int64_t opset = ctx.model.opset("");
-    std::shared_ptr<const ShapeInference> si;
-    for (ir::Node* n : g.node_list()) {
-      if (n->is_dead()) continue;
-      auto m = matches(*n, opset);
-      if (!m) continue;
-      if (!si && !(si = current_facts(ctx))) return;
-      apply(*n, *m, *si, g, rw, opset);
-    }
-  }
+  std::vector<std::string> roots() const override { return {"Concat"}; }
 
- private:
-  // Cheap checks: one input that is not a splat, every other one a splat of the same value.
-  static std::optional<Match> matches(const ir::Node& n, int64_t opset) {
-    if (n.op_type != "Concat" || !n.is_default_domain() || n.num_inputs() < 2 || !n.output(0)) return std::nullopt;
-    Match m;
+ protected:
+  // One input that is not a splat, every other one a splat of the same value, each of known
+  // size along the axis and of x's rank.
+  Match<SplatPad> match(const ir::Node& n, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    if (n.num_inputs() < 2 || !n.output(0)) return refuse("fewer than two inputs");
+    SplatPad m;
+    size_t at = 0;  // x's position among the inputs
     std::optional<ir::Tensor> value;
     for (size_t i = 0; i < n.num_inputs(); ++i) {
       ir::Value* in = n.input(i);
-      if (!in) return std::nullopt;
+      if (!in) return refuse("an input is absent");
       auto s = splat_of(in);
       if (!s) {
-        if (m.x) return std::nullopt;
+        if (m.x) return refuse("more than one input is not a splat");
         m.x = in;
-        m.at = i;
+        at = i;
         continue;
       }
       if (!value) {
         value = s->value;
       } else if (value->dtype() != s->value.dtype() ||
                  std::memcmp(value->bytes(), s->value.bytes(), value->byte_size()) != 0) {
-        return std::nullopt;
+        return refuse("the splats repeat different values");
       }
     }
-    if (!m.x || !value || !pad_takes(value->dtype(), opset)) return std::nullopt;
-    if (opset < 11 && value->dtype() != ir::DataType::kFloat) return std::nullopt;  // value attribute is a float
+    if (!m.x || !value) return refuse(m.x ? "no input is a splat" : "every input is a splat");
+    if (!pad_takes(value->dtype(), opset)) return refuse("Pad does not take the element type at this opset");
+    if (opset < 11 && value->dtype() != ir::DataType::kFloat) return refuse("before opset 11 Pad's value is a float");
+    const ShapeInference* si = ctx.facts();
+    if (!si) return refuse("shape inference fails on the model");
+    // Every splat's rank and size along the axis.
+    int64_t rank = -1;
+    const ops::TypeInfo* fx = si->facts(m.x);
+    if (fx && fx->shape) rank = fx->rank();
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      if (i == at) continue;
+      const ops::TypeInfo* f = si->facts(n.input(i));
+      if (!f || !f->shape) return refuse("a splat's shape is not known");
+      if (rank >= 0 && f->rank() != rank) return refuse("a splat's rank differs from the other input's");
+      rank = f->rank();
+    }
+    if (rank < 1) return refuse("rank 0");
+    int64_t axis = n.attr_int("axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return refuse("the axis is out of range");
+    m.pads.assign(static_cast<size_t>(2 * rank), 0);
+    for (size_t i = 0; i < n.num_inputs(); ++i) {
+      if (i == at) continue;
+      auto k = (*si->facts(n.input(i))->shape)[static_cast<size_t>(axis)].constant_value();
+      if (!k || *k < 0) return refuse("a splat's size along the axis is not known");
+      m.pads[static_cast<size_t>(i < at ? axis : rank + axis)] += *k;
+    }
     m.value = std::move(*value);
     return m;
   }
 
-  static void apply(ir::Node& n, const Match& m, const ShapeInference& si, ir::Graph& g, ir::Rewriter& rw,
-                    int64_t opset) {
-    // Every splat's rank and size along the axis.
-    int64_t rank = -1;
-    const ops::TypeInfo* fx = si.facts(m.x);
-    if (fx && fx->shape) rank = fx->rank();
-    std::vector<int64_t> sizes(n.num_inputs(), 0);
-    for (size_t i = 0; i < n.num_inputs(); ++i) {
-      if (i == m.at) continue;
-      const ops::TypeInfo* f = si.facts(n.input(i));
-      if (!f || !f->shape || (rank >= 0 && f->rank() != rank)) return;
-      rank = f->rank();
-    }
-    if (rank < 1) return;
-    int64_t axis = n.attr_int("axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return;
-    for (size_t i = 0; i < n.num_inputs(); ++i) {
-      if (i == m.at) continue;
-      auto k = (*si.facts(n.input(i))->shape)[static_cast<size_t>(axis)].constant_value();
-      if (!k || *k < 0) return;
-      sizes[i] = *k;
-    }
-    std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
-    for (size_t i = 0; i < n.num_inputs(); ++i)
-      pads[static_cast<size_t>(i < m.at ? axis : rank + axis)] += sizes[i];
+  void apply(ir::Node& n, SplatPad& m, RuleContext& ctx, ir::Rewriter& rw) override {
+    const int64_t opset = ctx.opset();
+    ir::Graph& g = ctx.graph();
+    const int64_t two_rank = static_cast<int64_t>(m.pads.size());
     std::vector<ir::Value*> inputs{m.x};
     if (opset >= 11) {
-      inputs.push_back(rw.add_initializer(g, ops::make_tensor<int64_t>({2 * rank}, pads), n.output(0)->name() + "_pads"));
+      inputs.push_back(rw.add_initializer(g, ops::make_tensor<int64_t>({two_rank}, m.pads), n.output(0)->name() + "_pads"));
       inputs.push_back(rw.add_initializer(g, m.value, n.output(0)->name() + "_pad_value"));
     }
     ir::Node* pad = rw.insert_node(g, &n, "Pad", inputs, 1, n.output(0)->name() + "_pad");
     if (opset < 11) {
-      rw.set_attribute(pad, ir::Attribute::make_ints("pads", pads));
+      rw.set_attribute(pad, ir::Attribute::make_ints("pads", m.pads));
       float v;
       std::memcpy(&v, m.value.bytes(), sizeof v);
       rw.set_attribute(pad, ir::Attribute::make_float("value", v));
@@ -129,7 +123,7 @@ class FuseConcatSplat final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseConcatSplat, "fuse_concat_splat", 525,
+ONNXTRIM_REGISTER_RULE(FuseConcatSplat, "fuse_concat_splat", 525,
                        "Concat of a value with splats (constant, ConstantOfShape, Expand/Tile of a constant) along one axis "
                        "becomes one constant Pad; refuses several non-splat inputs, unequal splat values, unknown sizes");
 

@@ -10,8 +10,7 @@
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
-#include "passes/pass.h"
-#include "passes/pass_manager.h"
+#include "passes/rule.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -29,26 +28,34 @@ bool bound_ok(const ir::Node& clip, size_t i) {
   return t && t->numel() == 1 && t->bytes() && t->dtype() != ir::DataType::kString;
 }
 
-class FuseReluClip final : public Pass {
+// The node the rule is rooted at (a Clip or a Relu) and the other one, which it reads.
+struct ReluClip {
+  ir::Node* inner;
+};
+
+class FuseReluClip final : public Rule<ReluClip> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    int64_t opset = ctx.model.opset("");
-    if (opset < 6) return;
-    for (ir::Node* n : g.node_list()) {
-      if (n->is_dead()) continue;
-      if (is_op(n, "Clip")) {
-        ir::Value* y = n->input(0);
-        ir::Node* relu = y ? y->producer() : nullptr;
-        if (is_op(relu, "Relu") && single_private_use(y, n) && bounds_ok(*n, opset) && signed_type(relu->input(0)))
-          clip_of_relu(*n, *relu, g, rw, opset);
-      } else if (is_op(n, "Relu")) {
-        ir::Value* y = n->input(0);
-        ir::Node* clip = y ? y->producer() : nullptr;
-        if (is_op(clip, "Clip") && single_private_use(y, n) && bounds_ok(*clip, opset) && signed_type(clip->input(0)) &&
-            ir::Rewriter::can_replace(n->output(0), y))
-          relu_of_clip(*n, *clip, g, rw, opset);
-      }
-    }
+  std::vector<std::string> roots() const override { return {"Clip", "Relu"}; }
+
+ protected:
+  Match<ReluClip> match(const ir::Node& n, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    if (opset < 6) return refuse("opset " + std::to_string(opset) + " < 6");
+    const bool clip_outer = n.op_type == "Clip";
+    ir::Value* y = n.input(0);
+    ir::Node* inner = y ? y->producer() : nullptr;
+    if (!is_op(inner, clip_outer ? "Relu" : "Clip")) return refuse(clip_outer ? "its input is not a Relu" : "its input is not a Clip");
+    if (!single_private_use(y, &n)) return refuse("the " + inner->op_type + " has other readers or is a graph output");
+    const ir::Node& clip = clip_outer ? n : *inner;
+    if (!bounds_ok(clip, opset)) return refuse("a Clip bound is not a constant scalar");
+    if (!signed_type(inner->input(0))) return refuse("the element type is not float or signed");
+    if (!clip_outer && !ir::Rewriter::can_replace(n.output(0), y)) return refuse("the Relu's output name cannot be kept");
+    return ReluClip{inner};
+  }
+
+  void apply(ir::Node& n, ReluClip& m, RuleContext& ctx, ir::Rewriter& rw) override {
+    if (n.op_type == "Clip") clip_of_relu(n, *m.inner, ctx.graph(), rw, ctx.opset());
+    else relu_of_clip(n, *m.inner, ctx.graph(), rw, ctx.opset());
   }
 
  private:
@@ -105,7 +112,7 @@ class FuseReluClip final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseReluClip, "fuse_relu_clip", 570,
+ONNXTRIM_REGISTER_RULE(FuseReluClip, "fuse_relu_clip", 570,
                        "Clip(Relu(x)) and Relu(Clip(x)) become one Clip with the lower bound raised to 0; refuses "
                        "non-constant bounds, shared or graph-output intermediates");
 

@@ -1,0 +1,95 @@
+// The rewrite contract (passes/rule.h): the driver applies a rule at each node of its root types
+// as it matches, and explain() says, per rule rooted at a node's op type, whether it fires and
+// why not.
+#include <gtest/gtest.h>
+
+#include "onnxtrim/onnxtrim.hpp"
+#include "passes/rule.h"
+#include "rewrite_test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+using test::parse;
+
+std::string result_of(const std::vector<std::pair<std::string, std::string>>& lines, const std::string& rule) {
+  for (const auto& [r, why] : lines)
+    if (r == rule) return why;
+  return "(not listed)";
+}
+
+TEST(RewriteRule, ExplainSaysWhyEachRuleRootedThereDoesNotFire) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x, float lo, float[2,1] z) => (float[2,3] y, float[2,5] w, float[2,3] v) {
+  c = Clip(x, lo)
+  y = Relu(c)
+  a = Constant <value = float[2,1] {1, 1}> ()
+  w = Concat <axis = 1> (x, a, z)
+  k = Clip(x)
+  v = Relu(k)
+}
+)");
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions o;
+  // Relu(Clip(x, lo)) with lo an input: a bound that is not a constant.
+  auto y = passes::explain(*m, "y", o);
+  EXPECT_EQ(result_of(y, "fuse_relu_clip"), "a Clip bound is not a constant scalar");
+  // Concat of x, a splat and z: two inputs that are not splats.
+  auto w = passes::explain(*m, "w", o);
+  EXPECT_EQ(result_of(w, "fuse_concat_splat"), "more than one input is not a splat");
+  // Relu(Clip(x)) fits; explain applies nothing.
+  auto v = passes::explain(*m, "v", o);
+  EXPECT_EQ(result_of(v, "fuse_relu_clip"), "fires");
+  EXPECT_EQ(m->graph->num_nodes(), 6u);
+  // By a node's own name too; a name nothing has; an op no rule is rooted at.
+  m->graph->find_value("w")->producer()->name = "concat_node";
+  EXPECT_EQ(result_of(passes::explain(*m, "concat_node", o), "fuse_concat_splat"), "more than one input is not a splat");
+  auto none = passes::explain(*m, "nothing", o);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_NE(none[0].second.find("no node of the result is named 'nothing'"), std::string::npos) << none[0].second;
+  auto constant = passes::explain(*m, "a", o);
+  ASSERT_EQ(constant.size(), 1u);
+  EXPECT_EQ(constant[0].second, "no rewrite is rooted at Constant");
+}
+
+TEST(RewriteRule, ExplainInsideASubgraph) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool b, float[2] x) => (float[2] y) {
+  y = If(b) <then_branch = t () => (float[2] o) { k = Clip(x)  o = Relu(k) },
+             else_branch = e () => (float[2] o2) { o2 = Neg(x) }>
+}
+)");
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions o;
+  EXPECT_EQ(result_of(passes::explain(*m, "o", o), "fuse_relu_clip"), "fires");
+}
+
+// The public option: the report carries the same lines, in text and JSON.
+TEST(RewriteRule, ExplainOption) {
+  Model m = Model::parse_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x, float lo) => (float[2,3] y) {
+  c = Clip(x, lo)
+  y = Relu(c)
+}
+)");
+  Options o;
+  o.set("explain", "y");
+  Report r = simplify(m, o);
+  ASSERT_EQ(r.explain_node, "y");
+  EXPECT_EQ(result_of(r.explain, "fuse_relu_clip"), "a Clip bound is not a constant scalar");
+  EXPECT_NE(r.to_text().find("explain 'y':\n  fuse_relu_clip: a Clip bound is not a constant scalar"), std::string::npos)
+      << r.to_text();
+  const std::string json = r.to_json();
+  EXPECT_NE(json.find("\"explain\": {"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"result\": \"a Clip bound is not a constant scalar\""), std::string::npos) << json;
+  // Without the option the report has no such section.
+  Model m2 = Model::parse_text("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[2] x) => (float[2] y) { y = Relu(x) }");
+  Report r2 = simplify(m2);
+  EXPECT_EQ(r2.to_json().find("explain"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace onnxtrim
