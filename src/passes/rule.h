@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,17 @@ class Match {
   std::optional<Fit> fit_;
   std::string why_;
 };
+
+// Pattern helpers. n is a node of the default domain of type op.
+inline bool is_op(const ir::Node* n, std::string_view op) { return n && n->op_type == op && n->is_default_domain(); }
+// v is read by `by` alone (once) and is no graph output: an intermediate the rewrite may remove.
+inline bool read_only_by(const ir::Value* v, const ir::Node* by) {
+  return v && !v->is_graph_output() && v->uses().size() == 1 && v->uses()[0].node == by;
+}
+// The node of type op making v, when v is read by `by` alone; else null.
+inline const ir::Node* private_producer(const ir::Value* v, std::string_view op, const ir::Node* by) {
+  return read_only_by(v, by) && is_op(v->producer(), op) ? v->producer() : nullptr;
+}
 
 // What a rule reads besides the node: the graph it is in, the model (its opsets) and the facts
 // of the model, inferred once per run of the rule over a graph (a value made by a rewrite since

@@ -15,12 +15,6 @@
 namespace onnxtrim::passes {
 namespace {
 
-bool single_private_use(const ir::Value* v, const ir::Node* by) {
-  return v && !v->is_graph_output() && v->uses().size() == 1 && v->uses()[0].node == by;
-}
-
-bool is_op(const ir::Node* n, const char* op) { return n && n->op_type == op && n->is_default_domain(); }
-
 // A Clip bound input (opset >= 11): absent, or a constant of one element.
 bool bound_ok(const ir::Node& clip, size_t i) {
   if (i >= clip.num_inputs() || !clip.input(i)) return true;
@@ -45,7 +39,7 @@ class FuseReluClip final : public Rule<ReluClip> {
     ir::Value* y = n.input(0);
     ir::Node* inner = y ? y->producer() : nullptr;
     if (!is_op(inner, clip_outer ? "Relu" : "Clip")) return refuse(clip_outer ? "its input is not a Relu" : "its input is not a Clip");
-    if (!single_private_use(y, &n)) return refuse("the " + inner->op_type + " has other readers or is a graph output");
+    if (!read_only_by(y, &n)) return refuse("the " + inner->op_type + " has other readers or is a graph output");
     const ir::Node& clip = clip_outer ? n : *inner;
     if (!bounds_ok(clip, opset)) return refuse("a Clip bound is not a constant scalar");
     if (!signed_type(inner->input(0))) return refuse("the element type is not float or signed");
