@@ -207,6 +207,12 @@ class ViewError(Exception):
     pass
 
 
+class ViewUnknown(ViewError):
+    """The view needs a fact the model does not state (the rank of a custom op's output, whose
+    declared type onnxtrim does not keep: it writes only what it proves). python3-onnx's checker
+    then cannot judge the model; ONNX Runtime and the structural check still do."""
+
+
 REDUCE18 = {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
             "ReduceLogSum", "ReduceLogSumExp"}
 
@@ -282,10 +288,10 @@ def checker_view(model, meta=None):
                 axis = attrs["axis"].i if "axis" in attrs else 0
                 shape = dims.get(nd.input[0])
                 if shape is None:
-                    raise ViewError(f"node '{nd.name}' (Split): input shape unknown")
+                    raise ViewUnknown(f"node '{nd.name}' (Split): input shape unknown")
                 d = shape[axis]
                 if not isinstance(d, int):
-                    raise ViewError(f"node '{nd.name}' (Split): split axis is not static")
+                    raise ViewUnknown(f"node '{nd.name}' (Split): split axis is not static")
                 n = attrs["num_outputs"].i
                 q = -(-d // n)
                 sizes = [q] * (d // q) + ([d - q * (d // q)] if d % q else [])
@@ -298,7 +304,7 @@ def checker_view(model, meta=None):
             elif nd.op_type == "Pad" and len(nd.input) >= 4 and nd.input[3]:
                 shape = dims.get(nd.input[0])
                 if shape is None:
-                    raise ViewError(f"node '{nd.name}' (Pad): input rank unknown")
+                    raise ViewUnknown(f"node '{nd.name}' (Pad): input rank unknown")
                 if nd.input[1] not in consts or nd.input[3] not in consts:
                     raise ViewError(f"node '{nd.name}' (Pad): pads or axes are not constant")
                 r = len(shape)
@@ -384,6 +390,8 @@ def check_model(model, meta=None):
     """None when python3-onnx's checker (full_check) accepts the model, else the error line."""
     try:
         v = checker_view(model, meta)
+    except ViewUnknown:
+        return None
     except ViewError as e:
         return f"opset-17 view: {e}"
     try:
