@@ -1,0 +1,208 @@
+// w * (x / Sqrt(ReduceMean(x^2, last k axes, keepdims) + eps))
+//   -> RMSNormalization(x, w, axis = rank - k, epsilon = eps)
+// The RMSNorm of Llama-style models as exporters write it: x^2 as Pow(x, 2) or x * x; the
+// division as Div(x, s), x * Div(1, s), x * Reciprocal(s) or x * Pow(mean + eps, -0.5) (s the
+// Sqrt). RMSNormalization-23 is this formula over the axes from `axis` on, with eps inside the
+// square root; it computes in float32 (stash_type 1), as the float32 decomposition does, and
+// rounds once where the decomposition rounds at each step (the check compares at its tolerance).
+// Refuses: opset < 23; a reduction over axes that are not the last ones, keepdims = 0, or axes
+// that are not constant; eps not a one-element constant >= 0; a scale that is not a constant of
+// exactly x's trailing dims (no more than the normalized ones: a scale that broadcasts would
+// change the output's shape); an x of unknown rank or dims; an intermediate read elsewhere or
+// that is a graph output; element types RMSNormalization does not take.
+#include <algorithm>
+
+#include "ops/fold.h"
+#include "ops/kernel_util.h"
+#include "passes/rule.h"
+#include "passes/shape_inference.h"
+
+namespace onnxtrim::passes {
+namespace {
+
+struct RmsNorm {
+  ir::Value* x = nullptr;
+  ir::Value* scale = nullptr;
+  int64_t axis = 0;
+  float epsilon = 0;
+};
+
+// A one-element constant of value v (within rounding), of rank at most `rank`.
+bool scalar_is(const ir::Value* c, double v, int64_t rank) {
+  const ir::Tensor* t = c ? ops::FoldContext::constant(c) : nullptr;
+  return t && t->numel() == 1 && t->bytes() && t->rank() <= rank && ops::element_as_double(*t, 0) == v;
+}
+
+class FuseRmsNormalization final : public Rule<RmsNorm> {
+ public:
+  std::vector<std::string> roots() const override { return {"Mul"}; }
+
+ protected:
+  Match<RmsNorm> match(const ir::Node& n, RuleContext& ctx) override {
+    if (ctx.opset() < 23) return refuse("opset " + std::to_string(ctx.opset()) + " < 23 has no RMSNormalization");
+    if (n.num_inputs() != 2 || !n.output(0)) return refuse("not a binary Mul");
+    const ShapeInference* si = ctx.facts();
+    if (!si) return refuse("shape inference fails on the model");
+    std::string why = "neither input is x / Sqrt(ReduceMean(x^2) + eps)";
+    for (int i = 0; i < 2; ++i) {
+      ir::Value* scale = n.input(i);
+      if (!ops::FoldContext::constant(scale)) continue;
+      RmsNorm m;
+      m.scale = scale;
+      if (normalized(n.input(1 - i), &n, *si, m, &why)) {
+        if (!scale_fits(*ops::FoldContext::constant(scale), m, *si, &why)) return refuse(why);
+        return m;
+      }
+    }
+    return refuse(why);
+  }
+
+  void apply(ir::Node& n, RmsNorm& m, RuleContext& ctx, ir::Rewriter& rw) override {
+    ir::Node* norm = rw.insert_node(ctx.graph(), &n, "RMSNormalization", {m.x, m.scale}, 1, n.output(0)->name() + "_rms");
+    rw.set_attribute(norm, ir::Attribute::make_int("axis", m.axis));
+    rw.set_attribute(norm, ir::Attribute::make_float("epsilon", m.epsilon));
+    rw.set_type(norm->output(0), n.output(0)->type);
+    if (rw.replace_all_uses_with(n.output(0), norm->output(0))) rw.erase_node_and_dead_producers(&n);
+    else rw.erase_node(norm);
+  }
+
+ private:
+  // v = x / Sqrt(ReduceMean(x^2) + eps), each step read only by the next; fills m.x, axis, epsilon.
+  static bool normalized(const ir::Value* v, const ir::Node* by, const ShapeInference& si, RmsNorm& m, std::string* why) {
+    const ir::Value* s = nullptr;       // Sqrt(mean + eps), or mean + eps itself for Pow(.., -0.5)
+    const ir::Node* at = nullptr;       // the node reading s
+    bool pow_form = false;
+    if (const ir::Node* div = private_producer(v, "Div", by)) {
+      m.x = div->input(0);
+      s = div->input(1);
+      at = div;
+    } else if (const ir::Node* mul = private_producer(v, "Mul", by)) {
+      for (int i = 0; i < 2 && !s; ++i) {
+        const ir::Value* r = mul->input(1 - i);
+        if (const ir::Node* d = private_producer(r, "Div", mul); d && scalar_is(d->input(0), 1.0, 1)) {
+          s = d->input(1);
+          at = d;
+        } else if (const ir::Node* rc = private_producer(r, "Reciprocal", mul)) {
+          s = rc->input(0);
+          at = rc;
+        } else if (const ir::Node* p = private_producer(r, "Pow", mul); p && scalar_is(p->input(1), -0.5, 1)) {
+          s = p->input(0);
+          at = p;
+          pow_form = true;
+        }
+        if (s) m.x = mul->input(i);
+      }
+    }
+    if (!s || !m.x) {
+      *why = "no x / Sqrt(..) read only by the scale's Mul";
+      return false;
+    }
+    const ir::Value* sum = s;  // mean + eps
+    if (!pow_form) {
+      const ir::Node* sqrt = private_producer(s, "Sqrt", at);
+      if (!sqrt) {
+        *why = "the divisor is not a Sqrt read only by the division";
+        return false;
+      }
+      sum = sqrt->input(0);
+      at = sqrt;
+    }
+    const ops::TypeInfo* fx = si.facts(m.x);
+    if (!fx || !fx->shape || fx->rank() < 1) {
+      *why = "x's rank is not known";
+      return false;
+    }
+    const int64_t rank = fx->rank();
+    if (fx->elem != ir::DataType::kFloat && fx->elem != ir::DataType::kFloat16 && fx->elem != ir::DataType::kDouble &&
+        fx->elem != ir::DataType::kBFloat16) {
+      *why = "the element type is not float, float16, bfloat16 or double";
+      return false;
+    }
+    const ir::Node* add = private_producer(sum, "Add", at);
+    if (!add) {
+      *why = "the Sqrt does not read mean + eps, read only by it";
+      return false;
+    }
+    for (int i = 0; i < 2; ++i) {
+      const ir::Tensor* eps = ops::FoldContext::constant(add->input(i));
+      if (!eps || eps->numel() != 1 || !eps->bytes() || eps->rank() > rank) continue;
+      const double e = ops::element_as_double(*eps, 0);
+      if (!(e >= 0)) {
+        *why = "eps is negative or NaN";
+        return false;
+      }
+      const ir::Node* mean = private_producer(add->input(1 - i), "ReduceMean", add);
+      if (!mean) {
+        *why = "eps is not added to a ReduceMean read only by the Add";
+        return false;
+      }
+      if (!mean_of_squares(*mean, m.x, rank, m, why)) return false;
+      m.epsilon = static_cast<float>(e);
+      return true;
+    }
+    *why = "nothing added to the mean is a one-element constant";
+    return false;
+  }
+
+  // ReduceMean(x^2) over the last axes, keepdims; sets m.axis.
+  static bool mean_of_squares(const ir::Node& mean, const ir::Value* x, int64_t rank, RmsNorm& m, std::string* why) {
+    if (mean.attr_int("keepdims", 1) != 1) {
+      *why = "the ReduceMean drops the reduced axes (keepdims = 0)";
+      return false;
+    }
+    std::vector<int64_t> axes;
+    if (const ir::Attribute* a = mean.attr("axes")) {
+      axes = a->ints;
+    } else if (const ir::Tensor* t = mean.input(1) ? ops::FoldContext::constant(mean.input(1)) : nullptr) {
+      axes = ops::to_int64_vector(*t);
+    } else {
+      *why = "the ReduceMean's axes are not constant";
+      return false;
+    }
+    if (axes.empty()) {
+      *why = "the ReduceMean reduces no axes or all of them by default";
+      return false;
+    }
+    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+    std::sort(axes.begin(), axes.end());
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i)) {
+        *why = "the ReduceMean's axes are not the last ones";
+        return false;
+      }
+    m.axis = axes.front();
+    const ir::Value* sq = mean.input(0);
+    if (const ir::Node* p = private_producer(sq, "Pow", &mean); p && p->input(0) == x && scalar_is(p->input(1), 2.0, rank))
+      return true;
+    if (const ir::Node* p = private_producer(sq, "Mul", &mean); p && p->input(0) == x && p->input(1) == x) return true;
+    *why = "the ReduceMean does not read x^2 (Pow(x, 2) or x * x) read only by it";
+    return false;
+  }
+
+  // The scale is x's trailing dims exactly, within the normalized ones.
+  static bool scale_fits(const ir::Tensor& scale, const RmsNorm& m, const ShapeInference& si, std::string* why) {
+    const ops::TypeInfo* fx = si.facts(m.x);
+    const int64_t rank = fx->rank();
+    if (scale.dtype() != fx->elem || scale.rank() > rank - m.axis) {
+      *why = "the scale's type differs from x's, or it has more dims than the normalized ones";
+      return false;
+    }
+    for (int64_t i = 0; i < scale.rank(); ++i) {
+      auto d = (*fx->shape)[static_cast<size_t>(rank - scale.rank() + i)].constant_value();
+      if (!d || *d != scale.dims()[static_cast<size_t>(i)]) {
+        *why = "the scale's dims are not x's trailing dims";
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+ONNXTRIM_REGISTER_RULE(FuseRmsNormalization, "fuse_rms_normalization", 576,
+                       "w * x / Sqrt(ReduceMean(x^2, last axes) + eps) (Div, Reciprocal or Pow -0.5 forms) becomes "
+                       "RMSNormalization (opset >= 23); refuses other axes, keepdims 0, scales that broadcast, shared "
+                       "intermediates");
+
+}  // namespace onnxtrim::passes

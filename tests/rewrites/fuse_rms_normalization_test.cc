@@ -1,0 +1,132 @@
+// fuse_rms_normalization: Llama's RMSNorm (and its Div, Reciprocal and Pow -0.5 forms) becomes
+// RMSNormalization-23; refusals, a graph-output case (every case's product is one) and a
+// subgraph case.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "eval/interpreter.h"
+#include "ops/kernel_util.h"
+#include "passes/rule.h"
+#include "rewrite_test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+using test::count_ops;
+using test::expect_same_outputs;
+using test::simplify_text;
+
+// torch's export of w * x * rsqrt(mean(x^2, -1, keepdim) + eps), as llama_tiny has it.
+std::string rms(const std::string& opset, const std::string& division,
+                const std::string& reduce = "ReduceMean <keepdims = 1> (sq, axes)", const std::string& axes = "{-1}",
+                const std::string& shape = "2,3,4", const std::string& out_shape = "2,3,4") {
+  return R"(
+<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
+g (float[)" + shape + R"(] x) => (float[)" + out_shape + R"(] y) {
+  two = Constant <value = float {2}> ()
+  sq = Pow(x, two)
+  axes = Constant <value = int64[1] )" + axes + R"(> ()
+  mean = )" + reduce + R"(
+  eps = Constant <value = float {1e-6}> ()
+  a = Add(mean, eps)
+  )" + division + R"(
+  w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()
+  y = Mul(w, n)
+}
+)";
+}
+
+const char* kDivOne = "s = Sqrt(a)\n  one = Constant <value = float {1}> ()\n  r = Div(one, s)\n  n = Mul(x, r)";
+const char* kDiv = "s = Sqrt(a)\n  n = Div(x, s)";
+const char* kReciprocal = "s = Sqrt(a)\n  r = Reciprocal(s)\n  n = Mul(r, x)";
+const char* kPowHalf = "mh = Constant <value = float {-0.5}> ()\n  r = Pow(a, mh)\n  n = Mul(x, r)";
+
+TEST(FuseRmsNormalization, EveryDivisionFormIsOneNode) {
+  for (const char* division : {kDivOne, kDiv, kReciprocal, kPowHalf}) {
+    auto s = simplify_text(rms("23", division));
+    ASSERT_EQ(s.nodes(), 1u) << s.printed;
+    const ir::Node* n = s.model->graph->first_node();
+    EXPECT_EQ(n->op_type, "RMSNormalization");
+    EXPECT_EQ(n->attr_int("axis", 0), 2);
+    EXPECT_FLOAT_EQ(n->attr_float("epsilon", 0), 1e-6f);
+    EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+    expect_same_outputs(s);
+  }
+  // Exact values: x = [3, 4, 0, 0] in the last axis: mean of squares 25/4, rms 2.5.
+  auto s = simplify_text(rms("23", kDivOne));
+  eval::Interpreter interp(*s.model);
+  std::vector<float> x(24, 0.0f);
+  x[0] = 3;
+  x[1] = 4;
+  auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({2, 3, 4}, x))}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  std::vector<float> y = out.value()[0].tensor.to_vector<float>();
+  const float r = std::sqrt(6.25f + 1e-6f);
+  EXPECT_NEAR(y[0], 0.5f * 3 / r, 1e-6);
+  EXPECT_NEAR(y[1], 1.5f * 4 / r, 1e-6);
+  EXPECT_EQ(y[2], 0.0f);
+  EXPECT_EQ(y[4], 0.0f);  // a row of zeros: 0 / sqrt(eps)
+}
+
+TEST(FuseRmsNormalization, Refusals) {
+  // Before opset 23.
+  EXPECT_EQ(count_ops(*simplify_text(rms("21", kDivOne)).model->graph, "RMSNormalization"), 0u);
+  // keepdims = 0 on a square x: the mean broadcasts along the other axis (ORT #30513).
+  auto keep0 = simplify_text(rms("23", kDivOne, "ReduceMean <keepdims = 0> (sq, axes)", "{-1}", "4,4", "4,4"));
+  EXPECT_EQ(count_ops(*keep0.model->graph, "RMSNormalization"), 0u);
+  expect_same_outputs(keep0);
+  // Reduced over another axis than the last.
+  auto other = simplify_text(rms("23", kDivOne, "ReduceMean <keepdims = 1> (sq, axes)", "{1}", "2,4,4", "2,4,4"));
+  EXPECT_EQ(count_ops(*other.model->graph, "RMSNormalization"), 0u);
+  expect_same_outputs(other);
+  // eps outside the square root: Sqrt(mean) + eps.
+  auto outside = simplify_text(rms("23", "s0 = Sqrt(mean)\n  s = Add(s0, eps)\n  n = Div(x, s)"));
+  EXPECT_EQ(count_ops(*outside.model->graph, "RMSNormalization"), 0u);
+  expect_same_outputs(outside);
+  // A scale of [4] on x [2,4,1]: it broadcasts the output to [2,4,4].
+  auto grows = simplify_text(rms("23", kDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4"));
+  EXPECT_EQ(count_ops(*grows.model->graph, "RMSNormalization"), 0u);
+  expect_same_outputs(grows);
+  // The reasons.
+  passes::SimplifyOptions o;
+  auto reason = [&](const std::string& text) {
+    auto m = test::parse(text);
+    for (const auto& [rule, why] : passes::explain(*m, "y", o))
+      if (rule == "fuse_rms_normalization") return why;
+    return std::string("(not listed)");
+  };
+  EXPECT_EQ(reason(rms("23", kDivOne, "ReduceMean <keepdims = 0> (sq, axes)", "{-1}", "4,4", "4,4")),
+            "the ReduceMean drops the reduced axes (keepdims = 0)");
+  EXPECT_EQ(reason(rms("23", kDivOne, "ReduceMean <keepdims = 1> (sq, axes)", "{1}", "2,4,4", "2,4,4")),
+            "the ReduceMean's axes are not the last ones");
+  EXPECT_EQ(reason(rms("23", kDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4")),
+            "the scale's dims are not x's trailing dims");
+}
+
+TEST(FuseRmsNormalization, InsideABranch) {
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (bool c, float[2,4] x) => (float[2,4] y) {
+  y = If(c) <then_branch = t () => (float[2,4] o) {
+      two = Constant <value = float {2}> ()
+      sq = Pow(x, two)
+      axes = Constant <value = int64[1] {-1}> ()
+      mean = ReduceMean <keepdims = 1> (sq, axes)
+      eps = Constant <value = float {1e-5}> ()
+      a = Add(eps, mean)
+      s = Sqrt(a)
+      n = Div(x, s)
+      w = Constant <value = float[4] {1, 2, 3, 4}> ()
+      o = Mul(n, w)
+    }, else_branch = e () => (float[2,4] o2) { o2 = Neg(x) }>
+}
+)");
+  const ir::Node* iff = s.model->graph->first_node();
+  ASSERT_TRUE(iff && iff->op_type == "If") << s.printed;
+  EXPECT_EQ(count_ops(*iff->subgraphs()[0], "RMSNormalization"), 1u) << s.printed;
+  expect_same_outputs(s);
+}
+
+}  // namespace
+}  // namespace onnxtrim
