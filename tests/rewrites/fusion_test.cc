@@ -171,14 +171,7 @@ g (int64 n, float[2,2] x) => (float[2,2] y)
 }
 )", {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes"});
   EXPECT_NE(s.printed.find("Gemm"), std::string::npos) << s.printed;
-  eval::VerifyOptions vo;
-  vo.samples = 2;
-  vo.inputs.pinned["n"] = ir::RuntimeValue::of(ir::Tensor::scalar_i64(3));
-  auto v = eval::Verifier::create(*s.original, vo);
-  ASSERT_TRUE(v.is_ok()) << v.status().message();
-  auto rep = v.value()->compare_with(*s.model);
-  ASSERT_TRUE(rep.is_ok()) << rep.status().message();
-  EXPECT_TRUE(rep.value().ok) << rep.value().why;
+  test::expect_same_outputs_loop(s);
 }
 
 }  // namespace
@@ -204,18 +197,6 @@ const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
 
 test::Simplified run(const std::string& text, const std::string& pass) {
   return test::simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
-}
-
-// Runs a model whose first input is a Loop trip count n (pinned to 3) and compares.
-void expect_same_outputs_loop(const test::Simplified& s) {
-  eval::VerifyOptions vo;
-  vo.samples = 2;
-  vo.inputs.pinned["n"] = ir::RuntimeValue::of(ir::Tensor::scalar_i64(3));
-  auto v = eval::Verifier::create(*s.original, vo);
-  ASSERT_TRUE(v.is_ok()) << v.status().message();
-  auto rep = v.value()->compare_with(*s.model);
-  ASSERT_TRUE(rep.is_ok()) << rep.status().message();
-  EXPECT_TRUE(rep.value().ok) << rep.value().why;
 }
 
 // Data movement only (slices): the outputs must be bit-exact.

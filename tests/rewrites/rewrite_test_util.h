@@ -51,6 +51,19 @@ inline void expect_same_outputs(const Simplified& s, int samples = 3, std::map<s
   EXPECT_TRUE(rep.value().ok) << rep.value().why;
 }
 
+// The same for a model whose input n is a Loop's trip count, pinned to 3 (random trip counts
+// would make runs of any length).
+inline void expect_same_outputs_loop(const Simplified& s) {
+  eval::VerifyOptions vo;
+  vo.samples = 2;
+  vo.inputs.pinned["n"] = ir::RuntimeValue::of(ir::Tensor::scalar_i64(3));
+  auto v = eval::Verifier::create(*s.original, vo);
+  ASSERT_TRUE(v.is_ok()) << v.status().message();
+  auto rep = v.value()->compare_with(*s.model);
+  ASSERT_TRUE(rep.is_ok()) << rep.status().message();
+  EXPECT_TRUE(rep.value().ok) << rep.value().why;
+}
+
 inline size_t count_ops(const ir::Graph& g, const std::string& op) {
   size_t n = 0;
   g.for_each_node([&](const ir::Node* node) { n += node->op_type == op; });
