@@ -324,7 +324,9 @@ void Graph::purge() {
   // An erased value that a node or the graph's outputs read again (a rewrite's bug) is kept, not
   // freed: the verifier then names it as read but never defined, where freeing it would leave a
   // dangling pointer.
-  auto freeable = [](const std::unique_ptr<Value>& v) { return v->dead_ && v->uses_.empty() && v->graph_outputs_ == 0; };
+  auto freeable = [](const std::unique_ptr<Value>& v) {
+    return v->dead_ && v->uses_.empty() && v->graph_outputs_ == 0;
+  };
   values_.erase(std::remove_if(values_.begin(), values_.end(), freeable), values_.end());
   dead_values_ = static_cast<size_t>(
       std::count_if(values_.begin(), values_.end(), [](const std::unique_ptr<Value>& v) { return v->dead_; }));

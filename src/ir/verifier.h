@@ -11,9 +11,9 @@ Status verify_model(const Model& m);
 Status verify_graph(const Graph& g);
 
 // What every writer checks before a byte is written, whatever the options: verify_model, and
-// every node output named, every value name valid UTF-8 and the one value of that name in its scope, and every
-// initializer's declared type that of its tensor. A failure is
-// an internal error naming what last changed the model (Model::changed_by).
+// every node output named, every value name valid UTF-8 and the one value of that name in its
+// scope, every initializer's declared type that of its tensor. A failure is an internal error
+// naming what last changed the model (Model::changed_by).
 Status verify_for_write(const Model& m);
 
 // Subgraphs (If branches, Loop/Scan bodies, any graph attribute) may nest at most this many
