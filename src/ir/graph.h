@@ -279,6 +279,9 @@ class Model {
   // The last pass or stage that changed the graph ("pass fuse_concat_splat", "--opset"): what
   // an internal error about a broken graph names. Empty for a model as loaded.
   std::string changed_by;
+  // The file had value names that are not well-formed UTF-8 (ONNX Runtime loads such files):
+  // the check before writing then takes names as they are.
+  bool non_utf8_names = false;
 
   // Version of `domain` this model imports ("" and "ai.onnx" are the same); 0 when absent.
   int64_t opset(std::string_view domain) const;

@@ -116,11 +116,12 @@ namespace {
 
 // The names and initializer types of g's values and those of its subgraphs.
 Status check_names_and_types(const Graph& g) {
-  auto value = [&g](const Value* v) -> Status {
+  const bool utf8 = !g.model() || !g.model()->non_utf8_names;
+  auto value = [&g, utf8](const Value* v) -> Status {
     // A node output without a name is an absent output (nullptr), never a value; an input or
     // initializer named "" is the file's and is written back as it came.
     if (v->name().empty() && v->producer()) return make_error(ErrorCode::kInvalidModel, "a node output has no name");
-    if (!support::valid_utf8(v->name()))
+    if (utf8 && !support::valid_utf8(v->name()))
       return make_error(ErrorCode::kInvalidModel, "value name '" + v->name() + "' is not valid UTF-8");
     if (!v->name().empty() && g.find_value(v->name()) != v)
       return make_error(ErrorCode::kInvalidModel, "two values of graph '" + g.name + "' are named '" + v->name() + "'");

@@ -11,8 +11,8 @@ Status verify_model(const Model& m);
 Status verify_graph(const Graph& g);
 
 // What every writer checks before a byte is written, whatever the options: verify_model, and
-// every node output named, every value name valid UTF-8 and the one value of that name in its
-// scope, every initializer's declared type that of its tensor. A failure is an internal error
+// every node output named, every value name valid UTF-8 (unless the file's own names were not:
+// Model::non_utf8_names) and the one value of that name in its scope, every initializer's declared type that of its tensor. A failure is an internal error
 // naming what last changed the model (Model::changed_by).
 Status verify_for_write(const Model& m);
 

@@ -148,6 +148,27 @@ TEST(WriteVerifier, AnUnnamedGraphInputIsWrittenBack) {
   EXPECT_NE(st.detail().find("a node output has no name"), std::string::npos) << st.detail();
 }
 
+// Found by fuzz.pipeline_short: python3-onnx and ONNX Runtime load a file whose names are not
+// UTF-8; onnxtrim takes it too and writes its names back.
+TEST(WriteVerifier, AFileWithNamesThatAreNotUtf8IsWrittenBack) {
+  const std::string path = std::string(ONNXTRIM_SOURCE_DIR) + "/fuzz/regressions/non_utf8_name.onnx";
+  auto m = onnx_io::load_model(path);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_TRUE(m.value()->non_utf8_names);
+  EXPECT_TRUE(ir::verify_for_write(*m.value()).is_ok());
+  passes::SimplifyOptions o;
+  auto r = passes::simplify(*m.value(), o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  auto bytes = onnx_io::serialize_model(*m.value());
+  ASSERT_TRUE(bytes.is_ok()) << bytes.status().message();
+  auto again = onnx_io::parse_model(bytes.value(), "<written>", ".");
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_TRUE(again.value()->non_utf8_names);
+  // A model whose names were UTF-8 as loaded is not allowed to end with one that is not.
+  auto chain = parse(kChain);
+  EXPECT_FALSE(chain->non_utf8_names);
+}
+
 TEST(Text, ValidUtf8) {
   EXPECT_TRUE(support::valid_utf8("plain /x.1:0"));
   EXPECT_TRUE(support::valid_utf8("\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80"));  // é 中 😀
