@@ -20,7 +20,7 @@ std::unique_ptr<Model> clone_model(const Model& m) {
   out->presence = m.presence;
   out->path = m.path;
   out->changed_by = m.changed_by;
-  out->non_utf8_names = m.non_utf8_names;
+  out->unchecked_names_and_types = m.unchecked_names_and_types;
   m.graph->clone_into(*out->graph);
   for (const Function& f : m.functions) {
     Function nf;

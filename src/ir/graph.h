@@ -279,9 +279,11 @@ class Model {
   // The last pass or stage that changed the graph ("pass fuse_concat_splat", "--opset"): what
   // an internal error about a broken graph names. Empty for a model as loaded.
   std::string changed_by;
-  // The file had value names that are not well-formed UTF-8 (ONNX Runtime loads such files):
-  // the check before writing then takes names as they are.
-  bool non_utf8_names = false;
+  // The file's own value names or initializer types are not what the check before writing asks
+  // (a name that is not UTF-8, an initializer declared with another type than it holds: ONNX
+  // Runtime and python3-onnx load such files): they are written back as they came, and that
+  // check looks at the graph's structure only.
+  bool unchecked_names_and_types = false;
 
   // Version of `domain` this model imports ("" and "ai.onnx" are the same); 0 when absent.
   int64_t opset(std::string_view domain) const;

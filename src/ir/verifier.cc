@@ -116,12 +116,11 @@ namespace {
 
 // The names and initializer types of g's values and those of its subgraphs.
 Status check_names_and_types(const Graph& g) {
-  const bool utf8 = !g.model() || !g.model()->non_utf8_names;
-  auto value = [&g, utf8](const Value* v) -> Status {
+  auto value = [&g](const Value* v) -> Status {
     // A node output without a name is an absent output (nullptr), never a value; an input or
     // initializer named "" is the file's and is written back as it came.
     if (v->name().empty() && v->producer()) return make_error(ErrorCode::kInvalidModel, "a node output has no name");
-    if (utf8 && !support::valid_utf8(v->name()))
+    if (!support::valid_utf8(v->name()))
       return make_error(ErrorCode::kInvalidModel, "value name '" + v->name() + "' is not valid UTF-8");
     if (!v->name().empty() && g.find_value(v->name()) != v)
       return make_error(ErrorCode::kInvalidModel, "two values of graph '" + g.name + "' are named '" + v->name() + "'");
@@ -159,15 +158,24 @@ Status check_names_and_types(const Graph& g) {
 
 }  // namespace
 
+Status check_names_and_types(const Model& m) {
+  Status st = check_names_and_types(*m.graph);
+  for (const Function& f : m.functions)
+    if (st.is_ok() && f.body) {
+      st = check_names_and_types(*f.body);
+      if (!st.is_ok()) st = Status(st.code(), "in function '" + f.name + "': " + st.detail()).with_node(st.node());
+    }
+  return st;
+}
+
 Status verify_for_write(const Model& m) {
   Status st = verify_model(m);
-  if (st.is_ok()) st = check_names_and_types(*m.graph);
   for (const Function& f : m.functions)
     if (st.is_ok() && f.body) {
       st = verify_graph(*f.body);
-      if (st.is_ok()) st = check_names_and_types(*f.body);
       if (!st.is_ok()) st = Status(st.code(), "in function '" + f.name + "': " + st.detail()).with_node(st.node());
     }
+  if (st.is_ok() && !m.unchecked_names_and_types) st = check_names_and_types(m);
   if (st.is_ok()) return st;
   return Status(ErrorCode::kInternal, "the model to write is not valid (" +
                                           (m.changed_by.empty() ? std::string("as loaded") : "after " + m.changed_by) +

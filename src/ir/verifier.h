@@ -10,11 +10,14 @@ namespace onnxtrim::ir {
 Status verify_model(const Model& m);
 Status verify_graph(const Graph& g);
 
-// What every writer checks before a byte is written, whatever the options: verify_model, and
-// every node output named, every value name valid UTF-8 (unless the file's own names were not:
-// Model::non_utf8_names) and the one value of that name in its scope, every initializer's declared type that of its tensor. A failure is an internal error
+// What every writer checks before a byte is written, whatever the options: verify_model (and
+// function bodies), and, unless the file's own names and types did not pass it
+// (Model::unchecked_names_and_types), check_names_and_types. A failure is an internal error
 // naming what last changed the model (Model::changed_by).
 Status verify_for_write(const Model& m);
+// Every node output named, every value name valid UTF-8 and the one value of that name in its
+// scope, every initializer's declared type that of its tensor (main graph, subgraphs, functions).
+Status check_names_and_types(const Model& m);
 
 // Subgraphs (If branches, Loop/Scan bodies, any graph attribute) may nest at most this many
 // levels below the main graph. The loader refuses deeper models, and so do simplify and save

@@ -28,7 +28,6 @@
 #include "onnx_io/proto_fields.h"
 #include "onnx_io/wire.h"
 #include "ir/verifier.h"
-#include "support/text.h"
 #include "ir/mapped.h"
 
 namespace onnxtrim::onnx_io {
@@ -871,20 +870,6 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
   return Status::ok();
 }
 
-// Whether a value name of g or its subgraphs is not well-formed UTF-8 (protobuf asks for it, but
-// ONNX Runtime and python3-onnx load such files: they are taken, and their names written back).
-bool has_non_utf8_names(const ir::Graph& g) {
-  bool found = false;
-  auto check = [&found](const ir::Value* v) { found = found || (v && !support::valid_utf8(v->name())); };
-  for (const ir::Value* v : g.inputs()) check(v);
-  for (const ir::Value* v : g.initializers()) check(v);
-  g.for_each_node([&](const ir::Node* n) {
-    for (const ir::Value* o : n->outputs()) check(o);
-    for (const ir::Graph* sg : n->subgraphs()) found = found || has_non_utf8_names(*sg);
-  });
-  return found;
-}
-
 Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& ctx,
                                                  std::vector<PendingInit>* pre = nullptr) {
   auto model = std::make_unique<ir::Model>();
@@ -927,8 +912,9 @@ Result<std::unique_ptr<ir::Model>> convert_model(onnx::ModelProto& mp, LoadCtx& 
   mp.clear_graph();
   mp.clear_functions();
   if (mp.ByteSizeLong() != 0) m.extra = mp.SerializeAsString();
-  m.non_utf8_names = has_non_utf8_names(*m.graph);
-  for (const ir::Function& f : m.functions) m.non_utf8_names = m.non_utf8_names || (f.body && has_non_utf8_names(*f.body));
+  // A file whose own names or initializer types the check before writing would refuse (ONNX
+  // Runtime loads it) is written back as it came.
+  m.unchecked_names_and_types = !ir::check_names_and_types(m).is_ok();
   return model;
 }
 

@@ -154,7 +154,7 @@ TEST(WriteVerifier, AFileWithNamesThatAreNotUtf8IsWrittenBack) {
   const std::string path = std::string(ONNXTRIM_SOURCE_DIR) + "/fuzz/regressions/non_utf8_name.onnx";
   auto m = onnx_io::load_model(path);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
-  EXPECT_TRUE(m.value()->non_utf8_names);
+  EXPECT_TRUE(m.value()->unchecked_names_and_types);
   EXPECT_TRUE(ir::verify_for_write(*m.value()).is_ok());
   passes::SimplifyOptions o;
   auto r = passes::simplify(*m.value(), o);
@@ -163,10 +163,10 @@ TEST(WriteVerifier, AFileWithNamesThatAreNotUtf8IsWrittenBack) {
   ASSERT_TRUE(bytes.is_ok()) << bytes.status().message();
   auto again = onnx_io::parse_model(bytes.value(), "<written>", ".");
   ASSERT_TRUE(again.is_ok()) << again.status().message();
-  EXPECT_TRUE(again.value()->non_utf8_names);
+  EXPECT_TRUE(again.value()->unchecked_names_and_types);
   // A model whose names were UTF-8 as loaded is not allowed to end with one that is not.
   auto chain = parse(kChain);
-  EXPECT_FALSE(chain->non_utf8_names);
+  EXPECT_FALSE(chain->unchecked_names_and_types);
 }
 
 TEST(Text, ValidUtf8) {
