@@ -34,41 +34,14 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-from ort_util import _NP, _TYPES, _file_name  # noqa: E402
+import ort_util  # noqa: E402
 
-RUNNER = os.path.join(ROOT, "tests", "e2e", "ort", "run.js")
 
 
 def run_ort(model_path, inputs):
-    """tests/e2e/ort_util.run_ort (ONNX Runtime, optimizations off), keeping the whole of ONNX
-    Runtime's message when it fails."""
-    import json
-    import subprocess
-    import tempfile
+    """ONNX Runtime (optimizations off), keeping the whole of its message when it fails."""
+    return ort_util.run_ort(model_path, inputs, full_message=True)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        in_dir, out_dir = os.path.join(tmp, "in"), os.path.join(tmp, "out")
-        os.makedirs(in_dir)
-        for name, a in inputs.items():
-            a = np.ascontiguousarray(a)
-            base = os.path.join(in_dir, _file_name(name))
-            with open(base + ".json", "w") as f:
-                json.dump({"dtype": _TYPES[a.dtype.type], "dims": list(a.shape)}, f)
-            with open(base + ".bin", "wb") as f:
-                f.write(a.tobytes())
-        r = subprocess.run(["node", RUNNER, model_path, in_dir, out_dir], capture_output=True, text=True)
-        if r.returncode < 0:
-            import signal
-            raise RuntimeError(f"the process died of {signal.Signals(-r.returncode).name} (ONNX Runtime crashed)")
-        if r.returncode != 0:
-            raise RuntimeError(r.stderr)
-        outs = {}
-        for o in onnx.load(model_path, load_external_data=False).graph.output:
-            base = os.path.join(out_dir, _file_name(o.name))
-            meta = json.load(open(base + ".json"))
-            outs[o.name] = np.frombuffer(open(base + ".bin", "rb").read(),
-                                         dtype=_NP[meta["dtype"]]).reshape(meta["dims"])
-        return outs
 
 N = helper.make_node
 F32 = TensorProto.FLOAT

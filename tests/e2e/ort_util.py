@@ -1,6 +1,7 @@
 """ONNX Runtime (onnxruntime-node, tests/e2e/ort/run.js) from Python tests: numpy in, numpy out."""
 import json
 import os
+import signal
 import subprocess
 import tempfile
 from urllib.parse import quote
@@ -20,8 +21,10 @@ def _file_name(name):
     return quote(name, safe="!~*'()")
 
 
-def run_ort(model_path, inputs):
-    """Runs model_path in ONNX Runtime (optimizations off); returns {output name: array}."""
+def run_ort(model_path, inputs, full_message=False):
+    """Runs model_path in ONNX Runtime (optimizations off); returns {output name: array}. A failure
+    raises RuntimeError: the signal when the process died, else ONNX Runtime's message (its first
+    500 characters, or all of it with full_message)."""
     with tempfile.TemporaryDirectory() as tmp:
         in_dir, out_dir = os.path.join(tmp, "in"), os.path.join(tmp, "out")
         os.makedirs(in_dir)
@@ -33,8 +36,11 @@ def run_ort(model_path, inputs):
             with open(base + ".bin", "wb") as f:
                 f.write(a.tobytes())
         r = subprocess.run(["node", RUNNER, model_path, in_dir, out_dir], capture_output=True, text=True)
+        if r.returncode < 0:
+            raise RuntimeError(f"the process died of {signal.Signals(-r.returncode).name} (ONNX Runtime crashed)")
         if r.returncode != 0:
-            raise RuntimeError(f"ONNX Runtime failed on {model_path}: {r.stderr.strip()[:500]}")
+            raise RuntimeError(r.stderr if full_message else
+                               f"ONNX Runtime failed on {model_path}: {r.stderr.strip()[:500]}")
         outs = {}
         for o in onnx.load(model_path, load_external_data=False).graph.output:
             base = os.path.join(out_dir, _file_name(o.name))
