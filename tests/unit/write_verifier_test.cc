@@ -127,19 +127,32 @@ TEST(WriteVerifier, CatchesNamesAndInitializerTypes) {
   EXPECT_NE(st.detail().find("initializer 'w' is declared"), std::string::npos) << st.detail();
 }
 
+// An input of fuzz/regressions/, loaded as the CLI loads it (null, and a failure, if it does not load).
+std::unique_ptr<ir::Model> load_regression(const std::string& name) {
+  auto m = onnx_io::load_model(std::string(ONNXTRIM_SOURCE_DIR) + "/fuzz/regressions/" + name);
+  EXPECT_TRUE(m.is_ok()) << m.status().message();
+  return m.is_ok() ? std::move(m).value() : nullptr;
+}
+
+// The check before writing passes on m as loaded, and m simplifies and serializes (into *bytes).
+void simplify_and_serialize(ir::Model& m, std::string* bytes) {
+  EXPECT_TRUE(ir::verify_for_write(m).is_ok());
+  passes::SimplifyOptions o;
+  auto r = passes::simplify(m, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  auto b = onnx_io::serialize_model(m);
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  *bytes = std::move(b).value();
+}
+
 // Found by fuzz.pipeline_short: a file's graph input named "" is the file's, not a broken name.
 TEST(WriteVerifier, AnUnnamedGraphInputIsWrittenBack) {
-  const std::string path = std::string(ONNXTRIM_SOURCE_DIR) + "/fuzz/regressions/unnamed_graph_input.onnx";
-  auto m = onnx_io::load_model(path);
-  ASSERT_TRUE(m.is_ok()) << m.status().message();
-  ASSERT_EQ(m.value()->graph->inputs().size(), 2u);
-  EXPECT_EQ(m.value()->graph->inputs()[1]->name(), "");
-  EXPECT_TRUE(ir::verify_for_write(*m.value()).is_ok());
-  passes::SimplifyOptions o;
-  auto r = passes::simplify(*m.value(), o);
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  auto bytes = onnx_io::serialize_model(*m.value());
-  ASSERT_TRUE(bytes.is_ok()) << bytes.status().message();
+  auto m = load_regression("unnamed_graph_input.onnx");
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->graph->inputs().size(), 2u);
+  EXPECT_EQ(m->graph->inputs()[1]->name(), "");
+  std::string bytes;
+  simplify_and_serialize(*m, &bytes);
   // A node output without a name is refused.
   auto chain = parse(kChain);
   chain->graph->rename_value(chain->graph->find_value("a"), "");
@@ -151,17 +164,12 @@ TEST(WriteVerifier, AnUnnamedGraphInputIsWrittenBack) {
 // Found by fuzz.pipeline_short: python3-onnx and ONNX Runtime load a file whose names are not
 // UTF-8; onnxtrim takes it too and writes its names back.
 TEST(WriteVerifier, AFileWithNamesThatAreNotUtf8IsWrittenBack) {
-  const std::string path = std::string(ONNXTRIM_SOURCE_DIR) + "/fuzz/regressions/non_utf8_name.onnx";
-  auto m = onnx_io::load_model(path);
-  ASSERT_TRUE(m.is_ok()) << m.status().message();
-  EXPECT_TRUE(m.value()->unchecked_names_and_types);
-  EXPECT_TRUE(ir::verify_for_write(*m.value()).is_ok());
-  passes::SimplifyOptions o;
-  auto r = passes::simplify(*m.value(), o);
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  auto bytes = onnx_io::serialize_model(*m.value());
-  ASSERT_TRUE(bytes.is_ok()) << bytes.status().message();
-  auto again = onnx_io::parse_model(bytes.value(), "<written>", ".");
+  auto m = load_regression("non_utf8_name.onnx");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->unchecked_names_and_types);
+  std::string bytes;
+  simplify_and_serialize(*m, &bytes);
+  auto again = onnx_io::parse_model(bytes, "<written>", ".");
   ASSERT_TRUE(again.is_ok()) << again.status().message();
   EXPECT_TRUE(again.value()->unchecked_names_and_types);
   // A model whose names were UTF-8 as loaded is not allowed to end with one that is not.
