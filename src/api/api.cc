@@ -115,8 +115,13 @@ passes::SimplifyOptions simplify_options(const Options& o) {
   return s;
 }
 
-onnx_io::SaveOptions save_options(const Options& o) {
+onnx_io::SaveOptions save_options(const Options& o, const std::string& out_path) {
   onnx_io::SaveOptions s;
+  // Options::set refuses a bad location; a C++ caller may also have assigned one directly.
+  if (!o.external_location.empty()) {
+    std::string why = onnx_io::external_location_problem(o.external_location, out_path);
+    if (!why.empty()) throw Error(kExitUsage, "--external-location: '" + o.external_location + "' " + why);
+  }
   if (o.external_data == "always") s.external = onnx_io::SaveOptions::ExternalData::kAlways;
   else if (o.external_data == "never") s.external = onnx_io::SaveOptions::ExternalData::kNever;
   else if (o.external_data == "auto") s.external = onnx_io::SaveOptions::ExternalData::kAuto;
@@ -728,7 +733,7 @@ Model Model::clone() const {
 }
 
 void Model::save(const std::string& path, const Options& opts) const {
-  api::throw_if_error(onnx_io::save_model(*impl_->model, path, api::save_options(opts)));
+  api::throw_if_error(onnx_io::save_model(*impl_->model, path, api::save_options(opts, path)));
 }
 
 std::string Model::serialize() const {
@@ -788,8 +793,9 @@ struct ScratchFolder {
 namespace {
 
 // The output's folder must exist and be writable before any work is done: a run of minutes
-// on a large model must not end in "cannot write".
-void check_output_folder(const std::string& out_path) {
+// on a large model must not end in "cannot write". So must the folder of an external-data
+// location in a subfolder (--external-location weights/w.data): onnxtrim creates no folders.
+void check_output_folder(const std::string& out_path, const Options& opts) {
   std::filesystem::path dir = std::filesystem::path(out_path).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
@@ -797,11 +803,23 @@ void check_output_folder(const std::string& out_path) {
     throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
     throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " is not writable");
+  std::filesystem::path sub = std::filesystem::path(opts.external_location).parent_path();
+  if (sub.empty() || opts.external_data == "never") return;
+  std::filesystem::path ext_dir = dir / sub;
+  if (!std::filesystem::is_directory(ext_dir, ec))
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + ext_dir.string() + " of --external-location '" +
+                             opts.external_location + "' does not exist");
+  if (::access(ext_dir.c_str(), W_OK) != 0)
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + ext_dir.string() + " of --external-location '" +
+                             opts.external_location + "' is not writable");
 }
 
 }  // namespace
 
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
+  // The saving options (an external-data location the loader would refuse ...) before anything
+  // is read or written.
+  const onnx_io::SaveOptions save_opts = api::save_options(opts, out_path);
   Report rep;
   rep.input_path = in_path;
   rep.output_path = out_path;
@@ -812,7 +830,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   if (opts.progress) lo.progress = [p = opts.progress](uint64_t d, uint64_t t) { p("loading", d, t); };
   auto r = onnx_io::load_model(in_path, lo);
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
-  check_output_folder(out_path);  // errors of the input first
+  check_output_folder(out_path, opts);  // errors of the input first
   ir::Model& m = *r.value();
   rep.stages.emplace_back("load", api::now_s() - t0);
   rep.before = compute_stats(m);
@@ -825,7 +843,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   rep.after = compute_stats(m);
   if (!rep.verification.ok) throw VerificationFailed(std::move(rep), in_path);
   double t1 = api::now_s();
-  api::throw_if_error(onnx_io::save_model(m, out_path, api::save_options(opts)));
+  api::throw_if_error(onnx_io::save_model(m, out_path, save_opts));
   rep.stages.emplace_back("save", api::now_s() - t1);
   rep.after.file_bytes = api::file_size(out_path);
   return rep;

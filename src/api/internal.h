@@ -19,6 +19,8 @@ void throw_if_error(const Status& st);
 ir::Model& ir_model(Model& m);
 const ir::Model& ir_model(const Model& m);
 passes::SimplifyOptions simplify_options(const Options& o);
-onnx_io::SaveOptions save_options(const Options& o);
+// Throws Error(kExitUsage) naming the option on a bad saving option; with out_path, also on an
+// external-data location that names the output model itself.
+onnx_io::SaveOptions save_options(const Options& o, const std::string& out_path = "");
 
 }  // namespace onnxtrim::api

@@ -7,6 +7,7 @@
 #include <functional>
 #include <sstream>
 
+#include "onnx_io/onnx_io.h"
 #include "onnxtrim/onnxtrim.hpp"
 
 namespace onnxtrim {
@@ -359,7 +360,12 @@ const std::vector<Entry>& entries() {
                         o.external_data = std::string(v);
                       }));
     t.push_back(value("external-location", "NAME", "save", "external-data file name, beside OUT (default OUT.data)",
-                      [](Options& o, std::string_view v) { o.external_location = std::string(v); }));
+                      [](Options& o, std::string_view v) {
+                        // The model names this file: refused as the loader would refuse it.
+                        std::string why = onnx_io::external_location_problem(v);
+                        if (!why.empty()) bad("external-location", "'" + std::string(v) + "' " + why);
+                        o.external_location = std::string(v);
+                      }));
     t.push_back(value("external-threshold", "BYTES", "save", "smaller tensors stay inside the model file (default 1024)",
                       [](Options& o, std::string_view v) { o.external_threshold = parse_bytes("external-threshold", v); }));
     // --- output

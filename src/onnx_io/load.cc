@@ -33,6 +33,23 @@
 namespace onnxtrim::onnx_io {
 
 namespace fs = std::filesystem;
+
+std::string external_location_problem(std::string_view location, std::string_view model_path) {
+  if (location.empty()) return "is empty";
+  if (location.find('\0') != std::string_view::npos) return "contains a NUL byte";
+  fs::path rel{std::string(location)};
+  bool escapes = rel.is_absolute();
+  for (const fs::path& part : rel) escapes |= part.native() == "..";
+  if (escapes) return "must be a relative path inside the model's folder";
+  fs::path name = rel.filename();
+  if (name.empty() || name.native() == ".") return "must end in a file name";
+  if (!model_path.empty()) {
+    fs::path model{std::string(model_path)};
+    if ((model.parent_path() / rel).lexically_normal() == model.lexically_normal()) return "names the model file itself";
+  }
+  return "";
+}
+
 using namespace presence;
 
 namespace {
@@ -106,10 +123,10 @@ void attach_view(ir::Tensor& t, std::shared_ptr<const ir::MappedBuffer> buf, siz
 Status attach_external(const std::string& name, const ir::ExternalRef& ref, size_t expect, ir::Tensor& t, LoadCtx& ctx) {
   if (ref.location.empty())
     return err(ErrorCode::kInvalidModel, "tensor '" + name + "' uses external data without a location");
+  std::string why = external_location_problem(ref.location);  // the writer's rule too
+  if (!why.empty())
+    return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data location '" + ref.location + "' " + why);
   fs::path rel(ref.location);
-  if (rel.is_absolute() || ref.location.find("..") != std::string::npos)
-    return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data location '" + ref.location +
-                                             "' must be a relative path inside the model's folder");
   t.external = ref;
   if (!ctx.opts->load_external_data) {
     t.set_buffer(nullptr, 0, expect);

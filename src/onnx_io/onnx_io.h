@@ -30,6 +30,14 @@ Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const Loa
 Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
                                                const std::string& base_dir, const LoadOptions& opts = {});
 
+// Why `location` cannot name a model's external-data file, or "" when it can. It must be a
+// relative path that stays inside the model's folder: not empty, no NUL byte, not absolute, no
+// ".." component, and ending in a file name ("w.data", "weights/w.data"). The one rule of both
+// sides: the loader refuses such a location in a file, and the writer (and the options, before
+// any work) refuse to write one. With `model_path`, a location that names that model file itself
+// is refused too (the data would overwrite the model, or the model the data).
+std::string external_location_problem(std::string_view location, std::string_view model_path = {});
+
 struct SaveOptions {
   enum class ExternalData {
     kAuto,    // tensors that came from external data go there again; everything goes there
@@ -39,6 +47,7 @@ struct SaveOptions {
   };
   ExternalData external = ExternalData::kAuto;
   std::string location;                 // external file name, beside the model; default OUT.data
+                                        // (checked with external_location_problem: a bad one is kUsage)
   uint64_t size_threshold = 1024;       // bytes: smaller tensors stay inline
   uint64_t protobuf_limit = (2ull << 30) - (64ull << 20);  // leave room under 2 GiB
   ProgressFn progress;

@@ -1020,6 +1020,12 @@ Status write_to(TempFile& tf, const std::function<bool(Sink&)>& body, const std:
 }  // namespace
 
 Status save_model(const ir::Model& model, const std::string& path, const SaveOptions& opts) {
+  std::string location = opts.location.empty() ? fs::path(path).filename().string() + ".data" : opts.location;
+  {
+    // Before anything is written: a location the loader would refuse is never written.
+    std::string why = external_location_problem(location, path);
+    if (!why.empty()) return Status(ErrorCode::kUsage, "external data location '" + location + "' " + why).with_file(path);
+  }
   {
     Status st = ir::check_subgraph_depth(model);
     if (st.is_ok()) st = ir::verify_for_write(model);
@@ -1032,7 +1038,6 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
   }
   bool has_external = false;
   for (const auto& in : plan.inits) has_external |= in.where == Initializer::Where::kExternal;
-  std::string location = opts.location.empty() ? fs::path(path).filename().string() + ".data" : opts.location;
   std::string ext_path = (fs::path(path).parent_path() / location).string();
 
   // Folded weights live in the scratch file. When they go to the external file and the scratch

@@ -390,6 +390,35 @@ with tempfile.TemporaryDirectory() as d:
     expect("no output", run(good), 2)
     expect("unknown option", run(good, out, "--frobnicate"), 2, "--frobnicate")
 
+    # --external-location: OUT names that file, so it must be a relative path inside OUT's folder
+    # (what the loader reads, here and in ONNX Runtime); anything else is exit 2 naming the
+    # option, before anything is written.
+    xw = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4096])
+    yw = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4096])
+    ww = helper.make_tensor("w", TensorProto.FLOAT, [4096], np.arange(4096, dtype=np.float32).tobytes(), raw=True)  # no splat
+    weighted = os.path.join(d, "weighted.onnx")
+    onnx.save(simple_graph_model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")], [xw], [yw], [ww]), weighted)
+    sub = os.path.join(d, "sub")
+    os.makedirs(sub)
+    subout = os.path.join(sub, "out.onnx")
+    for loc in ["../x.data", "a/../../x.data", os.path.join(d, "abs.data"), "data/", "out.onnx"]:
+        r = run(weighted, subout, "--external-data", "always", "--external-location", loc)
+        expect(f"--external-location {loc}", r, 2, "--external-location", loc, out_path=subout, tmpdir=sub)
+    checks += 1
+    if os.listdir(sub) or os.path.exists(os.path.join(d, "x.data")) or os.path.exists(os.path.join(d, "abs.data")):
+        failures.append(f"--external-location: refused locations left files: {os.listdir(sub)}")
+    r = run(weighted, subout, "--external-data", "always", "--external-location", "weights/w.data")
+    expect("--external-location in a missing folder", r, 3, "--external-location", "weights", out_path=subout, tmpdir=sub)
+    r = run(weighted, subout, "--quiet", "--external-data", "always", "--external-location", "w.data")
+    expect("--external-location w.data", r, 0, tmpdir=sub)
+    if r.returncode == 0:
+        expect("--external-location w.data: reload", run("verify", weighted, subout), 0)
+        checks += 1
+        locs = [kv.value for t in onnx.load(subout, load_external_data=False).graph.initializer
+                for kv in t.external_data if kv.key == "location"]
+        if locs != ["w.data"] or not os.path.exists(os.path.join(sub, "w.data")):
+            failures.append(f"--external-location w.data: the model names {locs}")
+
     # The input is never touched; saving over the input replaces it only when complete.
     before = open(good, "rb").read()
     r = run(good, out, "--quiet")

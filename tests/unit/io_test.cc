@@ -2,12 +2,17 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "ir/rewriter.h"
 #include "ir/verifier.h"
 #include "onnx_io/onnx_io.h"
+#include "onnxtrim/onnxtrim.h"
+#include "onnxtrim/onnxtrim.hpp"
 #include "test_util.h"
 
 namespace onnxtrim {
@@ -219,6 +224,186 @@ TEST(Save, SavingOverTheInputReplacesItWhole) {
   auto r2 = onnx_io::load_model(path);
   ASSERT_TRUE(r2.is_ok());
   EXPECT_TRUE(r2.value()->graph->initializers()[0]->initializer()->same_contents(pattern_tensor(50000, 1)));
+}
+
+// ---- --external-location: the model names that file, so it is held to the loader's rule
+// (onnx_io::external_location_problem) before anything is read or written (issue 29).
+
+// y = x + w with a 400 KB weight: written to external data under --external-data always.
+const char* kWeightModel = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[100000] x) => (float[100000] y) {
+  w = Constant<value = float {0}>()
+  y = Add(x, w)
+}
+)";
+
+// Writes kWeightModel to dir/in.onnx (one file, no external data) and returns its path.
+std::string write_weight_model(const std::string& dir) {
+  auto m = parse(kWeightModel);
+  EXPECT_TRUE(m);
+  if (!m) return "";
+  test::set_weight(*m, "w", pattern_tensor(100000, 1));
+  onnx_io::SaveOptions never;
+  never.external = onnx_io::SaveOptions::ExternalData::kNever;
+  std::string path = dir + "/in.onnx";
+  EXPECT_TRUE(onnx_io::save_model(*m, path, never).is_ok());
+  return path;
+}
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (auto& e : fs::recursive_directory_iterator(dir)) out.push_back(fs::relative(e.path(), dir).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Options::set (the CLI, the C API, Python) refuses `location` with exit 2, naming the option
+// and the value.
+void expect_set_refuses(const std::string& location) {
+  try {
+    Options().set("external-location", location);
+    ADD_FAILURE() << "accepted: " << location;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitUsage) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--external-location"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'" + location + "'"), std::string::npos) << e.what();
+  }
+  onnxtrim_options* c = onnxtrim_options_new();
+  EXPECT_EQ(onnxtrim_options_set(c, "external-location", location.c_str()), kExitUsage) << location;
+  onnxtrim_options_free(c);
+}
+
+// simplify_file and Model::save with the location assigned directly (a C++ caller, past
+// Options::set): exit 2 naming the option, and no output.
+void expect_run_refuses(const std::string& in, const std::string& out, const std::string& location) {
+  Options o;
+  o.external_data = "always";
+  o.external_location = location;
+  try {
+    simplify_file(in, out, o);
+    ADD_FAILURE() << "accepted: " << location;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitUsage) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--external-location"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(location), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(out)) << location;
+  // Model::save checks the same way.
+  Model m = Model::load(in);
+  EXPECT_THROW(m.save(out, o), Error) << location;
+  EXPECT_FALSE(fs::exists(out)) << location;
+}
+
+TEST(ExternalLocation, AbsolutePathIsRefusedBeforeAnythingIsWritten) {
+  TempDir tmp, elsewhere;
+  std::string in = write_weight_model(tmp.path());
+  std::string abs = elsewhere.file("w.data");
+  ASSERT_TRUE(fs::path(abs).is_absolute());
+  expect_set_refuses(abs);
+  expect_run_refuses(in, tmp.file("out.onnx"), abs);
+  EXPECT_EQ(files_in(tmp.path()), std::vector<std::string>{"in.onnx"});
+  EXPECT_TRUE(files_in(elsewhere.path()).empty());
+}
+
+TEST(ExternalLocation, ParentFolderIsRefused) {
+  TempDir tmp;
+  std::string in = write_weight_model(tmp.path());
+  fs::create_directory(tmp.file("sub"));
+  // Both would land in tmp/x.data, beside in.onnx.
+  for (std::string location : {"../x.data", "a/../../x.data"}) {
+    expect_set_refuses(location);
+    expect_run_refuses(in, tmp.file("sub/out.onnx"), location);
+  }
+  EXPECT_EQ(files_in(tmp.path()), (std::vector<std::string>{"in.onnx", "sub"}));
+}
+
+TEST(ExternalLocation, NamesThatAreNoFileOrTheModelItselfAreRefused) {
+  TempDir tmp;
+  std::string in = write_weight_model(tmp.path());
+  // Empty: no value at all.
+  EXPECT_THROW(Options().set("external-location", ""), Error);
+  for (std::string location : {".", "data/", "a/.."}) {
+    expect_set_refuses(location);
+    expect_run_refuses(in, tmp.file("out.onnx"), location);
+  }
+  // The output model's own name: the data and the model would overwrite each other.
+  expect_run_refuses(in, tmp.file("out.onnx"), "out.onnx");
+  expect_run_refuses(in, tmp.file("out.onnx"), "./out.onnx");
+  EXPECT_EQ(files_in(tmp.path()), std::vector<std::string>{"in.onnx"});
+}
+
+TEST(ExternalLocation, PlainNameIsWrittenAndLoadsBack) {
+  TempDir tmp;
+  std::string in = write_weight_model(tmp.path());
+  Options o;
+  o.set("external-data", "always");
+  o.set("external-location", "w.data");
+  std::string out = tmp.file("out.onnx");
+  simplify_file(in, out, o);
+  ASSERT_TRUE(fs::exists(tmp.file("w.data")));
+  auto r = onnx_io::load_model(out);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const auto& inits = r.value()->graph->initializers();
+  ASSERT_EQ(inits.size(), 1u);
+  EXPECT_EQ(inits[0]->initializer()->external.location, "w.data");
+  EXPECT_TRUE(inits[0]->initializer()->same_contents(pattern_tensor(100000, 1)));
+  EXPECT_NO_THROW({ Model back = Model::load(out); (void)back; });  // the public API loads it too
+}
+
+TEST(ExternalLocation, SubfolderThatExistsIsWrittenAndLoadsBack) {
+  TempDir tmp;
+  std::string in = write_weight_model(tmp.path());
+  Options o;
+  o.set("external-data", "always");
+  o.set("external-location", "weights/w.data");
+  std::string out = tmp.file("out.onnx");
+  // onnxtrim creates no folders: a missing one is an I/O error before anything is written.
+  try {
+    simplify_file(in, out, o);
+    ADD_FAILURE() << "wrote into a missing folder";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitIo) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--external-location"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(files_in(tmp.path()), std::vector<std::string>{"in.onnx"});
+
+  fs::create_directory(tmp.file("weights"));
+  simplify_file(in, out, o);
+  ASSERT_TRUE(fs::exists(tmp.file("weights/w.data")));
+  auto r = onnx_io::load_model(out);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const auto& inits = r.value()->graph->initializers();
+  ASSERT_EQ(inits.size(), 1u);
+  EXPECT_EQ(inits[0]->initializer()->external.location, "weights/w.data");
+  EXPECT_TRUE(inits[0]->initializer()->same_contents(pattern_tensor(100000, 1)));
+}
+
+// One rule for the writer and the loader: onnx_io refuses to write what it would refuse to read,
+// and reads what it writes.
+TEST(ExternalLocation, WriterAndLoaderShareOneRule) {
+  for (const char* ok : {"w.data", "weights/w.data", "./w.data", "w..data", "m.onnx.data"})
+    EXPECT_EQ(onnx_io::external_location_problem(ok, "out/m.onnx"), "") << ok;
+  for (const char* bad : {"", "/abs/w.data", "../w.data", "a/../../w.data", "a/../w.data", "..", ".", "data/",
+                          "m.onnx", "./m.onnx"})
+    EXPECT_NE(onnx_io::external_location_problem(bad, "out/m.onnx"), "") << bad;
+
+  TempDir tmp;
+  auto m = parse(kAddModel);
+  ir::Rewriter rw(*m);
+  rw.add_initializer(*m->graph, pattern_tensor(100000, 1), "big");
+  onnx_io::SaveOptions opts;
+  opts.external = onnx_io::SaveOptions::ExternalData::kAlways;
+  opts.location = "../w.data";
+  Status st = onnx_io::save_model(*m, tmp.file("m.onnx"), opts);
+  EXPECT_EQ(st.code(), ErrorCode::kUsage) << st.message();
+  EXPECT_TRUE(files_in(tmp.path()).empty());
+  // A name with ".." inside a file name stays in the folder: written and read back.
+  opts.location = "w..data";
+  ASSERT_TRUE(onnx_io::save_model(*m, tmp.file("m.onnx"), opts).is_ok());
+  auto r = onnx_io::load_model(tmp.file("m.onnx"));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_TRUE(r.value()->graph->initializers()[0]->initializer()->same_contents(pattern_tensor(100000, 1)));
 }
 
 }  // namespace
