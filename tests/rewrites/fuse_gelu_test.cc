@@ -131,12 +131,14 @@ g (float[3] x) => (float[1,3] y) {
   // The reasons, through --explain's function.
   auto m = test::parse(tanh_form(kPow, "0.04472"));
   passes::SimplifyOptions o;
-  auto lines = passes::explain(*m, "y", o);
-  ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0].first, "fuse_gelu");
-  EXPECT_EQ(lines[0].second, "the Tanh does not read sqrt(2/pi) * (x + 0.044715 * x^3)");
+  auto gelu_reason = [&](ir::Model& model) {
+    for (const auto& [rule, why] : passes::explain(model, "y", o))
+      if (rule == "fuse_gelu") return why;
+    return std::string("(not listed)");
+  };
+  EXPECT_EQ(gelu_reason(*m), "the Tanh does not read sqrt(2/pi) * (x + 0.044715 * x^3)");
   auto old = test::parse(erf_form("17"));
-  EXPECT_EQ(passes::explain(*old, "y", o)[0].second, "opset 17 < 20 has no Gelu");
+  EXPECT_EQ(gelu_reason(*old), "opset 17 < 20 has no Gelu");
 }
 
 TEST(FuseGelu, InsideALoopBody) {
