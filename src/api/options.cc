@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "onnx_io/onnx_io.h"
+#include "passes/targets.h"
 #include "onnxtrim/onnxtrim.hpp"
 
 namespace onnxtrim {
@@ -267,9 +268,10 @@ const std::vector<Entry>& entries() {
                      [](Options& o, bool b) { o.keep_constant_nodes = b; }));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
                      [](Options& o, bool b) { o.value_info = !b; }));
-    t.push_back(value("target", "NAME", "simplify", "legalize for a runtime: coreml (no tensor of rank > 5)",
+    t.push_back(value("target", "NAME", "simplify", "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no RotaryEmbedding)",
                       [](Options& o, std::string_view v) {
-                        if (v != "coreml") bad("target", "unknown target '" + std::string(v) + "' (known: coreml)");
+                        if (!passes::find_target(v))
+                          bad("target", "unknown target '" + std::string(v) + "' (known: " + passes::target_names() + ")");
                         o.target = std::string(v);
                       }));
     t.push_back(flag("strict", "simplify", "with --target: anything the target cannot take is an error (exit 6)",

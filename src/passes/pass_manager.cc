@@ -1,4 +1,5 @@
 #include "passes/pass_manager.h"
+#include "passes/targets.h"
 
 #include "support/cancel.h"
 
@@ -183,18 +184,22 @@ std::shared_ptr<const ShapeInference> current_facts(PassContext& ctx) {
 Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(check_pass_names(opts));
   OT_RETURN_IF_ERROR(ir::check_subgraph_depth(model));
-  if (!opts.target.empty() && opts.target != "coreml")
-    return Status(ErrorCode::kUsage, "unknown target '" + opts.target + "' (known: coreml)");
+  const TargetInfo* target = opts.target.empty() ? nullptr : find_target(opts.target);
+  if (!opts.target.empty() && !target)
+    return Status(ErrorCode::kUsage, "unknown target '" + opts.target + "' (known: " + target_names() + ")");
+  auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   InferOptions infer_opts;
   infer_opts.input_shapes = opts.input_shapes;
   infer_opts.dims = opts.dims;
   FactsCache facts;
   std::vector<const PassInfo*> pipeline;
   for (const PassInfo* p : PassRegistry::instance().all()) {
-    bool enabled = std::find(opts.enable.begin(), opts.enable.end(), p->name) != opts.enable.end() ||
-                   (opts.target == "coreml" && p->name == "legalize_coreml");
-    bool on = opts.only.empty() ? (p->default_on || enabled)
-                                : std::find(opts.only.begin(), opts.only.end(), p->name) != opts.only.end();
+    const bool asked = listed(opts.enable, p->name);
+    const bool by_target = target && listed(target->enable, p->name);
+    const bool off_for_target = target && listed(target->disable, p->name);
+    bool on = opts.only.empty() ? ((p->default_on && !off_for_target) || asked || by_target) : listed(opts.only, p->name);
     if (std::find(opts.skip.begin(), opts.skip.end(), p->name) != opts.skip.end()) on = false;
     if (on) pipeline.push_back(p);
   }

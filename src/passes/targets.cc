@@ -1,0 +1,27 @@
+#include "passes/targets.h"
+
+namespace onnxtrim::passes {
+
+const std::vector<TargetInfo>& targets() {
+  static const std::vector<TargetInfo> table{
+      {"coreml", "Core ML: no tensor of rank > 5", {"legalize_coreml"}, {}},
+      // ONNX Runtime's WASM build runs RotaryEmbedding-23 at 0.6x its decomposition
+      // (docs/standard_ops.md); the other standard-op fusions are no slower there.
+      {"wasm", "ONNX Runtime Web (WASM): no RotaryEmbedding", {}, {"fuse_rotary_embedding"}},
+  };
+  return table;
+}
+
+const TargetInfo* find_target(std::string_view name) {
+  for (const TargetInfo& t : targets())
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string target_names() {
+  std::string s;
+  for (const TargetInfo& t : targets()) s += (s.empty() ? "" : ", ") + t.name;
+  return s;
+}
+
+}  // namespace onnxtrim::passes

@@ -1,0 +1,25 @@
+// The runtimes --target names, and what each changes in the pipeline: one table, read by the
+// options (which names exist) and by the pass manager (which passes a target turns on or off).
+// A target turns on what only it can take (legalize_coreml) and turns off what makes it slower
+// (measured: bench/README.md); --passes and --enable still choose any pass explicitly.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace onnxtrim::passes {
+
+struct TargetInfo {
+  std::string name;
+  std::string description;         // for --help: what it does
+  std::vector<std::string> enable;   // passes off by default that it turns on
+  std::vector<std::string> disable;  // passes on by default that it turns off
+};
+
+const std::vector<TargetInfo>& targets();
+const TargetInfo* find_target(std::string_view name);
+// "coreml, wasm": for messages.
+std::string target_names();
+
+}  // namespace onnxtrim::passes

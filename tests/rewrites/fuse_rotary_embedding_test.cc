@@ -1,0 +1,203 @@
+// fuse_rotary_embedding: HF's apply_rotary_pos_emb (cos/sin tables gathered by position ids,
+// rotate_half) becomes RotaryEmbedding-23 with half tables; refusals, a graph-output case and a
+// subgraph case.
+#include <gtest/gtest.h>
+
+#include "eval/interpreter.h"
+#include "ops/kernel_util.h"
+#include "passes/rule.h"
+#include "rewrite_test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+using test::count_ops;
+using test::expect_same_outputs;
+using test::simplify_text;
+
+// Row 0: cos 1, sin 0 (the identity); row 1: cos 0, sin 1 (rotate_half itself); rows 2-3: some
+// angles. Each row is cat(freqs, freqs).
+const char* kCos = "float[4,4] {1, 1, 1, 1, 0, 0, 0, 0, 0.5, 0.25, 0.5, 0.25, -0.75, 0.125, -0.75, 0.125}";
+const char* kSin = "float[4,4] {0, 0, 0, 0, 1, 1, 1, 1, 0.25, 0.5, 0.25, 0.5, 0.375, -1, 0.375, -1}";
+
+// "float[4,4] cos_t = {..}" from "float[4,4] {..}": an initializer, whose dims bound the random
+// position ids the check feeds.
+std::string init(const std::string& name, const std::string& value) {
+  size_t brace = value.find('{');
+  return value.substr(0, brace) + name + " = " + value.substr(brace);
+}
+
+std::string rope(const std::string& opset = "23", const std::string& cos = kCos, const std::string& lo = "x1 = Slice(x, z, h, ax)",
+                 const std::string& pos_type = "int64[B,S] pos", const std::string& extra_output = "") {
+  return R"(
+<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
+g (float[B,2,S,4] x, )" + pos_type + R"() => (float[B,2,S,4] y)" + extra_output + R"()
+  <)" + init("cos_t", cos) + ", " + init("sin_t", kSin) + R"(> {
+  cg = Gather <axis = 0> (cos_t, pos)
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cg, a1)
+  sg = Gather <axis = 0> (sin_t, pos)
+  su = Unsqueeze(sg, a1)
+  m1 = Mul(x, cu)
+  z = Constant <value = int64[1] {0}> ()
+  h = Constant <value = int64[1] {2}> ()
+  e = Constant <value = int64[1] {9223372036854775807}> ()
+  ax = Constant <value = int64[1] {-1}> ()
+  )" + lo + R"(
+  x2 = Slice(x, h, e, ax)
+  nx2 = Neg(x2)
+  rot = Concat <axis = -1> (nx2, x1)
+  m2 = Mul(rot, su)
+  y = Add(m1, m2)
+}
+)";
+}
+
+std::string reason(const std::string& text) {
+  auto m = test::parse(text);
+  passes::SimplifyOptions o;
+  for (const auto& [rule, why] : passes::explain(*m, "y", o))
+    if (rule == "fuse_rotary_embedding") return why;
+  return "(not listed)";
+}
+
+TEST(FuseRotaryEmbedding, HalfTablesAndOneNode) {
+  auto s = simplify_text(rope());
+  ASSERT_EQ(s.nodes(), 1u) << s.printed;
+  const ir::Node* r = s.model->graph->first_node();
+  EXPECT_EQ(r->op_type, "RotaryEmbedding");
+  EXPECT_EQ(r->num_inputs(), 4u);
+  EXPECT_EQ(r->input(3)->name(), "pos");
+  EXPECT_EQ(r->attr_int("interleaved", 0), 0);
+  const ir::Tensor* cos = r->input(1)->initializer();
+  ASSERT_TRUE(cos);
+  EXPECT_EQ(cos->dims(), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(cos->to_vector<float>(), (std::vector<float>{1, 1, 0, 0, 0.5, 0.25, -0.75, 0.125}));
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  expect_same_outputs(s, 3, {{"B", 2}, {"S", 3}});
+  // Exact values: position 0 is the identity, position 1 is rotate_half.
+  eval::Interpreter interp(*s.model);
+  std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8};  // [1, 2, 2, 4]
+  auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 2, 4}, x))},
+                         {"pos", ir::RuntimeValue::of(ops::make_tensor<int64_t>({1, 2}, {0, 1}))}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  std::vector<float> y = out.value()[0].tensor.to_vector<float>();
+  EXPECT_EQ(y, (std::vector<float>{1, 2, 3, 4, -7, -8, 5, 6, 1, 2, 3, 4, -7, -8, 5, 6}));
+}
+
+TEST(FuseRotaryEmbedding, Refusals) {
+  EXPECT_EQ(count_ops(*simplify_text(rope("22")).model->graph, "RotaryEmbedding"), 0u);
+  EXPECT_EQ(reason(rope("22")), "opset 22 < 23 has no RotaryEmbedding");
+  // A cos table whose halves differ (not HF's cat(freqs, freqs)).
+  std::string uneven = rope("23", "float[4,4] {1, 1, 1, 0.5, 0, 0, 0, 0, 0.5, 0.25, 0.5, 0.25, -0.75, 0.125, -0.75, 0.125}");
+  auto u = simplify_text(uneven);
+  EXPECT_EQ(count_ops(*u.model->graph, "RotaryEmbedding"), 0u);
+  expect_same_outputs(u, 2, {{"B", 2}, {"S", 3}});
+  EXPECT_EQ(reason(uneven), "a table's rows do not have equal halves");
+  // The low half taken as x[.., :1]: not rotate_half.
+  std::string wrong = rope("23", kCos, "o = Constant <value = int64[1] {1}> ()\n  x1a = Slice(x, z, o, ax)\n  x1 = Concat <axis = -1> (x1a, x1a)");
+  auto w = simplify_text(wrong);
+  EXPECT_EQ(count_ops(*w.model->graph, "RotaryEmbedding"), 0u);
+  expect_same_outputs(w, 2, {{"B", 2}, {"S", 3}});
+  // Position ids of batch 1 broadcast over x's batch: RotaryEmbedding wants [B, S].
+  std::string one = rope("23", kCos, "x1 = Slice(x, z, h, ax)", "int64[1,S] pos");
+  EXPECT_EQ(count_ops(*simplify_text(one).model->graph, "RotaryEmbedding"), 0u);
+  EXPECT_EQ(reason(one), "the position ids are not int64 [B, S] of x's batch and length");
+  // x * cos is a graph output too.
+  auto shared = simplify_text(rope("23", kCos, "x1 = Slice(x, z, h, ax)", "int64[B,S] pos", ", float[B,2,S,4] m1"));
+  EXPECT_EQ(count_ops(*shared.model->graph, "RotaryEmbedding"), 0u);
+  expect_same_outputs(shared, 2, {{"B", 2}, {"S", 3}});
+}
+
+TEST(FuseRotaryEmbedding, OffForTheWasmTarget) {
+  // ONNX Runtime's WASM build runs RotaryEmbedding slower than its decomposition.
+  for (const char* target : {"", "wasm", "coreml"}) {
+    auto m = test::parse(rope());
+    passes::SimplifyOptions o;
+    o.target = target;
+    ASSERT_TRUE(passes::simplify(*m, o).is_ok());
+    EXPECT_EQ(count_ops(*m->graph, "RotaryEmbedding"), std::string(target) == "wasm" ? 0u : 1u) << target;
+  }
+  // --passes still chooses it explicitly.
+  auto m = test::parse(rope());
+  passes::SimplifyOptions o;
+  o.target = "wasm";
+  o.enable = {"fuse_rotary_embedding"};
+  ASSERT_TRUE(passes::simplify(*m, o).is_ok());
+  EXPECT_EQ(count_ops(*m->graph, "RotaryEmbedding"), 1u);
+  passes::SimplifyOptions bad;
+  bad.target = "tpu";
+  auto r = passes::simplify(*test::parse(rope()), bad);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().message(), "unknown target 'tpu' (known: coreml, wasm)");
+}
+
+TEST(FuseRotaryEmbedding, QAndKShareTheHalfTables) {
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,2,3,4] q, float[1,1,3,4] k, int64[1,3] pos) => (float[1,2,3,4] qr, float[1,1,3,4] kr)
+  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  cg = Gather <axis = 0> (cos_t, pos)
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cg, a1)
+  sg = Gather <axis = 0> (sin_t, pos)
+  su = Unsqueeze(sg, a1)
+  z = Constant <value = int64[1] {0}> ()
+  h = Constant <value = int64[1] {2}> ()
+  e = Constant <value = int64[1] {4}> ()
+  ax = Constant <value = int64[1] {3}> ()
+  q1 = Slice(q, z, h, ax)
+  q2 = Slice(q, h, e, ax)
+  nq2 = Neg(q2)
+  qrot = Concat <axis = 3> (nq2, q1)
+  qa = Mul(cu, q)
+  qb = Mul(su, qrot)
+  qr = Add(qb, qa)
+  k1 = Slice(k, z, h, ax)
+  k2 = Slice(k, h, e, ax)
+  nk2 = Neg(k2)
+  krot = Concat <axis = -1> (nk2, k1)
+  ka = Mul(k, cu)
+  kb = Mul(krot, su)
+  kr = Add(ka, kb)
+}
+)");
+  EXPECT_EQ(count_ops(*s.model->graph, "RotaryEmbedding"), 2u) << s.printed;
+  EXPECT_EQ(s.nodes(), 2u) << s.printed;
+  EXPECT_EQ(s.model->graph->initializers().size(), 2u) << s.printed;  // one half table each, shared
+  expect_same_outputs(s);
+}
+
+TEST(FuseRotaryEmbedding, InsideABranch) {
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (bool c, float[1,2,3,4] x, int64[1,3] pos) => (float[1,2,3,4] y)
+  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  y = If(c) <then_branch = t () => (float[1,2,3,4] o) {
+      cg = Gather <axis = 0> (cos_t, pos)
+      a1 = Constant <value = int64[1] {1}> ()
+      cu = Unsqueeze(cg, a1)
+      sg = Gather <axis = 0> (sin_t, pos)
+      su = Unsqueeze(sg, a1)
+      z = Constant <value = int64[1] {0}> ()
+      h = Constant <value = int64[1] {2}> ()
+      e = Constant <value = int64[1] {4}> ()
+      ax = Constant <value = int64[1] {-1}> ()
+      x1 = Slice(x, z, h, ax)
+      x2 = Slice(x, h, e, ax)
+      nx2 = Neg(x2)
+      rot = Concat <axis = -1> (nx2, x1)
+      m1 = Mul(x, cu)
+      m2 = Mul(rot, su)
+      o = Add(m1, m2)
+    }, else_branch = e () => (float[1,2,3,4] o2) { o2 = Neg(x) }>
+}
+)");
+  const ir::Node* iff = s.model->graph->first_node();
+  ASSERT_TRUE(iff && iff->op_type == "If") << s.printed;
+  EXPECT_EQ(count_ops(*iff->subgraphs()[0], "RotaryEmbedding"), 1u) << s.printed;
+  expect_same_outputs(s);
+}
+
+}  // namespace
+}  // namespace onnxtrim
