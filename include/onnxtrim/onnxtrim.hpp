@@ -147,7 +147,10 @@ struct OutputCheck {
   double scale = 0;    // the output's RMS on the original
   double rel_l2 = 0;   // ||result - original||_2 / ||original||_2 (float outputs)
   bool ok = true;
-  std::string why;     // first difference
+  std::string why;     // first difference; or, when not comparable, why
+  // false: not compared, because the output depends on a random op without a counterpart in
+  // the other model (docs/check.md, random ops); ok stays true.
+  bool comparable = true;
 };
 
 struct Verification {
@@ -163,6 +166,13 @@ struct Verification {
   // What the result was compared against when surgery changed the interface ("" otherwise):
   // the original's values at the cut points, stacked samples for a changed batch.
   std::string compared;
+  // Random ops (RandomNormal(Like), RandomUniform(Like), Bernoulli, Multinomial, Dropout in
+  // training): both models draw the same values for the unseeded ones they both keep (matched
+  // by node name); outputs that depend on one without a counterpart are not compared.
+  std::string random;                         // for people ("" when the models have none)
+  std::vector<std::string> random_alike;      // "RandomNormalLike 'noise1'"
+  std::vector<std::string> random_unmatched;  // "RandomNormalLike 'n3' (only in the original)"
+  int random_seeded = 0;                      // nodes with a `seed` attribute (deterministic)
 };
 
 // --dtype: what the precision conversion did.

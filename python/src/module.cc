@@ -247,6 +247,7 @@ PYBIND11_MODULE(_onnxtrim, m) {
       d["scale"] = c.scale;
       d["ok"] = c.ok;
       d["why"] = c.why;
+      d["comparable"] = c.comparable;
       outs.append(d);
     }
     py::dict r;
@@ -257,6 +258,7 @@ PYBIND11_MODULE(_onnxtrim, m) {
     r["dims"] = v.dims;
     r["outputs"] = outs;
     r["why"] = v.why;
+    r["random"] = v.random;
     return r;
   });
 

@@ -395,9 +395,16 @@ Verification run_check(const eval::Verifier& checker, const ir::Model& candidate
   v.l2_tol = extras.l2_tol;
   v.dims = checker.dims_used();
   v.why = rep.value().why;
-  for (const auto& od : rep.value().outputs)
-    v.outputs.push_back(
-        OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2, od.diff.ok, od.diff.why});
+  for (const auto& od : rep.value().outputs) {
+    bool comparable = od.not_comparable.empty();
+    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2, od.diff.ok,
+                                    comparable ? od.diff.why : od.not_comparable, comparable});
+  }
+  const eval::RandomHandling& r = rep.value().random;
+  v.random = r.summary();
+  v.random_alike = r.alike;
+  v.random_unmatched = r.unmatched;
+  v.random_seeded = r.seeded;
   return v;
 }
 

@@ -126,6 +126,12 @@ std::string Report::to_text() const {
     }
   }
   const Verification& v = verification;
+  // How random ops were handled, and the outputs not compared because of them.
+  auto random_lines = [&] {
+    if (!v.random.empty()) os << "  random ops: " << v.random << "\n";
+    for (const auto& o : v.outputs)
+      if (!o.comparable) os << "  not comparable: " << o.name << ": " << o.why << "\n";
+  };
   if (!v.skipped.empty()) {
     os << "check: skipped: " << v.skipped << "\n";
   } else if (v.ran && v.l2_tol > 0) {
@@ -137,10 +143,12 @@ std::string Report::to_text() const {
     std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", "output", "rel L2", "max abs", "result");
     os << line;
     for (const auto& o : v.outputs) {
-      std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.rel_l2, o.max_abs,
-                    o.ok ? "ok" : "DIFFERS");
+      if (!o.comparable) std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", o.name.c_str(), "-", "-", "not comparable");
+      else std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.rel_l2, o.max_abs,
+                         o.ok ? "ok" : "DIFFERS");
       os << line;
     }
+    random_lines();
     if (!v.ok) os << "  first difference: " << v.why << "\n";
   } else if (v.ran) {
     std::string dims;
@@ -151,10 +159,12 @@ std::string Report::to_text() const {
     std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", "output", "max abs", "max rel", "result");
     os << line;
     for (const auto& o : v.outputs) {
-      std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.max_abs, o.max_rel,
-                    o.ok ? "ok" : "DIFFERS");
+      if (!o.comparable) std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", o.name.c_str(), "-", "-", "not comparable");
+      else std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.max_abs, o.max_rel,
+                         o.ok ? "ok" : "DIFFERS");
       os << line;
     }
+    random_lines();
     if (!v.ok) os << "  first difference: " << v.why << "\n";
     if (!v.compared.empty()) os << "  compared: " << v.compared << "\n";
   }
@@ -209,8 +219,16 @@ std::string Report::to_json() const {
   for (const auto& o : v.outputs)
     vj["outputs"].push_back(
         {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"rel_l2", o.rel_l2},
-         {"ok", o.ok}, {"why", o.why}});
+         {"ok", o.ok}, {"why", o.why}, {"comparable", o.comparable}});
   if (!v.why.empty()) vj["why"] = v.why;
+  if (!v.random.empty()) {
+    nlohmann::ordered_json rj;
+    rj["summary"] = v.random;
+    rj["drawn_alike"] = v.random_alike;
+    rj["unmatched"] = v.random_unmatched;
+    rj["seeded"] = v.random_seeded;
+    vj["random"] = rj;
+  }
   if (!v.compared.empty()) vj["compared"] = v.compared;
   j["verification"] = vj;
   if (opset.to != 0) {

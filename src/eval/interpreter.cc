@@ -10,6 +10,7 @@
 
 #include "ir/clone.h"
 #include "ir/mapped.h"
+#include "ops/random/random_util.h"
 #include "ops/registry.h"
 #include "support/limits.h"
 
@@ -40,6 +41,68 @@ void collect_reads(const ir::Graph& owner, const ir::Node& n, std::unordered_set
 }
 
 }  // namespace
+
+bool is_random_op(const ir::Node& n) {
+  if (!n.is_default_domain()) return false;
+  if (n.op_type == "Dropout") {
+    const ir::Graph* g = n.graph();
+    int64_t opset = g && g->model() ? g->model()->opset("") : 0;
+    if (opset > 0 && opset < 7) return n.attr_int("is_test", 0) == 0;
+    if (opset > 0 && opset < 12) return false;
+    const ir::Value* t = n.input(2);
+    if (!t) return false;
+    const ir::Tensor* c = t->initializer();
+    if (!c && t->producer() && t->producer()->op_type == "Constant") {
+      const ir::Attribute* a = t->producer()->attr("value");
+      if (a && a->t) c = a->t.get();
+    }
+    return !(c && c->numel() == 1 && c->bytes() && c->bytes()[0] == 0);
+  }
+  const ops::OpSchema* s = ops::OpRegistry::instance().find_any(n.domain, n.op_type);
+  return s && !s->deterministic;
+}
+
+RandomIdentity::RandomIdentity(const ir::Model& m) {
+  std::unordered_set<std::string> seen;
+  std::function<void(const ir::Graph&)> scan = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* n) {
+      if (!n->name.empty() && !seen.insert(n->name).second) duplicated_.insert(n->name);
+      for (const ir::Graph* sg : n->subgraphs()) scan(*sg);
+    });
+  };
+  scan(*m.graph);
+  for (const auto& f : m.functions)
+    if (f.body) scan(*f.body);
+}
+
+std::string RandomIdentity::of(const ir::Node& n) const {
+  if (!n.name.empty() && !duplicated_.count(n.name)) return "node:" + n.name;
+  const ir::Value* o = n.output(0);
+  return "value:" + (o ? o->name() : n.name);
+}
+
+std::string RandomIdentity::describe(const ir::Node& n) {
+  if (!n.name.empty()) return n.op_type + " '" + n.name + "'";
+  const ir::Value* o = n.output(0);
+  return n.op_type + (o ? " (output '" + o->name() + "')" : "");
+}
+
+uint64_t Interpreter::draw_seed(const ir::Node& n) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!identity_) identity_ = std::make_unique<RandomIdentity>(model_);
+  std::string id = identity_->of(n);
+  uint64_t k = draws_[id]++;
+  // FNV-1a over the identity and the draw's index, then splitmix64 with the run's seed.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto eat = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ull; };
+  for (unsigned char c : id) eat(c);
+  eat(0);
+  for (int i = 0; i < 8; ++i) eat(static_cast<unsigned char>(k >> (8 * i)));
+  uint64_t z = h ^ (*random_seed_ + 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 Interpreter::Interpreter(const ir::Model& model) : model_(model) {}
 
@@ -129,6 +192,10 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
                          });
   ctx.set_fast_float(fast_float_);
   ctx.set_takeable(std::move(takeable));
+  // The run's random stream, for a random node without a seed of its own.
+  std::optional<ops::random::StreamSeed> stream;
+  if (random_seed_ && n.is_default_domain() && (!schema->deterministic || n.op_type == "Dropout") && !n.attr("seed"))
+    stream.emplace(draw_seed(n));
   Status st;
   try {
     charge_step();
@@ -243,6 +310,10 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
 
 Result<std::vector<RuntimeValue>> Interpreter::run(const std::map<std::string, RuntimeValue>& feeds) const {
   const ir::Graph& g = *model_.graph;
+  if (random_seed_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    draws_.clear();
+  }
   std::vector<RuntimeValue> inputs(g.inputs().size());
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     auto it = feeds.find(g.inputs()[i]->name());

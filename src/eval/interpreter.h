@@ -7,8 +7,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -31,6 +33,25 @@ struct Scope {
   }
 };
 
+// A node that draws random values: an op the registry marks non-deterministic (RandomNormal,
+// RandomUniform, their Like forms, Bernoulli, Multinomial), or a Dropout that may be in
+// training mode (its training_mode is not a constant false; is_test = 0 before opset 7).
+bool is_random_op(const ir::Node& n);
+
+// What names the same random node in a model and in its simplified form, which keeps node
+// names but may rename intermediate values: "node:NAME" when no other node of the model (its
+// subgraphs and functions included) has that name, else "value:" and its first output's name.
+class RandomIdentity {
+ public:
+  explicit RandomIdentity(const ir::Model& m);
+  std::string of(const ir::Node& n) const;
+  // For people: "RandomNormalLike 'noise1'", or "RandomNormalLike (output 'n1')" when unnamed.
+  static std::string describe(const ir::Node& n);
+
+ private:
+  std::unordered_set<std::string> duplicated_;
+};
+
 class Interpreter {
  public:
   explicit Interpreter(const ir::Model& model);
@@ -49,6 +70,12 @@ class Interpreter {
   using Observer = std::function<void(const ir::Node&, const std::vector<const RuntimeValue*>&,
                                       const std::vector<RuntimeValue>&)>;
   void set_observer(Observer o) { observer_ = std::move(o); }
+  // The random stream (the check, verify): from now on, each run draws the values of a random
+  // node without a `seed` attribute from a generator seeded by (seed, the node's RandomIdentity,
+  // how many times the node ran before in this run). Two models that keep a node draw the same
+  // values for it; the same model run twice draws the same values. A node with a `seed` draws
+  // from its seed, as always. Without a stream, unseeded nodes draw from the system.
+  void set_random_seed(uint64_t seed) { random_seed_ = seed; }
   // Fails naming the first node (op, domain) that has no kernel, searching subgraphs too.
   Status check_supported() const;
 
@@ -71,6 +98,10 @@ class Interpreter {
   const ir::Model& model_;
   bool fast_float_ = false;
   Observer observer_;
+  std::optional<uint64_t> random_seed_;
+  uint64_t draw_seed(const ir::Node& n) const;
+  mutable std::unique_ptr<RandomIdentity> identity_;
+  mutable std::unordered_map<std::string, uint64_t> draws_;  // per identity, in this run
   mutable std::mutex mu_;
   mutable std::unordered_map<const ir::Graph*, std::unique_ptr<Plan>> plans_;
 };

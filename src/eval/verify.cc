@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <unordered_map>
 
 #include <random>
 
@@ -144,6 +146,110 @@ Result<ir::RuntimeValue> join_axis0(const std::vector<const ir::RuntimeValue*>& 
 
 }  // namespace
 
+RandomFacts random_facts(const ir::Model& m, const std::vector<std::string>& cut) {
+  RandomFacts f;
+  bool any = false;
+  std::function<void(const ir::Graph&)> find = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* n) {
+      any = any || is_random_op(*n);
+      for (const ir::Graph* sg : n->subgraphs()) find(*sg);
+    });
+  };
+  find(*m.graph);
+  for (const auto& fn : m.functions)
+    if (fn.body) find(*fn.body);
+  if (!any) {
+    f.output_deps.resize(m.graph->outputs().size());
+    return f;
+  }
+  RandomIdentity ids(m);
+  std::set<std::string> cut_set(cut.begin(), cut.end());
+  // A value's dependence, shared between the values that have the same one.
+  using Deps = std::shared_ptr<const std::set<std::string>>;
+  std::unordered_map<const ir::Value*, Deps> deps;
+  std::set<std::string> listed;
+  std::map<const ir::Function*, Deps> function_deps;
+  std::set<const ir::Function*> walking;
+  std::function<void(const ir::Graph&)> walk;
+  auto of_function = [&](const ir::Function& fn) -> Deps {
+    auto it = function_deps.find(&fn);
+    if (it != function_deps.end()) return it->second;
+    if (!fn.body || !walking.insert(&fn).second) return nullptr;  // a recursive call adds nothing new
+    walk(*fn.body);
+    std::set<std::string> d;
+    for (const ir::Value* o : fn.body->outputs()) {
+      auto dv = deps.find(o);
+      if (o && dv != deps.end() && dv->second) d.insert(dv->second->begin(), dv->second->end());
+    }
+    walking.erase(&fn);
+    return function_deps[&fn] = d.empty() ? nullptr : std::make_shared<const std::set<std::string>>(std::move(d));
+  };
+  walk = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* n) {
+      std::vector<Deps> parts;
+      auto add = [&](const ir::Value* v) {
+        if (!v) return;
+        auto it = deps.find(v);
+        if (it != deps.end() && it->second) parts.push_back(it->second);
+      };
+      for (const ir::Value* v : n->inputs()) add(v);
+      for (const ir::Graph* sg : n->subgraphs()) {
+        walk(*sg);
+        for (const ir::Value* o : sg->outputs()) add(o);
+      }
+      std::string own;
+      if (is_random_op(*n)) {
+        if (n->attr("seed")) {
+          ++f.seeded;
+        } else {
+          own = ids.of(*n);
+          if (listed.insert(own).second) f.unseeded.emplace_back(own, RandomIdentity::describe(*n));
+        }
+      } else if (n->subgraphs().empty()) {
+        for (const auto& fn : m.functions)
+          if (fn.name == n->op_type && fn.domain == n->domain)
+            if (Deps d = of_function(fn)) parts.push_back(d);
+      }
+      Deps d;
+      if (own.empty() && !parts.empty() &&
+          std::all_of(parts.begin(), parts.end(), [&](const Deps& p) { return p == parts[0]; })) {
+        d = parts[0];
+      } else if (!own.empty() || !parts.empty()) {
+        std::set<std::string> u;
+        for (const Deps& p : parts) u.insert(p->begin(), p->end());
+        if (!own.empty()) u.insert(own);
+        d = std::make_shared<const std::set<std::string>>(std::move(u));
+      }
+      for (const ir::Value* o : n->outputs())
+        if (o) deps[o] = cut_set.count(o->name()) ? nullptr : d;
+    });
+  };
+  walk(*m.graph);
+  for (const ir::Value* o : m.graph->outputs()) {
+    auto it = deps.find(o);
+    f.output_deps.push_back(it != deps.end() && it->second ? *it->second : std::set<std::string>{});
+  }
+  return f;
+}
+
+std::string RandomHandling::summary() const {
+  auto list = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < 6; ++i) out += (i ? ", " : "") + names[i];
+    if (names.size() > 6) out += " and " + std::to_string(names.size() - 6) + " more";
+    return out;
+  };
+  std::string s;
+  auto part = [&s](const std::string& p) { s += (s.empty() ? "" : "; ") + p; };
+  if (!alike.empty())
+    part(std::to_string(alike.size()) + " drawn alike in both models (" + list(alike) + ")");
+  if (seeded > 0) part(std::to_string(seeded) + " seeded by their own `seed` attribute");
+  if (!unmatched.empty())
+    part(std::to_string(unmatched.size()) + " without a counterpart, whose outputs are not compared (" + list(unmatched) +
+         ")");
+  return s;
+}
+
 Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, const VerifyOptions& opts) {
   auto v = std::unique_ptr<Verifier>(new Verifier());
   v->opts_ = opts;
@@ -171,6 +277,10 @@ Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, c
         v->dims_used_[d.param] = opts.inputs.dims.count(d.param) ? opts.inputs.dims.at(d.param) : opts.inputs.default_dim;
   }
   const int stack = std::max(1, opts.stack);
+  v->draws_can_match_ = stack == 1;
+  v->ref_random_ = random_facts(reference, opts.carried);
+  for (size_t i = 0; i < ref_outputs.size(); ++i)
+    if (!carried[i]) v->ref_deps_.push_back(v->ref_random_.output_deps[i]);
   auto stacked = [&](const std::string& n) {
     return stack > 1 && std::find(opts.stacked.begin(), opts.stacked.end(), n) != opts.stacked.end();
   };
@@ -178,13 +288,15 @@ Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, c
     // Each run: reference inputs by name, then its outputs by name.
     std::vector<std::map<std::string, ir::RuntimeValue>> runs;
     for (int j = 0; j < stack; ++j) {
-      auto feeds = make_random_inputs(reference, opts.inputs,
-                                      opts.seed + static_cast<uint64_t>(s) * static_cast<uint64_t>(stack) +
-                                          static_cast<uint64_t>(j));
+      const uint64_t run_seed =
+          opts.seed + static_cast<uint64_t>(s) * static_cast<uint64_t>(stack) + static_cast<uint64_t>(j);
+      auto feeds = make_random_inputs(reference, opts.inputs, run_seed);
       if (!feeds) return std::move(feeds).take_status();
       if (j > 0)
         for (auto& [name, val] : feeds.value())
           if (!stacked(name)) val = runs[0].at(name);
+      if (j == 0) v->stream_seeds_.push_back(run_seed);
+      interp.set_random_seed(run_seed);
       auto out = interp.run(feeds.value());
       if (!out) return std::move(out).take_status();
       std::map<std::string, ir::RuntimeValue> run = std::move(feeds.value());
@@ -249,7 +361,40 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate, const Co
     if (outs[i]->name() != output_names_[i])
       return Status(ErrorCode::kMismatch, "output " + std::to_string(i) + " is named '" + output_names_[i] + "' in one model and '" +
                                               outs[i]->name() + "' in the other");
-    rep.outputs.push_back(OutputDiff{output_names_[i], {}});
+    rep.outputs.push_back(OutputDiff{output_names_[i], {}, {}});
+  }
+  // Random ops: the nodes both models have draw alike; an output that depends on one without a
+  // counterpart is not compared.
+  RandomFacts cand_random = random_facts(candidate);
+  std::map<std::string, std::string> ref_only, cand_only;
+  std::set<std::string> ref_ids;
+  for (const auto& [id, what] : ref_random_.unseeded) {
+    ref_only[id] = what;
+    ref_ids.insert(id);
+  }
+  for (const auto& [id, what] : cand_random.unseeded) {
+    if (ref_ids.count(id) && draws_can_match_) ref_only.erase(id);
+    else cand_only[id] = what;
+  }
+  // When a sample of the candidate stacks several runs of the reference, no draw can match.
+  const std::string stacked = " (a sample of the result stacks several samples of the original: no draw matches)";
+  for (const auto& [id, what] : ref_random_.unseeded) {
+    if (!ref_only.count(id)) rep.random.alike.push_back(what);
+    else rep.random.unmatched.push_back(what + (draws_can_match_ ? " (only in the original)" : stacked));
+  }
+  for (const auto& [id, what] : cand_random.unseeded)
+    if (!ref_ids.count(id)) rep.random.unmatched.push_back(what + (draws_can_match_ ? " (only in the result)" : stacked));
+  rep.random.seeded = ref_random_.seeded;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string& why = rep.outputs[i].not_comparable;
+    for (const std::string& id : ref_deps_[i])
+      if (why.empty() && ref_only.count(id))
+        why = "depends on random op " + ref_only[id] +
+              (draws_can_match_ ? ", which has no counterpart in the result" : stacked);
+    for (const std::string& id : cand_random.output_deps[i])
+      if (why.empty() && cand_only.count(id))
+        why = "depends on random op " + cand_only[id] +
+              (draws_can_match_ ? ", which has no counterpart in the original" : stacked);
   }
   Interpreter interp(candidate);
   interp.set_fast_float(opts_.fast);
@@ -267,9 +412,11 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate, const Co
       if (extras.cast_float_inputs && in->type.is_tensor() && ir::dtype_is_float(in->type.elem))
         feeds[in->name()] = cast_float(it->second, in->type.elem);
     }
+    interp.set_random_seed(stream_seeds_[s]);
     auto out = interp.run(feeds);
     if (!out) return std::move(out).take_status();
     for (size_t i = 0; i < outs.size(); ++i) {
+      if (!rep.outputs[i].not_comparable.empty()) continue;
       Diff d = compare_values(out.value()[i], expected_[s][i], opts_.rtol, opts_.atol, opts_.scaled, extras.l2_tol);
       Diff& acc = rep.outputs[i].diff;
       acc.scale = std::max(acc.scale, d.scale);

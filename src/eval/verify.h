@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,13 +52,41 @@ struct VerifyOptions {
 struct OutputDiff {
   std::string name;
   Diff diff;
+  // Not compared, and why ("" when compared): the output depends on a random op without a
+  // counterpart in the other model.
+  std::string not_comparable;
+};
+
+// How the random ops (is_random_op) of the two models were handled. Both run each sample with
+// the same random stream (Interpreter::set_random_seed), so a node both keep (matched by its
+// RandomIdentity) draws the same values in both; an output that depends on an unseeded node of
+// one model without a counterpart in the other is not compared.
+struct RandomHandling {
+  std::vector<std::string> alike;      // unseeded, in both models: "RandomNormalLike 'noise1'"
+  std::vector<std::string> unmatched;  // unseeded, in one model only: "... (only in the original)"
+  int seeded = 0;                      // with a `seed` attribute (the reference's): alike anyway
+  bool any() const { return !alike.empty() || !unmatched.empty() || seeded > 0; }
+  // One line for people: "2 drawn alike in both models (RandomNormalLike 'a', RandomNormalLike 'b')".
+  std::string summary() const;
 };
 
 struct VerifyReport {
   bool ok = true;
   std::string why;  // first failing output
   std::vector<OutputDiff> outputs;  // worst over all samples
+  RandomHandling random;
 };
+
+// The random ops of a model and what each graph output depends on (through subgraphs and
+// model-local functions): the RandomIdentity of every unseeded random node whose values can
+// reach it. Values named in `cut` (the reference's values fed to the candidate as inputs at
+// its cut points) carry no dependence.
+struct RandomFacts {
+  std::vector<std::pair<std::string, std::string>> unseeded;  // identity, description; graph order
+  int seeded = 0;
+  std::vector<std::set<std::string>> output_deps;  // per graph output
+};
+RandomFacts random_facts(const ir::Model& m, const std::vector<std::string>& cut = {});
 
 // How one comparison departs from the defaults (the check of a precision conversion).
 struct CompareExtras {
@@ -83,6 +112,13 @@ class Verifier {
   std::vector<std::map<std::string, ir::RuntimeValue>> feeds_;
   std::vector<std::vector<ir::RuntimeValue>> expected_;
   std::map<std::string, int64_t> dims_used_;
+  // Random ops: each sample's stream seed (both models), the reference's random facts (the
+  // dependence of each compared output), and whether draws can match at all (not when a sample
+  // of the candidate stacks several runs of the reference).
+  std::vector<uint64_t> stream_seeds_;
+  RandomFacts ref_random_;
+  std::vector<std::set<std::string>> ref_deps_;  // per compared output
+  bool draws_can_match_ = true;
 };
 
 }  // namespace onnxtrim::eval

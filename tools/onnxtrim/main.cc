@@ -220,8 +220,13 @@ void parse_args(int argc, char** argv, int first, Options& opts, std::vector<std
 
 void print_check(const Verification& v) {
   std::printf("%-32s %14s %14s  %s\n", "output", "max abs diff", "max rel diff", "result");
+  for (const auto& o : v.outputs) {
+    if (!o.comparable) std::printf("%-32s %14s %14s  %s\n", o.name.c_str(), "-", "-", "not comparable");
+    else std::printf("%-32s %14.6g %14.6g  %s\n", o.name.c_str(), o.max_abs, o.max_rel, o.ok ? "ok" : "DIFFERS");
+  }
+  if (!v.random.empty()) std::printf("random ops: %s\n", v.random.c_str());
   for (const auto& o : v.outputs)
-    std::printf("%-32s %14.6g %14.6g  %s\n", o.name.c_str(), o.max_abs, o.max_rel, o.ok ? "ok" : "DIFFERS");
+    if (!o.comparable) std::printf("not comparable: %s: %s\n", o.name.c_str(), o.why.c_str());
   if (!v.ok)
     std::printf("first difference: %s (|result - original| <= %g + %g * max(|original|, output RMS))\n", v.why.c_str(),
                 v.atol, v.rtol);

@@ -4,6 +4,13 @@
 
 namespace onnxtrim::ops::random {
 
+namespace {
+thread_local const uint64_t* t_stream_seed = nullptr;
+}  // namespace
+
+StreamSeed::StreamSeed(uint64_t seed) : seed_(seed), prev_(t_stream_seed) { t_stream_seed = &seed_; }
+StreamSeed::~StreamSeed() { t_stream_seed = prev_; }
+
 std::mt19937_64 generator_for(const ir::Node& n) {
   if (n.attr("seed")) {
     float s = n.attr_float("seed", 0.0f);
@@ -11,6 +18,7 @@ std::mt19937_64 generator_for(const ir::Node& n) {
     std::memcpy(&bits, &s, sizeof s);
     return std::mt19937_64(bits);
   }
+  if (t_stream_seed) return std::mt19937_64(*t_stream_seed);
   std::random_device rd;
   return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
 }
