@@ -199,6 +199,18 @@ struct OpsetConversion {
   std::vector<std::string> notes;
 };
 
+// A fusion into a standard ONNX op (docs/passes.md, "Standard-op fusions"): the op it writes and
+// the opset that has it; how many this run wrote; and, when the model's opset is older, how many
+// blocks of that form it holds (what --opset `opset` would fuse) and the runtimes that run it.
+struct Fusion {
+  std::string pass;  // "fuse_attention"
+  std::string op;    // "Attention"
+  int64_t opset = 0;
+  int64_t fused = 0;
+  int64_t would_fuse = 0;
+  std::string runtimes;  // "ONNX Runtime >= 1.23"
+};
+
 struct Report {
   std::string input_path, output_path;
   Conversion conversion;
@@ -206,6 +218,7 @@ struct Report {
   ModelStats before, after;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::vector<PassStats> passes;
+  std::vector<Fusion> fusions;  // only those that wrote or would write something
   int rounds = 0;
   bool converged = true;
   std::vector<std::string> warnings;

@@ -25,6 +25,7 @@
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/rule.h"
+#include "passes/targets.h"
 #include "passes/shape_inference.h"
 #include "convert/opset.h"
 #include "rewrites/convert_float.h"
@@ -535,6 +536,26 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
   return true;
 }
 
+// The standard-op fusions of a run: how many of each op the passes wrote (the op's count after
+// over before), and, for an op the model's opset does not have yet, how many blocks of its form
+// the result holds (what --opset N would fuse).
+std::vector<Fusion> fusions_of(ir::Model& m, const std::map<std::string, int64_t>& ops_before,
+                               const passes::SimplifyOptions& sopts) {
+  std::vector<Fusion> out;
+  const std::map<std::string, int64_t> ops_after = compute_stats(m).op_histogram;
+  auto count = [](const std::map<std::string, int64_t>& h, const std::string& op) {
+    auto it = h.find(op);
+    return it == h.end() ? int64_t{0} : it->second;
+  };
+  const int64_t opset = m.opset("");
+  for (const passes::StandardOpFusion& f : passes::standard_op_fusions()) {
+    Fusion r{f.pass, f.op, f.opset, std::max<int64_t>(0, count(ops_after, f.op) - count(ops_before, f.op)), 0, f.runtimes};
+    if (opset < f.opset) r.would_fuse = passes::count_matches(m, f.pass, f.opset, sopts);
+    if (r.fused > 0 || r.would_fuse > 0) out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace
 
 // Simplifies `m` in place and checks it; fills `rep` (stages, passes, verification). Throws
@@ -605,12 +626,14 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   if (o.run_passes) {
     double t = now_s();
     throw_if_error(ir::verify_model(m));
+    const std::map<std::string, int64_t> ops_before = compute_stats(m).op_histogram;
     auto res = passes::simplify(m, sopts);
     throw_if_error(res.is_ok() ? Status::ok() : res.status());
     rep.passes = res.value().passes;
     rep.rounds = res.value().rounds;
     rep.converged = res.value().converged;
     rep.warnings = res.value().warnings;
+    rep.fusions = fusions_of(m, ops_before, sopts);
     rep.stages.emplace_back("simplify", now_s() - t);
     if (!o.explain.empty()) {
       rep.explain_node = o.explain;

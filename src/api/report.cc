@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -47,6 +48,29 @@ std::string human_bytes(int64_t n) {
   return buf;
 }
 
+namespace {
+
+// "standard ops fused: 2 Attention, 4 RotaryEmbedding" and, per opset the model lacks, "--opset
+// 23 would fuse 2 Attention (ONNX Runtime >= 1.23)".
+std::string fusions_text(const std::vector<Fusion>& fusions) {
+  std::string done, out;
+  std::map<int64_t, std::pair<std::string, std::string>> would;  // opset -> ops, runtimes
+  for (const Fusion& f : fusions) {
+    if (f.fused > 0) done += (done.empty() ? "" : ", ") + std::to_string(f.fused) + " " + f.op;
+    if (f.would_fuse > 0) {
+      auto& [ops, runtimes] = would[f.opset];
+      ops += (ops.empty() ? "" : ", ") + std::to_string(f.would_fuse) + " " + f.op;
+      runtimes = f.runtimes;
+    }
+  }
+  if (!done.empty()) out += "standard ops fused: " + done + "\n";
+  for (const auto& [opset, w] : would)
+    out += "--opset " + std::to_string(opset) + " would fuse " + w.first + " (" + w.second + ")\n";
+  return out.empty() ? out : "\n" + out;
+}
+
+}  // namespace
+
 std::string Report::to_text() const {
   std::ostringstream os;
   char line[256];
@@ -83,6 +107,7 @@ std::string Report::to_text() const {
       os << line;
     }
   }
+  os << fusions_text(fusions);
   os << "\ntime:";
   double total = 0;
   for (const auto& [name, sec] : stages) {
@@ -196,6 +221,10 @@ std::string Report::to_json() const {
   for (const auto& p : passes)
     j["passes"].push_back({{"name", p.name}, {"runs", p.runs}, {"changes", p.changes}, {"nodes_removed", p.nodes_removed},
                            {"seconds", p.seconds}});
+  j["fusions"] = nlohmann::json::array();
+  for (const Fusion& f : fusions)
+    j["fusions"].push_back({{"pass", f.pass}, {"op", f.op}, {"opset", f.opset}, {"fused", f.fused},
+                            {"would_fuse", f.would_fuse}, {"runtimes", f.runtimes}});
   j["warnings"] = warnings;
   j["surgery"] = surgery;
   if (!explain_node.empty()) {

@@ -83,6 +83,35 @@ std::vector<std::pair<std::string, std::string>> explain(ir::Model& m, const std
   return out;
 }
 
+namespace {
+
+int64_t count_in(ir::Graph& g, ir::Model& m, RewriteRule& rule, const std::vector<std::string>& roots, int64_t opset,
+                 const SimplifyOptions& opts) {
+  std::vector<std::string> warnings;
+  PassContext pc{m, opts, &warnings, nullptr};
+  RuleContext rc(g, pc);
+  rc.pretend_opset(opset);
+  ir::Rewriter rw(m);  // not used: nothing is applied
+  int64_t count = 0;
+  for (ir::Node* n : g.node_list()) {
+    for (ir::Graph* sg : n->subgraphs()) count += count_in(*sg, m, rule, roots, opset, opts);
+    if (!n->is_default_domain() || std::find(roots.begin(), roots.end(), n->op_type) == roots.end()) continue;
+    count += rule.fire(*n, rc, rw, /*apply=*/false) ? 0 : 1;
+  }
+  return count;
+}
+
+}  // namespace
+
+int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, const SimplifyOptions& opts) {
+  for (const RuleInfo& r : rules()) {
+    if (r.name != rule) continue;
+    std::unique_ptr<RewriteRule> made = r.make();
+    return count_in(*m.graph, m, *made, made->roots(), opset, opts);
+  }
+  return 0;
+}
+
 namespace detail {
 
 void register_rule(std::string name, int order, std::string description,

@@ -62,7 +62,11 @@ class RuleContext {
   RuleContext(ir::Graph& g, PassContext& pass) : graph_(g), pass_(pass) {}
   ir::Graph& graph() const { return graph_; }
   const ir::Model& model() const { return pass_.model; }
-  int64_t opset(std::string_view domain = "") const { return pass_.model.opset(domain); }
+  int64_t opset(std::string_view domain = "") const {
+    return pretend_opset_ && (domain.empty() || domain == "ai.onnx") ? pretend_opset_ : pass_.model.opset(domain);
+  }
+  // Matches as if the model imported this default-domain opset (count_matches).
+  void pretend_opset(int64_t v) { pretend_opset_ = v; }
   // Null when shape inference fails on the model.
   const ShapeInference* facts();
 
@@ -71,6 +75,7 @@ class RuleContext {
   PassContext& pass_;
   bool asked_ = false;
   std::shared_ptr<const ShapeInference> facts_;
+  int64_t pretend_opset_ = 0;
 };
 
 class RewriteRule {
@@ -117,6 +122,10 @@ class RulePass final : public Pass {
 // not. One line saying so when no such node or rule exists.
 std::vector<std::pair<std::string, std::string>> explain(ir::Model& m, const std::string& node,
                                                          const SimplifyOptions& opts);
+
+// How many nodes of m (subgraphs included) the rule named `rule` would fire at if the model
+// imported default-domain opset `opset` (nothing is changed): what --opset N would fuse.
+int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, const SimplifyOptions& opts);
 
 namespace detail {
 void register_rule(std::string name, int order, std::string description,

@@ -24,4 +24,15 @@ std::string target_names() {
   return s;
 }
 
+const std::vector<StandardOpFusion>& standard_op_fusions() {
+  static const std::vector<StandardOpFusion> table{
+      {"fuse_layer_normalization", "LayerNormalization", 17, "ONNX Runtime >= 1.13"},
+      {"fuse_gelu", "Gelu", 20, "ONNX Runtime >= 1.17"},
+      {"fuse_rms_normalization", "RMSNormalization", 23, "ONNX Runtime >= 1.23"},
+      {"fuse_rotary_embedding", "RotaryEmbedding", 23, "ONNX Runtime >= 1.23"},
+      {"fuse_attention", "Attention", 23, "ONNX Runtime >= 1.23"},
+  };
+  return table;
+}
+
 }  // namespace onnxtrim::passes

@@ -4,6 +4,7 @@
 // (measured: bench/README.md); --passes and --enable still choose any pass explicitly.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,5 +22,15 @@ const std::vector<TargetInfo>& targets();
 const TargetInfo* find_target(std::string_view name);
 // "coreml, wasm": for messages.
 std::string target_names();
+
+// The fusions into standard ONNX ops: the pass, the op it writes, the opset that has the op, and
+// the first ONNX Runtime release that runs that opset.
+struct StandardOpFusion {
+  std::string pass;
+  std::string op;
+  int64_t opset;
+  std::string runtimes;
+};
+const std::vector<StandardOpFusion>& standard_op_fusions();
 
 }  // namespace onnxtrim::passes

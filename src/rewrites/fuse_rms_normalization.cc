@@ -5,7 +5,9 @@
 // Sqrt). RMSNormalization-23 is this formula over the axes from `axis` on, with eps inside the
 // square root; it computes in float32 (stash_type 1), as the float32 decomposition does, and
 // rounds once where the decomposition rounds at each step (the check compares at its tolerance).
-// Refuses: opset < 23; a reduction over axes that are not the last ones, keepdims = 0, or axes
+// Refuses: opset < 23; an x that is x' - ReduceMean(x') (a LayerNorm: fuse_layer_normalization,
+// which runs first from opset 17, takes it with its bias; counted apart, --opset 23's hint would
+// name each LayerNorm twice); a reduction over axes that are not the last ones, keepdims = 0, or axes
 // that are not constant; eps not a one-element constant >= 0; a scale that is not a constant of
 // exactly x's trailing dims (no more than the normalized ones: a scale that broadcasts would
 // change the output's shape); an x of unknown rank or dims; an intermediate read elsewhere or
@@ -95,6 +97,12 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
     }
     if (!s || !m.x) {
       *why = "no x / Sqrt(..) read only by the scale's Mul";
+      return false;
+    }
+    // x - ReduceMean(x): the centered value of a LayerNorm, which fuse_layer_normalization takes.
+    if (const ir::Node* sub = m.x->producer(); is_op(sub, "Sub") && is_op(sub->input(1) ? sub->input(1)->producer() : nullptr, "ReduceMean") &&
+                                               sub->input(1)->producer()->input(0) == sub->input(0)) {
+      *why = "x is x' - ReduceMean(x'): a LayerNorm (fuse_layer_normalization)";
       return false;
     }
     const ir::Value* sum = s;  // mean + eps

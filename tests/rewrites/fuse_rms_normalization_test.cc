@@ -104,6 +104,36 @@ TEST(FuseRmsNormalization, Refusals) {
             "the scale's dims are not x's trailing dims");
 }
 
+TEST(FuseRmsNormalization, LeavesLayerNormsToTheirFusion) {
+  // w * d / Sqrt(mean(d^2) + eps) with d = x - mean(x) is a LayerNorm: at opset 23 it becomes
+  // one LayerNormalization, not an RMSNormalization of d.
+  std::string ln = R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[2,3,4] x) => (float[2,3,4] y) {
+  axes = Constant <value = int64[1] {-1}> ()
+  mu = ReduceMean <keepdims = 1> (x, axes)
+  d = Sub(x, mu)
+  two = Constant <value = float {2}> ()
+  sq = Pow(d, two)
+  var = ReduceMean <keepdims = 1> (sq, axes)
+  eps = Constant <value = float {1e-5}> ()
+  a = Add(var, eps)
+  s = Sqrt(a)
+  n = Div(d, s)
+  w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()
+  y = Mul(n, w)
+}
+)";
+  auto s = simplify_text(ln);
+  EXPECT_EQ(count_ops(*s.model->graph, "RMSNormalization"), 0u) << s.printed;
+  EXPECT_EQ(count_ops(*s.model->graph, "LayerNormalization"), 1u) << s.printed;
+  expect_same_outputs(s);
+  auto m = test::parse(ln);
+  passes::SimplifyOptions o;
+  for (const auto& [rule, why] : passes::explain(*m, "y", o))
+    if (rule == "fuse_rms_normalization") EXPECT_EQ(why, "x is x' - ReduceMean(x'): a LayerNorm (fuse_layer_normalization)");
+}
+
 TEST(FuseRmsNormalization, InsideABranch) {
   auto s = simplify_text(R"(
 <ir_version: 10, opset_import: ["" : 23]>
