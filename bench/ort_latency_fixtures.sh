@@ -25,7 +25,7 @@ for f in llama_tiny gpt_kv_tiny bert_tiny bert_tiny_op13 vit_tiny vit_tiny_op13;
 done
 run() {  # NAME MODEL DIMS
   $py bench/ort_latency.py "tests/models/$2.onnx" "nofuse=$out/$2_nofuse.onnx" "fused=$out/$2_fused.onnx" \
-    --dims "$3" --int input_ids=0:128 --int position_ids=0:1024 --cpu "$cpu" --seconds "$secs" \
+    --dims "$3" --int input_ids=0:100 --int position_ids=0:1024 --cpu "$cpu" --seconds "$secs" \
     --levels all,disabled --json "$out/$1.json" --title "$1 ($3)"
   echo
 }
