@@ -161,29 +161,51 @@ std::map<std::string, std::vector<int64_t>> resolve_shapes(const ir::Model& m,
   return shapes;
 }
 
-// --overwrite-input-shape / --input-shapes: the inputs are declared with the given shapes.
+// The shapes that a graph declares for values other than its inputs: forgotten (value_info) or
+// opened (outputs: known dims become unknown, names stay), in every subgraph too, so that shape
+// inference proves them again after an input's fixed dim was changed.
+void forget_derived_shapes(ir::Graph& g) {
+  g.for_each_node([&](ir::Node* n) {
+    for (ir::Value* v : n->outputs()) {
+      if (!v || v->is_graph_output() || !v->type.has_shape) continue;
+      v->type.has_shape = false;
+      v->type.dims.clear();
+    }
+    for (ir::Graph* sg : n->subgraphs()) forget_derived_shapes(*sg);
+  });
+  for (ir::Value* v : g.outputs()) {
+    if (v->is_graph_input() || v->is_initializer() || !v->type.has_shape) continue;
+    for (ir::Dim& d : v->type.dims)
+      if (d.is_known()) d = ir::Dim{};
+  }
+}
+
+// --input-shape / --overwrite-input-shape / --input-shapes: the inputs are declared with the
+// given shapes. A dim the model fixes is replaced too, as onnxsim and OnnxSlim do (the user asked
+// for that size): the shapes declared downstream of it are then forgotten and proved again, and
+// the check runs the original with the same shape. Only a change of rank is refused.
 void fix_input_shapes(ir::Model& m, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  bool fixed_dim_changed = false;
   for (const auto& [name, dims] : shapes) {
     ir::Value* in = nullptr;
     for (ir::Value* v : m.graph->inputs())
       if (v->name() == name && !v->is_initializer()) in = v;
-    if (!in) throw Error(kExitUsage, "--overwrite-input-shape: the model has no input named '" + name + "'");
-    if (!in->type.is_tensor()) throw Error(kExitUsage, "--overwrite-input-shape: input '" + name + "' is not a tensor");
+    if (!in) throw Error(kExitUsage, "--input-shape: the model has no input named '" + name + "'");
+    if (!in->type.is_tensor()) throw Error(kExitUsage, "--input-shape: input '" + name + "' is not a tensor");
     if (in->type.has_shape && in->type.rank() != static_cast<int64_t>(dims.size()))
-      throw Error(kExitUsage, "--overwrite-input-shape " + name + ": the model declares rank " +
-                                  std::to_string(in->type.rank()) + ", the override has rank " +
-                                  std::to_string(dims.size()));
+      throw Error(kExitUsage, "--input-shape " + name + ": the model declares rank " +
+                                  std::to_string(in->type.rank()) + " (" + in->type.str() + "), the shape given has rank " +
+                                  std::to_string(dims.size()) + ": only the sizes of the dims can change");
     for (size_t i = 0; in->type.has_shape && i < dims.size(); ++i) {
       const ir::Dim& d = in->type.dims[i];
-      if (d.is_known() && *d.value != dims[i])
-        throw Error(kExitUsage, "--overwrite-input-shape " + name + ": dim " + std::to_string(i) + " is " +
-                                    std::to_string(*d.value) + " in the model, not " + std::to_string(dims[i]));
+      if (d.is_known() && *d.value != dims[i]) fixed_dim_changed = true;
     }
     std::vector<ir::Dim> nd;
     for (int64_t d : dims) nd.push_back(ir::Dim::known(d));
     in->type.has_shape = true;
     in->type.dims = std::move(nd);
   }
+  if (fixed_dim_changed) forget_derived_shapes(*m.graph);
 }
 
 // --dim NAME=V: the result is simplified for that value only, so the inputs declare it.
@@ -996,6 +1018,16 @@ void infer_shapes(Model& model, const Options& opts) {
   s.write_value_info = true;
   ir::Model& m = api::ir_model(model);
   s.input_shapes = api::resolve_shapes(m, s.input_shapes);
+  // A shape that changes a dim the model fixes replaces the input's declaration, as simplify
+  // does; other shapes only seed the inference (the inputs stay as declared).
+  std::map<std::string, std::vector<int64_t>> replacing;
+  for (const auto& [name, dims] : s.input_shapes)
+    for (const ir::Value* v : m.graph->inputs()) {
+      if (v->name() != name || v->is_initializer() || !v->type.has_shape || v->type.dims.size() != dims.size()) continue;
+      for (size_t i = 0; i < dims.size(); ++i)
+        if (v->type.dims[i].is_known() && *v->type.dims[i].value != dims[i]) replacing[name] = dims;
+    }
+  if (!replacing.empty()) api::fix_input_shapes(m, replacing);
   auto r = api::within_limits([&] { return passes::simplify(m, s); });
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
 }

@@ -281,7 +281,9 @@ const std::vector<Entry>& entries() {
                       "random inputs have it",
                       [](Options& o, std::string_view v) { add_dim(o.dims, "dim", v); }, true));
     t.push_back(value("input-shape", "NAME:D,D", "simplify",
-                      "an input's whole shape: the result is simplified for it and declares it (as --dim)",
+                      "an input's whole shape (cut at the last ':', so NAME may be TensorFlow's input_1:0): the result is "
+                      "simplified for it and declares it (as --dim); a dim the model fixes is replaced too, the "
+                      "check runs the original at that shape; the rank cannot change",
                       [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
     // --- surgery (before the passes; checked against the original's values at the cut points)
     {

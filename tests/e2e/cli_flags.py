@@ -176,6 +176,39 @@ def test_model_check_inputs_npy():
     assert r.returncode != 0 and "channel" in r.stderr, r.stderr
 
 
+def conv_model(name, hw=224, mid="mid", out="y"):
+    # name[1,3,hw,hw] -> Conv (4 filters 3x3, pads 1) -> mid (value_info) -> Relu -> out
+    import numpy as np
+    from onnx import numpy_helper
+    w = numpy_helper.from_array(np.random.default_rng(0).uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32), "w")
+    g = helper.make_graph([helper.make_node("Conv", [name, "w"], [mid], pads=[1, 1, 1, 1]),
+                           helper.make_node("Relu", [mid], [out])], "g",
+                          [helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 3, hw, hw])],
+                          [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 4, hw, hw])], [w],
+                          value_info=[helper.make_tensor_value_info(mid, TensorProto.FLOAT, [1, 4, hw, hw])])
+    path = os.path.join(tmp, "conv.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def dims_of(v):
+    return [d.dim_value for d in v.type.tensor_type.shape.dim]
+
+
+def test_overwrite_input_shape_changes_a_fixed_dim():
+    # onnxsim and OnnxSlim overwrite a dim the model fixes: 224 -> 112, checked at 112.
+    path = conv_model("input")
+    for flag in ("--overwrite-input-shape", "--input-shapes", "--input-shape"):
+        m, rep = simplify(path, "--verify", flag, "input:1,3,112,112")
+        v = rep["verification"]
+        assert v["ran"] and v["ok"], (flag, v)
+        assert dims_of(m.graph.input[0]) == [1, 3, 112, 112], flag
+        assert dims_of(m.graph.output[0]) == [1, 4, 112, 112], flag
+        assert all(dims_of(i)[2:] == [112, 112] for i in m.graph.value_info), flag
+    r = run(path, os.path.join(tmp, "x.onnx"), "--overwrite-input-shape", "input:1,3,112", ok=False)
+    assert r.returncode == 2 and "rank" in r.stderr, r.stderr
+
+
 def test_skip_fusion_patterns():
     _, rep = simplify(RESNET, "--skip-fusion-patterns", "FusionConvBN", "FusionPadConv")
     assert "fuse_conv_bn" not in passes_run(rep) and "fuse_pad_conv" not in passes_run(rep)

@@ -281,6 +281,46 @@ def test_surgery_keywords(tmp_path):
     assert [o.name for o in slim.graph.output] == ["logits"]
 
 
+def _conv_model(path, name, hw=224, mid="mid", out="y"):
+    """name[1,3,hw,hw] -> Conv (4 filters 3x3, pads 1) -> mid (declared in value_info) -> Relu -> out."""
+    w = numpy_helper.from_array(np.random.default_rng(0).uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32), "w")
+    g = helper.make_graph([helper.make_node("Conv", [name, "w"], [mid], pads=[1, 1, 1, 1]),
+                           helper.make_node("Relu", [mid], [out])], "g",
+                          [helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 3, hw, hw])],
+                          [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 4, hw, hw])], [w],
+                          value_info=[helper.make_tensor_value_info(mid, TensorProto.FLOAT, [1, 4, hw, hw])])
+    save(g, str(path))
+    return str(path)
+
+
+def _dims(v):
+    return [d.dim_value for d in v.type.tensor_type.shape.dim]
+
+
+def test_overwrite_input_shapes_changes_a_fixed_dim(tmp_path):
+    # As onnxsim and OnnxSlim: 224 -> 112 where the model fixes 224; the check runs both at 112.
+    path = _conv_model(tmp_path / "conv.onnx", "input")
+    m, ok = onnxsim.simplify(path, check_n=1, overwrite_input_shapes={"input": [1, 3, 112, 112]})
+    assert ok
+    assert _dims(m.graph.input[0]) == [1, 3, 112, 112] and _dims(m.graph.output[0]) == [1, 4, 112, 112]
+    x = np.random.default_rng(1).uniform(-1, 1, (1, 3, 112, 112)).astype(np.float32)
+    want = onnxtrim.run(path, {"input": x})["y"]  # the original's computation at 112
+    np.testing.assert_allclose(run_ort(_write(tmp_path, m), {"input": x})["y"], want, rtol=1e-4, atol=1e-5)
+    out = str(tmp_path / "slim.onnx")
+    assert onnxslim.slim(path, out, model_check=True, input_shapes=["input:1,3,112,112"]) is None
+    written = onnx.load(out)
+    assert _dims(written.graph.input[0]) == [1, 3, 112, 112] and _dims(written.graph.output[0]) == [1, 4, 112, 112]
+    assert all(_dims(v)[2:] == [112, 112] for v in written.graph.value_info)
+    onnx.checker.check_model(written, full_check=True)
+    _, rep = onnxtrim.simplify(path, verify=True, input_shapes={"input": [1, 3, 112, 112]})
+    assert rep.verification["ran"] and rep.verification["ok"]
+    inferred = onnxtrim.infer_shapes(path, input_shapes={"input": [1, 3, 112, 112]})
+    assert _dims(inferred.graph.input[0]) == [1, 3, 112, 112]
+    assert {v.name: _dims(v) for v in inferred.graph.value_info}["mid"] == [1, 4, 112, 112]
+    with pytest.raises(onnxtrim.UsageError, match="rank 4.*rank 3"):
+        onnxsim.simplify(path, overwrite_input_shapes={"input": [1, 3, 112]})
+
+
 def _write(tmp_path, model):
     p = str(tmp_path / "m.onnx")
     onnx.save(model, p)
