@@ -144,8 +144,14 @@ def option_table() -> List[Dict[str, Any]]:
 
 # ---- arguments -> (option name, value) pairs of the shared table
 
+def _quote(name: Any) -> str:
+    """A value name as the option table takes it whatever it holds (spaces, commas, ':', '='):
+    in double quotes, with \\ and \" for a backslash and a quote (docs/options.md)."""
+    return '"' + str(name).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _shape_arg(name: str, shape: Sequence[int]) -> str:
-    return f"{name}:" + ",".join(str(int(d)) for d in shape)
+    return _quote(name) + ":" + ",".join(str(int(d)) for d in shape)
 
 
 def _settings(*, input_shapes=None, dims=None, passes=None, skip=None, constant_folding=True,
@@ -157,22 +163,26 @@ def _settings(*, input_shapes=None, dims=None, passes=None, skip=None, constant_
         s.append(("dtype", str(dtype)))
     if keep_io_types is not None:
         s.append(("keep-io-types", "true" if keep_io_types else "false"))
-    # surgery: names are the original model's; rename acts last
+    # surgery: names are the original model's; rename acts last. One option per name, quoted,
+    # so that a name holding a space, a comma or a ':' reaches the table whole.
     for opt, names in (("inputs", inputs), ("outputs", outputs), ("add-outputs", add_outputs)):
         if names is None:
             continue
+        if opt == "add-outputs" and names == "all":
+            s.append((opt, "all"))
+            continue
         if isinstance(names, str):
             names = [names]
-        if names:
-            s.append((opt, ",".join(str(n) for n in names)))
+        for n in names:
+            s.append((opt, _quote(n)))
     for old, new in (rename or {}).items():
-        s.append(("rename", f"{old}={new}"))
+        s.append(("rename", f"{_quote(old)}={_quote(new)}"))
     if batch is not None:
         s.append(("batch", str(batch)))
     for k, v in (input_shapes or {}).items():
         s.append(("input-shape", _shape_arg(k, v)))
     for k, v in (dims or {}).items():
-        s.append(("dim", f"{k}={int(v)}"))
+        s.append(("dim", f"{_quote(k)}={int(v)}"))
     if passes is not None:
         s.append(("passes", ",".join(passes)))
     if skip:

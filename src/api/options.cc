@@ -82,50 +82,125 @@ void add_unique(std::vector<std::string>& list, const std::string& s) {
   list.push_back(s);
 }
 
-// "a,b c" -> a, b, c: value names of --inputs/--outputs/--add-outputs (OnnxSlim's spelling is
-// space-separated words; OnnxSlim's "NAME:DTYPE" retyping is refused).
-void add_names(std::vector<std::string>& list, std::string_view option, std::string_view v) {
-  for (const auto& w : words(v))
-    for (const auto& n : split(w, ',')) {
-      auto colon = n.rfind(':');
-      if (colon != std::string::npos && colon + 1 < n.size()) {
-        std::string t = n.substr(colon + 1);
-        if (t == "fp16" || t == "fp32" || t == "int32" || t == "int64" || t == "bool" || t == "bf16")
-          bad(option, "'" + n + "': changing the type of a cut point is not supported (give the name alone)");
-      }
-      add_unique(list, n);
+// ---- names in lists and in NAME:VALUE / NAME=VALUE pairs
+//
+// A value name may hold any character (TensorFlow's "input_1:0", "mid x", "a,b"). So that every
+// name can be given, a double-quoted part of a list item or of a pair is literal: no separator
+// inside it counts, and inside the quotes \" and \\ stand for " and \ (other backslashes are
+// kept: Windows paths). The Python package passes every name quoted, one option occurrence per
+// name. Unquoted, the separators are: spaces and commas between the names of --inputs/--outputs/
+// --add-outputs, spaces between the NAME:SHAPE items of onnxsim's and OnnxSlim's flags, commas
+// between --rename's pairs; in a pair, the LAST ':' where the value is a shape or a file (a shape
+// never holds ':', a file name rarely does, a TensorFlow name often) and the last '=' of --dim
+// NAME=V (an integer), but the FIRST '=' of --input NAME=FILE and --rename OLD=NEW.
+
+// Calls f(i, quoted) for every character of v that is not quoting syntax (a quote, the backslash
+// of an escape inside quotes).
+template <typename F>
+void scan_quoted(std::string_view option, std::string_view v, F&& f) {
+  bool quoted = false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    char c = v[i];
+    if (c == '"') {
+      quoted = !quoted;
+      continue;
     }
+    if (quoted && c == '\\' && i + 1 < v.size() && (v[i + 1] == '"' || v[i + 1] == '\\')) ++i;
+    f(i, quoted);
+  }
+  if (quoted) bad(option, "unterminated quote in '" + std::string(v) + "'");
 }
 
+// The items of a list: v cut at every unquoted character of `seps`, empty items dropped; each
+// item keeps its quotes (see unquote()).
+std::vector<std::string> list_items(std::string_view option, std::string_view v, std::string_view seps) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  auto cut = [&](size_t end) {
+    if (end > start) out.emplace_back(v.substr(start, end - start));
+    start = end + 1;
+  };
+  scan_quoted(option, v, [&](size_t i, bool quoted) {
+    if (!quoted && seps.find(v[i]) != std::string_view::npos) cut(i);
+  });
+  cut(v.size());
+  return out;
+}
+
+std::string unquote(std::string_view option, std::string_view raw) {
+  std::string s;
+  scan_quoted(option, raw, [&](size_t i, bool) { s += raw[i]; });
+  return s;
+}
+
+// A pair "NAME<sep>VALUE" cut at its last (or first) unquoted `sep`; both halves unquoted.
+struct Pair {
+  bool found = false;
+  std::string name, value;
+};
+Pair split_pair(std::string_view option, std::string_view raw, char sep, bool last) {
+  size_t pos = std::string_view::npos;
+  scan_quoted(option, raw, [&](size_t i, bool quoted) {
+    if (!quoted && raw[i] == sep && (last || pos == std::string_view::npos)) pos = i;
+  });
+  Pair p;
+  if (pos == std::string_view::npos) {
+    p.value = unquote(option, raw);
+    return p;
+  }
+  p.found = true;
+  p.name = unquote(option, raw.substr(0, pos));
+  p.value = unquote(option, raw.substr(pos + 1));
+  return p;
+}
+
+// "a,b c", "\"mid x\"" -> names of --inputs/--outputs/--add-outputs (OnnxSlim's spelling is
+// space-separated words; OnnxSlim's unquoted "NAME:DTYPE" retyping is refused).
+void add_names(std::vector<std::string>& list, std::string_view option, std::string_view v) {
+  for (const auto& item : list_items(option, v, " ,")) {
+    Pair p = split_pair(option, item, ':', true);
+    const std::string& t = p.value;
+    if (p.found && (t == "fp16" || t == "fp32" || t == "int32" || t == "int64" || t == "bool" || t == "bf16"))
+      bad(option, "'" + item + "': changing the type of a cut point is not supported (give the name alone, "
+                                 "in double quotes if it is a name with a ':')");
+    std::string name = unquote(option, item);
+    if (name.empty()) bad(option, "an empty name");
+    add_unique(list, name);
+  }
+}
+
+// NAME=V (the last '=': V is an integer).
 void add_dim(std::map<std::string, int64_t>& dims, std::string_view name, std::string_view arg) {
-  auto eq = arg.find('=');
-  if (eq == std::string_view::npos || eq == 0) bad(name, "needs NAME=VALUE, not '" + std::string(arg) + "'");
-  std::string key(arg.substr(0, eq));
-  int64_t v = parse_int(name, arg.substr(eq + 1), 0);
-  auto it = dims.find(key);
-  if (it != dims.end() && it->second != v) bad(name, "'" + key + "' given twice with different values");
-  dims[key] = v;
+  Pair p = split_pair(name, arg, '=', true);
+  if (!p.found || p.name.empty()) bad(name, "needs NAME=VALUE, not '" + std::string(arg) + "'");
+  int64_t v = parse_int(name, p.value, 0);
+  auto it = dims.find(p.name);
+  if (it != dims.end() && it->second != v) bad(name, "'" + p.name + "' given twice with different values");
+  dims[p.name] = v;
 }
 
-// "name:1,3,224,224"; onnxsim also takes "1,3,224,224" alone for a model of one input (name "").
+// "name:1,3,224,224" (the last ':': a shape holds none); onnxsim also takes "1,3,224,224" alone
+// for a model of one input (name "").
 void add_shape(std::map<std::string, std::vector<int64_t>>& shapes, std::string_view name, std::string_view arg,
                bool allow_unnamed) {
-  auto colon = arg.rfind(':');
-  std::string key, dims_s;
-  if (colon == std::string_view::npos) {
-    if (!allow_unnamed) bad(name, "needs NAME:D1,D2,..., not '" + std::string(arg) + "'");
-    dims_s = std::string(arg);
-  } else {
-    key = std::string(arg.substr(0, colon));
-    dims_s = std::string(arg.substr(colon + 1));
-  }
+  Pair p = split_pair(name, arg, ':', true);
+  if (!p.found && !allow_unnamed) bad(name, "needs NAME:D1,D2,..., not '" + std::string(arg) + "'");
+  if (p.found && p.name.empty()) bad(name, "an empty input name in '" + std::string(arg) + "'");
   std::vector<int64_t> dims;
-  for (const auto& d : split(dims_s, ',')) dims.push_back(parse_int(name, d, 0));
-  auto it = shapes.find(key);
-  if (it != shapes.end() && it->second != dims) bad(name, "'" + key + "' given twice with different shapes");
-  shapes[key] = dims;
+  for (const auto& d : split(p.value, ',')) dims.push_back(parse_int(name, d, 0));
+  auto it = shapes.find(p.name);
+  if (it != shapes.end() && it->second != dims) bad(name, "'" + p.name + "' given twice with different shapes");
+  shapes[p.name] = dims;
 }
 
+// NAME=FILE|NUMBER of --input, as eval::pin_input reads it (which cuts at the first '=').
+std::string input_value(std::string_view option, const std::string& name, const std::string& what,
+                        std::string_view arg) {
+  if (name.empty() || what.empty())
+    bad(option, "needs NAME=FILE.pb, NAME=FILE.npy or NAME=NUMBER, not '" + std::string(arg) + "'");
+  if (name.find('=') != std::string::npos) bad(option, "'" + name + "': an input whose name holds '=' cannot be pinned");
+  return name + "=" + what;
+}
 
 // OnnxSlim's fusion-pattern names -> onnxtrim's passes. Patterns with no counterpart here (onnxtrim
 // never applies them) are accepted: skipping them changes nothing.
@@ -297,7 +372,7 @@ const std::vector<Entry>& entries() {
     {
       Entry e = value("outputs", "a,b", "surgery",
                       "cut: these values become the graph outputs; what no longer reaches an output goes (also "
-                      "OnnxSlim's --outputs NAME ...)",
+                      "OnnxSlim's --outputs NAME ...); a name holding a space or a comma goes in double quotes",
                       [](Options& o, std::string_view v) { add_names(o.cut_outputs, "outputs", v); }, true);
       e.info.multi_value = true;
       t.push_back(e);
@@ -309,11 +384,11 @@ const std::vector<Entry>& entries() {
     t.push_back(value("rename", "old=new,...", "surgery",
                       "rename graph inputs/outputs of the result, and every use (subgraphs too)",
                       [](Options& o, std::string_view v) {
-                        for (const auto& p : split(v, ',')) {
-                          auto eq = p.find('=');
-                          if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-                            bad("rename", "needs OLD=NEW, not '" + p + "'");
-                          o.rename.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+                        for (const auto& item : list_items("rename", v, ",")) {
+                          Pair p = split_pair("rename", item, '=', false);
+                          if (!p.found || p.name.empty() || p.value.empty())
+                            bad("rename", "needs OLD=NEW, not '" + item + "'");
+                          o.rename.emplace_back(p.name, p.value);
                         }
                       }, true));
     t.push_back(value("batch", "N|dynamic", "surgery",
@@ -347,12 +422,11 @@ const std::vector<Entry>& entries() {
     t.push_back(value("atol", "X", "inputs", "absolute tolerance of the check (default 1e-5)",
                       [](Options& o, std::string_view v) { o.atol = parse_double("atol", v); }));
     t.push_back(value("input", "NAME=FILE|NUMBER", "inputs",
-                      "pin an input of the check to a TensorProto .pb or NumPy .npy file, or fill it with a number",
+                      "pin an input of the check to a TensorProto .pb or NumPy .npy file, or fill it with a number "
+                      "(cut at the first '=': a path may hold one)",
                       [](Options& o, std::string_view v) {
-                        auto eq = v.find('=');
-                        if (eq == std::string_view::npos || eq == 0)
-                          bad("input", "needs NAME=FILE.pb, NAME=FILE.npy or NAME=NUMBER, not '" + std::string(v) + "'");
-                        o.input_values.emplace_back(v);
+                        Pair p = split_pair("input", v, '=', false);  // the first '=': a name rarely holds one
+                        o.input_values.push_back(input_value("input", p.name, p.value, v));
                       }, true));
     // --- saving
     t.push_back(value("external-data", "MODE", "save",
@@ -386,7 +460,8 @@ const std::vector<Entry>& entries() {
       Entry e = value("overwrite-input-shape", "NAME:D,D ...", "onnxsim",
                       "= --input-shape for each (a shape without a name: the model's only input)",
                       [](Options& o, std::string_view v) {
-                        for (const auto& w : words(v)) add_shape(o.input_shapes, "overwrite-input-shape", w, true);
+                        for (const auto& w : list_items("overwrite-input-shape", v, " "))
+                          add_shape(o.input_shapes, "overwrite-input-shape", w, true);
                       }, true);
       e.info.multi_value = true;
       t.push_back(e);
@@ -427,7 +502,8 @@ const std::vector<Entry>& entries() {
                       "the check's random input of that shape; the model stays dynamic (a shape without a name: the "
                       "model's only input)",
                       [](Options& o, std::string_view v) {
-                        for (const auto& w : words(v)) add_shape(o.check_input_shapes, "test-input-shape", w, true);
+                        for (const auto& w : list_items("test-input-shape", v, " "))
+                          add_shape(o.check_input_shapes, "test-input-shape", w, true);
                       }, true);
       e.info.multi_value = true;
       t.push_back(e);
@@ -479,7 +555,8 @@ const std::vector<Entry>& entries() {
     {
       Entry e = value("input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
                       [](Options& o, std::string_view v) {
-                        for (const auto& w : words(v)) add_shape(o.input_shapes, "input-shapes", w, false);
+                        for (const auto& w : list_items("input-shapes", v, " "))
+                          add_shape(o.input_shapes, "input-shapes", w, false);
                       }, true);
       e.info.multi_value = true;
       t.push_back(e);
@@ -489,16 +566,18 @@ const std::vector<Entry>& entries() {
     }));
     {
       Entry e = value("model-check-inputs", "NAME:D,D|NAME:FILE.npy ...", "onnxslim",
-                      "a shape: the check's random input of that shape (= --input-shape for the check only); a "
-                      ".npy or .pb file: = --input NAME=FILE",
+                      "cut at the last ':' (input_1:0:x.npy is input_1:0's file; quote a path holding ':'); a shape: the "
+                      "check's random input of that shape (= --input-shape for the check only); a .npy or .pb "
+                      "file: = --input NAME=FILE",
                       [](Options& o, std::string_view v) {
-                        for (const auto& w : words(v)) {
-                          auto colon = w.find(':');
-                          if (colon == std::string::npos || colon == 0)
+                        for (const auto& w : list_items("model-check-inputs", v, " ")) {
+                          // The last ':', as OnnxSlim: "input_1:0:x.npy" is input_1:0's file.
+                          Pair p = split_pair("model-check-inputs", w, ':', true);
+                          if (!p.found || p.name.empty())
                             bad("model-check-inputs", "needs NAME:D,D or NAME:FILE.npy, not '" + w + "'");
-                          std::string rest = w.substr(colon + 1);
+                          const std::string& rest = p.value;
                           bool file = rest.size() > 4 && (rest.ends_with(".npy") || rest.ends_with(".pb"));
-                          if (file) o.input_values.push_back(w.substr(0, colon) + "=" + rest);
+                          if (file) o.input_values.push_back(input_value("model-check-inputs", p.name, rest, w));
                           else add_shape(o.check_input_shapes, "model-check-inputs", w, false);
                         }
                         if (o.verify == Options::Verify::kAuto) o.verify = Options::Verify::kOn;

@@ -195,6 +195,32 @@ def dims_of(v):
     return [d.dim_value for d in v.type.tensor_type.shape.dim]
 
 
+def test_model_check_inputs_tensorflow_name():
+    # OnnxSlim's NAME:FILE.npy is cut at the last ':': input_1:0 is a TensorFlow tensor name.
+    import numpy as np
+    path = conv_model("input_1:0")
+    data = os.path.join(tmp, "tf.npy")
+    np.save(data, np.full((1, 3, 224, 224), 0.5, np.float32))
+    _, rep = simplify(path, "--model-check-inputs", f"input_1:0:{data}")
+    v = rep["verification"]
+    assert v["ran"] and v["ok"] and v["dims"] == {}, v
+    np.save(data, np.full((1, 5, 224, 224), 0.5, np.float32))  # the file is read: 5 channels fail
+    r = run(path, os.path.join(tmp, "x.onnx"), "--quiet", "--model-check-inputs", f"input_1:0:{data}", ok=False)
+    assert r.returncode != 0 and "channel" in r.stderr, r.stderr
+    m, _ = simplify(path, "--overwrite-input-shape", "input_1:0:1,3,224,224")
+    assert dims_of(m.graph.input[0]) == [1, 3, 224, 224]
+
+
+def test_names_with_spaces_and_commas_quoted():
+    path = conv_model("in a,b", mid="mid x", out="out,y")
+    m, _ = simplify(path, "--outputs", '"mid x"')
+    assert [o.name for o in m.graph.output] == ["mid x"]
+    m, rep = simplify(path, "--overwrite-input-shape", '"in a,b":1,3,112,112', "--outputs", '"out,y"')
+    assert dims_of(m.graph.input[0]) == [1, 3, 112, 112] and rep["verification"]["ok"]
+    r = run(path, os.path.join(tmp, "x.onnx"), "--outputs", "mid x", ok=False)  # two names unquoted
+    assert r.returncode == 2 and "no value named 'mid'" in r.stderr, r.stderr
+
+
 def test_overwrite_input_shape_changes_a_fixed_dim():
     # onnxsim and OnnxSlim overwrite a dim the model fixes: 224 -> 112, checked at 112.
     path = conv_model("input")

@@ -297,6 +297,39 @@ def _dims(v):
     return [d.dim_value for d in v.type.tensor_type.shape.dim]
 
 
+def test_tensorflow_name_with_npy_through_onnxslim(tmp_path):
+    # OnnxSlim cuts NAME:FILE.npy at the last ':' ("input_1:0" is a TensorFlow tensor name)
+    path = _conv_model(tmp_path / "tf.onnx", "input_1:0")
+    data = str(tmp_path / "x.npy")
+    np.save(data, np.full((1, 3, 224, 224), 0.5, np.float32))
+    assert onnxslim.slim(path, model_check=True, model_check_inputs=[f"input_1:0:{data}"]) is not None
+    np.save(data, np.full((1, 5, 224, 224), 0.5, np.float32))  # the file is what the check runs on
+    with pytest.raises(onnxtrim.Error, match="channel"):
+        onnxslim.slim(path, model_check=True, model_check_inputs=[f"input_1:0:{data}"])
+    m = onnxslim.slim(path, input_shapes=["input_1:0:1,3,224,224"])
+    assert _dims(m.graph.input[0]) == [1, 3, 224, 224]
+
+
+def test_names_with_spaces_and_commas_pass_whole(tmp_path):
+    path = _conv_model(tmp_path / "names.onnx", "in a,b", hw=16, mid="mid x", out="out,y")
+    m, ok = onnxsim.simplify(path, check_n=1, overwrite_input_shapes={"in a,b": [2, 3, 16, 16]})
+    assert ok and _dims(m.graph.input[0]) == [2, 3, 16, 16]
+    m, ok = onnxsim.simplify(path, test_input_shapes={"in a,b": [2, 3, 16, 16]})
+    assert ok
+    m, rep = onnxtrim.simplify(path, outputs=["mid x"], input_shapes={"in a,b": [2, 3, 16, 16]})
+    assert [o.name for o in m.graph.output] == ["mid x"] and rep.verification["ok"]
+    m, _ = onnxtrim.simplify(path, add_outputs=["mid x"], rename={"out,y": "o \"q\""})
+    assert [o.name for o in m.graph.output] == ['o "q"', "mid x"]
+    for kw in ({"outputs": ["mid x"]}, {"outputs": "mid x"}):
+        m = onnxslim.slim(path, model_check=True, **kw)
+        assert [o.name for o in m.graph.output] == ["mid x"], kw
+    for shapes in (["in a,b:2,3,16,16"], {"in a,b": [2, 3, 16, 16]}):
+        m = onnxslim.slim(path, model_check=True, input_shapes=shapes, model_check_inputs=["in a,b:2,3,16,16"])
+        assert _dims(m.graph.input[0]) == [2, 3, 16, 16], shapes
+    with pytest.raises(onnxtrim.UsageError, match="changing the type"):
+        onnxslim.slim(path, outputs=["mid x:fp16"])
+
+
 def test_overwrite_input_shapes_changes_a_fixed_dim(tmp_path):
     # As onnxsim and OnnxSlim: 224 -> 112 where the model fixes 224; the check runs both at 112.
     path = _conv_model(tmp_path / "conv.onnx", "input")

@@ -1,5 +1,6 @@
-// An explicit input shape that overrides a dim the model fixes (checked against the original
-// run at the same shape); a change of rank is refused.
+// The option table's NAME:VALUE / NAME=VALUE pairs and name lists (src/api/options.cc): where a
+// pair is cut, double-quoted names kept whole, and an explicit input shape that overrides a
+// dim the model fixes (checked against the original run at the same shape).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,6 +12,100 @@
 #include "onnxtrim/onnxtrim.hpp"
 
 namespace {
+
+using Shapes = std::map<std::string, std::vector<int64_t>>;
+using Names = std::vector<std::string>;
+
+// The exit code and message of setting `name` to `value` (0 when accepted).
+int set_error(const std::string& name, const std::string& value, std::string* msg = nullptr) {
+  onnxtrim::Options o;
+  try {
+    o.set(name, value);
+  } catch (const onnxtrim::Error& e) {
+    if (msg) *msg = e.what();
+    return e.exit_code();
+  }
+  return 0;
+}
+
+TEST(OptionPairs, ModelCheckInputsCutAtTheLastColon) {
+  // OnnxSlim's NAME:FILE.npy with a TensorFlow name: input_1:0's file, not input_1's.
+  onnxtrim::Options o;
+  o.set("model-check-inputs", "input_1:0:x.npy");
+  EXPECT_EQ(o.input_values, Names{"input_1:0=x.npy"});
+  o.set("model-check-inputs", "input_2:0:1,3,8,8 plain:2,5");
+  EXPECT_EQ(o.check_input_shapes, (Shapes{{"input_2:0", {1, 3, 8, 8}}, {"plain", {2, 5}}}));
+  EXPECT_EQ(o.verify, onnxtrim::Options::Verify::kOn);
+  // A file path with a ':' is given quoted; so is a name with a space.
+  o.set("model-check-inputs", "x:\"c:/data/x.npy\" \"in a\":\"my data/a.npy\"");
+  EXPECT_EQ(o.input_values, (Names{"input_1:0=x.npy", "x=c:/data/x.npy", "in a=my data/a.npy"}));
+  std::string msg;
+  EXPECT_EQ(set_error("model-check-inputs", "x.npy", &msg), onnxtrim::kExitUsage);
+  EXPECT_NE(msg.find("needs NAME:D,D or NAME:FILE.npy"), std::string::npos) << msg;
+}
+
+TEST(OptionPairs, ShapesCutAtTheLastColon) {
+  onnxtrim::Options o;
+  o.set("input-shape", "input_1:0:1,3,224,224");
+  o.set("overwrite-input-shape", "a:b:2,3 c:4");
+  o.set("input-shapes", "d:0:5");
+  o.set("test-input-shape", "e:0:6,7");
+  EXPECT_EQ(o.input_shapes, (Shapes{{"input_1:0", {1, 3, 224, 224}}, {"a:b", {2, 3}}, {"c", {4}}, {"d:0", {5}}}));
+  EXPECT_EQ(o.check_input_shapes, (Shapes{{"e:0", {6, 7}}}));
+  o.set("overwrite-input-shape", "1,3");  // onnxsim's unnamed shape (the only input)
+  EXPECT_EQ(o.input_shapes.at(""), (std::vector<int64_t>{1, 3}));
+}
+
+TEST(OptionPairs, QuotedNamesStayWhole) {
+  onnxtrim::Options o;
+  // spaces and commas separate names, except inside double quotes
+  o.set("outputs", "\"mid x\",\"a,b\" c");
+  EXPECT_EQ(o.cut_outputs, (Names{"mid x", "a,b", "c"}));
+  o.set("inputs", "\"in a\"");
+  o.set("add-outputs", "\"v 1\",v2");
+  EXPECT_EQ(o.cut_inputs, Names{"in a"});
+  EXPECT_EQ(o.add_outputs, (Names{"v 1", "v2"}));
+  // a shape's name with a space and a comma (onnxsim's flag splits items at spaces)
+  o.set("overwrite-input-shape", "\"in a,b\":2,3 \"x\":4");
+  EXPECT_EQ(o.input_shapes, (Shapes{{"in a,b", {2, 3}}, {"x", {4}}}));
+  o.set("input-shape", "\"q:1\":5");  // a quoted ':' is the name's
+  EXPECT_EQ(o.input_shapes.at("q:1"), std::vector<int64_t>{5});
+  // \" and \\ inside the quotes; a backslash elsewhere is kept
+  o.set("outputs", "\"say \\\"hi\\\" \\\\o/\" back\\slash");
+  EXPECT_EQ(o.cut_outputs, (Names{"mid x", "a,b", "c", "say \"hi\" \\o/", "back\\slash"}));
+  std::string msg;
+  EXPECT_EQ(set_error("outputs", "\"open", &msg), onnxtrim::kExitUsage);
+  EXPECT_NE(msg.find("unterminated quote"), std::string::npos) << msg;
+  EXPECT_EQ(set_error("outputs", "\"\""), onnxtrim::kExitUsage);  // an empty name
+}
+
+TEST(OptionPairs, RetypingRefusedUnlessQuoted) {
+  std::string msg;
+  EXPECT_EQ(set_error("outputs", "logits:fp16", &msg), onnxtrim::kExitUsage);
+  EXPECT_NE(msg.find("changing the type"), std::string::npos) << msg;
+  onnxtrim::Options o;
+  o.set("outputs", "\"logits:fp16\",input_1:0");  // a name that only looks like one; a TF name
+  EXPECT_EQ(o.cut_outputs, (Names{"logits:fp16", "input_1:0"}));
+}
+
+TEST(OptionPairs, DimCutAtTheLastEqualsInputAndRenameAtTheFirst) {
+  onnxtrim::Options o;
+  o.set("dim", "a=b=3");  // the value is an integer: the last '='
+  o.set("dim", "\"n m\"=4");
+  EXPECT_EQ(o.dims, (std::map<std::string, int64_t>{{"a=b", 3}, {"n m", 4}}));
+  // --input NAME=FILE: the first '=' (a path may hold one), as the check reads it
+  o.set("input", "x=runs/k=1/x.npy");
+  o.set("input", "input_1:0=0.5");
+  o.set("input", "\"in a\"=\"my x.npy\"");
+  EXPECT_EQ(o.input_values, (Names{"x=runs/k=1/x.npy", "input_1:0=0.5", "in a=my x.npy"}));
+  std::string msg;
+  EXPECT_EQ(set_error("input", "\"a=b\"=1", &msg), onnxtrim::kExitUsage);
+  EXPECT_NE(msg.find("cannot be pinned"), std::string::npos) << msg;
+  o.set("rename", "\"a,b\"=c,d=\"e f\"");
+  ASSERT_EQ(o.rename.size(), 2u);
+  EXPECT_EQ(o.rename[0], (std::pair<std::string, std::string>{"a,b", "c"}));
+  EXPECT_EQ(o.rename[1], (std::pair<std::string, std::string>{"d", "e f"}));
+}
 
 // x[1,3,224,224] -> Conv(2 filters 3x3, pads 1) -> mid (value_info: [1,2,224,224]) -> Relu -> y,
 // declared [1,2,224,224].

@@ -194,14 +194,19 @@ void parse_args(int argc, char** argv, int first, Options& opts, std::vector<std
         return !(n.size() > 1 && n[0] == '-' && !std::isdigit(static_cast<unsigned char>(n[1])));
       };
       if (o->multi_value) {
-        // Every following word up to the next option (or a model file name).
+        // Every following word up to the next option (or a model file name), each given to
+        // the option on its own (as if the option were repeated): a word's quotes stay in it.
+        std::vector<std::string> ws;
         while (next_is_value(i + 1)) {
           std::string w = argv[i + 1];
           if (w.size() > 5 && w.compare(w.size() - 5, 5, ".onnx") == 0) break;
-          value += (value.empty() ? "" : " ") + w;
+          ws.push_back(w);
           ++i;
         }
-        has_value = !value.empty();
+        if (!ws.empty()) {
+          for (const auto& w : ws) opts.set(name, w);
+          continue;
+        }
       } else if (o->optional_value) {
         if (next_is_value(i + 1) && std::isdigit(static_cast<unsigned char>(argv[i + 1][0]))) {
           value = argv[++i];

@@ -51,7 +51,8 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
     for option, shapes in (("overwrite_input_shape", overwrite_input_shapes), ("test_input_shape", test_input_shapes)):
         for name, shape in (shapes or {}).items():
             dims = ",".join(str(int(d)) for d in shape)
-            settings.append((option, f"{name}:{dims}" if name else dims))
+            # the name quoted: whole whatever it holds (TensorFlow's "input_1:0", spaces, commas)
+            settings.append((option, f"{onnxtrim._quote(name)}:{dims}" if name is not None else dims))
     if not perform_optimization:
         opts["skip_optimization"] = True
     elif skipped_optimizers:

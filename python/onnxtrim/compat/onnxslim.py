@@ -17,6 +17,9 @@ _OPTIMIZATIONS = {
     "weight_tying": ["eliminate_duplicate_constants"],
 }
 
+# OnnxSlim's "NAME:DTYPE" retyping of a cut point (refused)
+_DTYPES = {"fp16", "fp32", "int32", "int64", "bool", "bf16"}
+
 _KNOWN = {"model_check", "input_shapes", "inputs", "outputs", "no_shape_infer", "skip_optimizations", "dtype",
           "skip_fusion_patterns", "size_threshold", "inspect", "dump_to_disk", "save_as_external_data",
           "model_check_inputs", "verbose", "no_constant_folding", "output_model"}
@@ -58,13 +61,24 @@ def slim(model, *args, **kwargs):
         if kwargs.get(k):
             v = kwargs[k]
             if isinstance(v, dict):
-                v = [f"{name}:" + (s if isinstance(s, str) else ",".join(str(int(d)) for d in s)) for name, s in v.items()]
-            # the table's OnnxSlim entries (--input-shapes, --model-check-inputs), not simplify()'s input_shapes=
-            opts[k.replace("_", "-")] = " ".join([v] if isinstance(v, str) else v)
+                pairs = [(name, s if isinstance(s, str) else ",".join(str(int(d)) for d in s)) for name, s in v.items()]
+            else:
+                # OnnxSlim cuts "NAME:VALUE" at the last ':' ("input_1:0:1,3" is input_1:0's shape)
+                pairs = [tuple(item.rsplit(":", 1)) if ":" in item else (None, item)
+                         for item in ([v] if isinstance(v, str) else v)]
+            # the table's OnnxSlim entries (--input-shapes, --model-check-inputs), not simplify()'s
+            # input_shapes=: one occurrence per input, name and value quoted (kept whole)
+            opts[k.replace("_", "-")] = [value if name is None else f"{onnxtrim._quote(name)}:{onnxtrim._quote(value)}"
+                                         for name, value in pairs]
     for k in ("inputs", "outputs"):  # OnnxSlim's cut: ["name", ...] (a "name:dtype" retyping is refused)
         if kwargs.get(k):
             names = kwargs[k]
-            opts[k] = " ".join([names] if isinstance(names, str) else [str(n) for n in names])
+            names = [names] if isinstance(names, str) else [str(n) for n in names]
+            for n in names:
+                if n.rsplit(":", 1)[-1] in _DTYPES and ":" in n:
+                    raise onnxtrim.UsageError(f"--{k}: '{n}': changing the type of a cut point is not supported "
+                                              "(give the name alone)")
+            opts[k] = names  # onnxtrim.simplify's inputs= / outputs=: names passed whole
     if kwargs.get("no_shape_infer"):
         opts["no_shape_infer"] = True
     if kwargs.get("no_constant_folding"):
