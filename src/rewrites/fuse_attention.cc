@@ -95,6 +95,7 @@ class FuseAttention final : public Rule<Attention> {
     const ir::Value* x = softmax->input(0);
     const ir::Node* at = softmax;
     const ir::Value* cond = nullptr;  // the causal comparison
+    const ir::Value* added = nullptr;  // the mask the scores' Add reads
     bool neg_when_true = false;       // Where puts NEG where cond holds
     if (const ir::Node* w = private_producer(x, "Where", at)) {
       int neg = branch_with_neg(*w, 1, 2);
@@ -114,6 +115,7 @@ class FuseAttention final : public Rule<Attention> {
         auto zero = scalar(w->input(neg == 1 ? 2 : 1));
         if (!zero || *zero != 0) continue;
         cond = w->input(0);
+        added = mv;
         neg_when_true = neg == 1;
         x = add->input(1 - i);
         at = add;
@@ -208,6 +210,8 @@ class FuseAttention final : public Rule<Attention> {
     if (cond) {
       std::string why;
       if (!causal(cond, neg_when_true, qs[2], ks[2], past, *si, &why)) return refuse("the mask is not a causal mask: " + why);
+      // The added mask keeps the comparison's [S, T] as its last two axes (Unsqueezes in front only).
+      if (added && !last_two_are(added, qs[2], ks[2], *si)) return refuse("the mask is not a causal mask: its shape is not [.., S, T]");
       if (!m.cache_k && past.constant_value() != 0) return refuse("a causal mask with an offset needs the cache as past/present");
       m.causal = true;
     }
@@ -320,6 +324,15 @@ class FuseAttention final : public Rule<Attention> {
     if (axis != 2 && axis != -2) return nullptr;
     if (v->uses().size() != 1 || v->uses()[0].node != reader) return nullptr;
     return c;
+  }
+
+  // v is [1, .., 1, S, T].
+  static bool last_two_are(const ir::Value* v, const Expr& S, const Expr& T, const ShapeInference& si) {
+    const SymShape* s = shape_of(si, v);
+    if (!s || s->size() < 2 || s->size() > 4 || (*s)[s->size() - 2] != S || (*s)[s->size() - 1] != T) return false;
+    for (size_t i = 0; i + 2 < s->size(); ++i)
+      if (!is_one((*s)[i])) return false;
+    return true;
   }
 
   // cond (after Unsqueezes that keep its last two axes) compares cols = Range(0, T, 1) along

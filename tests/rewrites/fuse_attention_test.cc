@@ -221,6 +221,36 @@ TEST(FuseAttention, Refusals) {
   auto w = simplify_text(weak);
   EXPECT_EQ(count_ops(*w.model->graph, "Attention"), 0u);
   EXPECT_EQ(reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
+  // The mask's [S, T] moved off the last two axes before the Add (here onto the heads and
+  // queries of a model whose S equals its head count): not the comparison's layout.
+  std::string moved = R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,3,3,4] q, float[1,3,3,4] k, float[1,3,3,4] v) => (float[1,3,3,4] y) {
+  kt = Transpose <perm = [0, 1, 3, 2]> (k)
+  s = MatMul(q, kt)
+  zero = Constant <value = int64 {0}> ()
+  one = Constant <value = int64 {1}> ()
+  n = Constant <value = int64 {3}> ()
+  cols = Range(zero, n, one)
+  rows = Range(zero, n, one)
+  a0 = Constant <value = int64[1] {0}> ()
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cols, a0)
+  ru = Unsqueeze(rows, a1)
+  gt = Greater(cu, ru)
+  neg = Constant <value = float {-1e9}> ()
+  zf = Constant <value = float {0}> ()
+  m = Where(gt, neg, zf)
+  a2 = Constant <value = int64[1] {2}> ()
+  m3 = Unsqueeze(m, a2)
+  x = Add(s, m3)
+  p = Softmax <axis = -1> (x)
+  y = MatMul(p, v)
+}
+)";
+  auto mv = simplify_text(moved);
+  EXPECT_EQ(count_ops(*mv.model->graph, "Attention"), 0u) << mv.printed;
+  expect_same_outputs(mv);
   // NEG on the allowed side (cols <= rows masked): an anti-causal mask.
   std::string anti = decoder("le = LessOrEqual(cu, ru)\n  l4 = Unsqueeze(le, a01)\n  x = Where(l4, neg, d)");
   EXPECT_EQ(count_ops(*simplify_text(anti).model->graph, "Attention"), 0u);
