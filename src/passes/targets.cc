@@ -7,7 +7,7 @@ const std::vector<TargetInfo>& targets() {
       {"coreml", "Core ML: no tensor of rank > 5", {"legalize_coreml"}, {}},
       // ONNX Runtime's WASM build runs RotaryEmbedding-23 at 0.6x its decomposition
       // (docs/standard_ops.md); the other standard-op fusions are no slower there.
-      {"wasm", "ONNX Runtime Web (WASM): no RotaryEmbedding", {}, {"fuse_rotary_embedding"}},
+      {"wasm", "ONNX Runtime Web (WASM): no RotaryEmbedding", {}, {"fuse_rotary_embedding", "fuse_partial_rotary_embedding"}},
   };
   return table;
 }

@@ -168,6 +168,102 @@ g (float[1,2,3,4] q, float[1,1,3,4] k, int64[1,3] pos) => (float[1,2,3,4] qr, fl
   expect_same_outputs(s);
 }
 
+// GPT-NeoX's partial rotary: the first R = 4 of 8 features rotated, the rest passed through.
+std::string partial(const std::string& pass_slice = "xp = Slice(x, r, e, ax)") {
+  return R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,8] y)
+  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  cg = Gather <axis = 0> (cos_t, pos)
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cg, a1)
+  sg = Gather <axis = 0> (sin_t, pos)
+  su = Unsqueeze(sg, a1)
+  z = Constant <value = int64[1] {0}> ()
+  h = Constant <value = int64[1] {2}> ()
+  r = Constant <value = int64[1] {4}> ()
+  e = Constant <value = int64[1] {9223372036854775807}> ()
+  ax = Constant <value = int64[1] {-1}> ()
+  xr = Slice(x, z, r, ax)
+  )" + pass_slice + R"(
+  m1 = Mul(xr, cu)
+  x1 = Slice(xr, z, h, ax)
+  x2 = Slice(xr, h, e, ax)
+  nx2 = Neg(x2)
+  rot = Concat <axis = -1> (nx2, x1)
+  m2 = Mul(rot, su)
+  yr = Add(m1, m2)
+  y = Concat <axis = -1> (yr, xp)
+}
+)";
+}
+
+TEST(FusePartialRotaryEmbedding, OneNodeWithTheRotaryDim) {
+  auto s = simplify_text(partial());
+  ASSERT_EQ(s.nodes(), 1u) << s.printed;
+  const ir::Node* r = s.model->graph->first_node();
+  EXPECT_EQ(r->op_type, "RotaryEmbedding");
+  EXPECT_EQ(r->attr_int("rotary_embedding_dim", 0), 4);
+  EXPECT_EQ(r->input(0)->name(), "x");
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  expect_same_outputs(s, 3, {{"B", 2}, {"S", 3}});
+  // Exact values: position 1 rotates the first half of the rotated part, the rest passes.
+  eval::Interpreter interp(*s.model);
+  std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8};  // [1, 2, 1, 8]
+  auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 1, 8}, x))},
+                         {"pos", ir::RuntimeValue::of(ops::make_tensor<int64_t>({1, 1}, {1}))}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(), (std::vector<float>{-3, -4, 1, 2, 5, 6, 7, 8, -3, -4, 1, 2, 5, 6, 7, 8}));
+}
+
+TEST(FusePartialRotaryEmbedding, Refusals) {
+  // The pass-through part starts elsewhere than R: features 5..7 only (the Concat is narrower).
+  std::string gap = R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,7] y)
+  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  cg = Gather <axis = 0> (cos_t, pos)
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cg, a1)
+  sg = Gather <axis = 0> (sin_t, pos)
+  su = Unsqueeze(sg, a1)
+  z = Constant <value = int64[1] {0}> ()
+  h = Constant <value = int64[1] {2}> ()
+  r = Constant <value = int64[1] {4}> ()
+  r5 = Constant <value = int64[1] {5}> ()
+  e = Constant <value = int64[1] {9223372036854775807}> ()
+  ax = Constant <value = int64[1] {-1}> ()
+  xr = Slice(x, z, r, ax)
+  xp = Slice(x, r5, e, ax)
+  m1 = Mul(xr, cu)
+  x1 = Slice(xr, z, h, ax)
+  x2 = Slice(xr, h, e, ax)
+  nx2 = Neg(x2)
+  rot = Concat <axis = -1> (nx2, x1)
+  m2 = Mul(rot, su)
+  yr = Add(m1, m2)
+  y = Concat <axis = -1> (yr, xp)
+}
+)";
+  auto g = simplify_text(gap);
+  EXPECT_EQ(count_ops(*g.model->graph, "RotaryEmbedding"), 1u) << g.printed;  // the rotated part alone
+  EXPECT_EQ(count_ops(*g.model->graph, "Concat"), 1u) << g.printed;
+  expect_same_outputs(g, 2, {{"B", 2}, {"S", 3}});
+  auto m = test::parse(gap);
+  passes::SimplifyOptions o;
+  ASSERT_TRUE(passes::simplify(*m, o).is_ok());
+  std::string why;
+  for (const auto& [rule, w] : passes::explain(*m, "y", o))
+    if (rule == "fuse_partial_rotary_embedding") why = w;
+  EXPECT_EQ(why, "the Slices are not x[.., :R] and x[.., R:] of the last axis");
+  // --target wasm: neither rotary fusion.
+  auto w = test::parse(partial());
+  passes::SimplifyOptions wo;
+  wo.target = "wasm";
+  ASSERT_TRUE(passes::simplify(*w, wo).is_ok());
+  EXPECT_EQ(count_ops(*w->graph, "RotaryEmbedding"), 0u);
+}
+
 TEST(FuseRotaryEmbedding, InsideABranch) {
   auto s = simplify_text(R"(
 <ir_version: 10, opset_import: ["" : 23]>
