@@ -8,7 +8,8 @@
 #
 #   sh bench/ort_latency_fixtures.sh [OUT_DIR] [SECONDS]     (default /tmp/ort_latency, 10 s a table)
 #
-# About 8 x (SECONDS + 10) s of one core. CPU=N picks the core (default 1). Each table's rows,
+# About 8 x (SECONDS + 10) s of one core. CPU=N picks the core (default 1; CPU=all: no pinning);
+# THREADS=both also times ONNX Runtime's default thread count (with CPU=all). Each table's rows,
 # and a JSON per table, go to OUT_DIR; the summary (fused@all's paired speedup over the original
 # at level all, per case) is printed last.
 set -e
@@ -16,6 +17,9 @@ cd "$(dirname "$0")/.."
 out=${1:-/tmp/ort_latency}
 secs=${2:-10}
 cpu=${CPU:-1}
+threads=${THREADS:-1}
+pin="--cpu $cpu"
+[ "$cpu" = all ] && pin=""
 py=/usr/bin/python3
 fusions=fuse_attention,fuse_rotary_embedding,fuse_rms_normalization,fuse_gelu,fuse_layer_normalization
 mkdir -p "$out"
@@ -25,7 +29,7 @@ for f in llama_tiny gpt_kv_tiny bert_tiny bert_tiny_op13 vit_tiny vit_tiny_op13;
 done
 run() {  # NAME MODEL DIMS
   $py bench/ort_latency.py "tests/models/$2.onnx" "nofuse=$out/$2_nofuse.onnx" "fused=$out/$2_fused.onnx" \
-    --dims "$3" --int input_ids=0:100 --int position_ids=0:1024 --cpu "$cpu" --seconds "$secs" \
+    --dims "$3" --int input_ids=0:100 --int position_ids=0:1024 $pin --threads "$threads" --seconds "$secs" \
     --levels all,disabled --json "$out/$1.json" --title "$1 ($3)"
   echo
 }
@@ -45,7 +49,7 @@ for case in ["llama_prefill", "llama_decode", "gpt_prefill", "gpt_decode", "bert
     p = os.path.join(out, case + ".json")
     if not os.path.exists(p):
         continue
-    rows = {r["name"]: r for r in json.load(open(p))["variants"]}
+    rows = {r["name"].split("/")[0]: r for r in json.load(open(p))["variants"] if r["threads"] == 1}
     def paired(v):
         r = rows.get(v)
         return f"{r['paired_speedup']:.2f}x" if r else "-"
