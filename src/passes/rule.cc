@@ -115,9 +115,9 @@ int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, cons
 namespace detail {
 
 void register_rule(std::string name, int order, std::string description,
-                   std::function<std::unique_ptr<RewriteRule>()> make) {
+                   std::function<std::unique_ptr<RewriteRule>()> make, bool default_on) {
   rules().push_back(RuleInfo{name, order, make});
-  PassRegistry::instance().add(PassInfo{std::move(name), std::move(description), order, true,
+  PassRegistry::instance().add(PassInfo{std::move(name), std::move(description), order, default_on,
                                         [make] { return std::unique_ptr<Pass>(new RulePass(make())); }});
 }
 

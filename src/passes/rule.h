@@ -129,13 +129,22 @@ int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, cons
 
 namespace detail {
 void register_rule(std::string name, int order, std::string description,
-                   std::function<std::unique_ptr<RewriteRule>()> make);
+                   std::function<std::unique_ptr<RewriteRule>()> make, bool default_on = true);
 }
 
 #define ONNXTRIM_REGISTER_RULE(cls, name, order, description)                                       \
   static const bool onnxtrim_rule_registered_##cls = [] {                                           \
     ::onnxtrim::passes::detail::register_rule(name, order, description,                             \
                                               [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }); \
+    return true;                                                                                    \
+  }()
+
+// A rule off by default, turned on by a target (passes/targets.h) or --enable.
+#define ONNXTRIM_REGISTER_TARGET_RULE(cls, name, order, description)                                \
+  static const bool onnxtrim_rule_registered_##cls = [] {                                           \
+    ::onnxtrim::passes::detail::register_rule(name, order, description,                             \
+                                              [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }, \
+                                              false);                                               \
     return true;                                                                                    \
   }()
 

@@ -4,7 +4,7 @@ namespace onnxtrim::passes {
 
 const std::vector<TargetInfo>& targets() {
   static const std::vector<TargetInfo> table{
-      {"coreml", "Core ML: no tensor of rank > 5", {"legalize_coreml"}, {}},
+      {"coreml", "Core ML: no tensor of rank > 5", {"legalize_coreml_reshapes", "legalize_coreml"}, {}},
       // ONNX Runtime's WASM build runs RotaryEmbedding-23 at 0.6x its decomposition
       // (docs/standard_ops.md); the other standard-op fusions are no slower there.
       {"wasm", "ONNX Runtime Web (WASM): no RotaryEmbedding", {}, {"fuse_rotary_embedding", "fuse_partial_rotary_embedding"}},

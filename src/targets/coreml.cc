@@ -21,7 +21,7 @@
 // exact because an element-wise op with single-element operands computes each element alone, so
 // it commutes with any re-view of the data; rank(c) <= rank(x) keeps E(x, c) x's shape, so
 // Reshape1 (even its 0 entries) means what it did. Reshape1 then meets the next op: a Reshape
-// (the two merge: the second's target comes from its known output dims) or a Transpose (above).
+// (the two merge: legalize_coreml_reshapes, coreml_reshapes.cc) or a Transpose (above).
 // Afterwards every remaining value of rank > 5 is reported as a warning naming its node (an
 // error with --strict).
 #include <numeric>
@@ -76,12 +76,8 @@ class LegalizeCoreml final : public Pass {
       for (ir::Node* n : g.node_list())
         if (!n->is_dead()) hoist_elementwise(*n, g, rw, *si);
     }
-    // The hoists changed shapes: facts afresh (when they changed anything) before merging
-    // Reshape pairs, and again before splitting what is left.
-    if (auto si = current_facts(ctx)) {
-      for (ir::Node* n : g.node_list())
-        if (!n->is_dead()) merge_reshapes(*n, g, rw, *si);
-    }
+    // The hoists changed shapes: facts afresh (when they changed anything) before splitting
+    // what is left. Reshape pairs merge in legalize_coreml_reshapes (the next round).
     auto facts = current_facts(ctx);
     if (facts) {
       const ShapeInference& si = *facts;
@@ -155,25 +151,6 @@ class LegalizeCoreml final : public Pass {
       return;
     }
     rw.erase_node(&e);
-    rw.erase_node(r1);
-  }
-
-  // Reshape2(Reshape1(x) [rank >= 6]) -> Reshape2(x), Reshape2's target from its known dims.
-  static void merge_reshapes(ir::Node& r2, ir::Graph& g, ir::Rewriter& rw, const ShapeInference& si) {
-    if (r2.op_type != "Reshape" || !r2.is_default_domain()) return;
-    ir::Value* mid = r2.input(0);
-    if (!mid || !mid->producer() || mid->uses().size() != 1 || mid->is_graph_output()) return;
-    ir::Node* r1 = mid->producer();
-    if (r1->op_type != "Reshape" || !r1->is_default_domain() || r1->graph() != &g) return;
-    const ops::TypeInfo* f1 = si.facts(mid);
-    const ops::TypeInfo* f2 = si.facts(r2.output(0));
-    if (!f1 || !f1->shape || f1->rank() < 6 || !f2 || !f2->shape || f2->rank() > 5) return;
-    auto shape = constant_shape(*f2->shape);
-    if (!shape) return;
-    ir::Value* s = rw.add_initializer(g, ops::make_tensor<int64_t>({static_cast<int64_t>(shape->size())}, *shape),
-                                      r2.output(0)->name() + "_shape");
-    rw.set_input(&r2, 0, r1->input(0));
-    rw.set_input(&r2, 1, s);
     rw.erase_node(r1);
   }
 

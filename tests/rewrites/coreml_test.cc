@@ -262,6 +262,141 @@ g (float[2,12,12] x, bool k, float[1] c) => (float[24,1,3,4] y) {
   expect_same_outputs(s);
 }
 
+// RAFT's correlation volume with dynamic dims, as torch writes it: the Reshape targets are
+// computed from Shapes, and a Shape reads the rank-6 value (`b, h, w, c, _, _ = corr.shape`).
+// The Div moves before the first Reshape, the Shape is answered by the first target, and the
+// pair merges with the second target kept dynamic (its dims are not constant but for one).
+std::string raft_dynamic(const std::string& scale_type, const std::string& scale) {
+  return R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[b,h,w,h,w] x) => (float[n,1,h,w] y) {
+  i0 = Constant <value = int64[1] {0}> ()
+  i1 = Constant <value = int64[1] {1}> ()
+  i2 = Constant <value = int64[1] {2}> ()
+  i3 = Constant <value = int64[1] {3}> ()
+  sx = Shape(x)
+  bb = Gather <axis = 0> (sx, i0)
+  hh = Gather <axis = 0> (sx, i1)
+  ww = Gather <axis = 0> (sx, i2)
+  s1 = Concat <axis = 0> (bb, hh, ww, i1, hh, ww)
+  a = Reshape(x, s1)
+  c = Constant <value = )" + scale_type + " " + scale + R"(> ()
+  q = Div(a, c)
+  sq = Shape(q)
+  g0 = Gather <axis = 0> (sq, i0)
+  g1 = Gather <axis = 0> (sq, i1)
+  g2 = Gather <axis = 0> (sq, i2)
+  g3 = Gather <axis = 0> (sq, i3)
+  m1 = Mul(g0, g1)
+  m2 = Mul(m1, g2)
+  s2 = Concat <axis = 0> (m2, g3, g1, g2)
+  y = Reshape(q, s2)
+}
+)";
+}
+
+TEST(LegalizeCoreml, DynamicScalarDivBetweenReshapesLeavesRankFive) {
+  auto s = legalize(raft_dynamic("float", "{2.0}"));
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_TRUE(s.result.warnings.empty()) << s.result.warnings.front();
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u) << s.printed;
+  EXPECT_EQ(count_ops(*s.model->graph, "Div"), 1u) << s.printed;
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  EXPECT_EQ(s.model->graph->inputs()[0]->type.str(), "float[b,h,w,h,w]");
+  expect_same_outputs(s, 2, {{"b", 2}, {"h", 3}, {"w", 4}});
+  expect_same_outputs(s, 1, {{"b", 1}, {"h", 5}, {"w", 2}});
+}
+
+// The same with the two Core ML passes alone (no other pass answers the Shape first): the Shape
+// of the rank-6 value becomes the first Reshape's target, which holds the same elements.
+TEST(LegalizeCoreml, ShapeOfTheRankSixValueIsAnsweredByTheFirstTarget) {
+  test::Simplified s;
+  s.model = test::parse(raft_dynamic("float", "{2.0}"));
+  ASSERT_TRUE(s.model);
+  s.original = ir::clone_model(*s.model);
+  passes::SimplifyOptions o;
+  o.only = {"legalize_coreml", "legalize_coreml_reshapes"};
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  s.printed = ir::print_graph(*s.model->graph);
+  EXPECT_TRUE(r.value().warnings.empty()) << r.value().warnings.front();
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_EQ(count_ops(*s.model->graph, "Shape"), 1u) << s.printed;  // Shape(x) alone
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u) << s.printed;
+  expect_same_outputs(s, 2, {{"b", 2}, {"h", 3}, {"w", 4}});
+}
+
+// The negative case: a Div by a vector along the last axis does not commute with the Reshapes;
+// nothing moves, the pair stays, the rank-6 value is reported.
+TEST(LegalizeCoreml, DynamicNonScalarDivStays) {
+  auto s = legalize(raft_dynamic("float[3]", "{1.0, 2.0, 4.0}"));
+  EXPECT_EQ(max_rank(*s.model), 6) << s.printed;
+  ASSERT_FALSE(s.result.warnings.empty());
+  EXPECT_NE(s.result.warnings.front().find("rank 6"), std::string::npos);
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 2u) << s.printed;
+  expect_same_outputs(s, 2, {{"b", 2}, {"h", 3}, {"w", 3}});
+}
+
+// A 0 in the second target copies a dim of the rank-6 value that x does not have at that
+// position (3, where x has 12): the merged Reshape takes the known dims as its target.
+TEST(LegalizeCoreml, ACopyFromTheIntermediateBecomesItsSize) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x) => (float[2,3,4,3,4] y) {
+  s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+  a = Reshape(x, s1)
+  s2 = Constant <value = int64[5] {2, 0, 4, 3, 4}> ()
+  y = Reshape(a, s2)
+}
+)");
+  EXPECT_LE(max_rank(*s.model), 5) << s.printed;
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u) << s.printed;
+  EXPECT_NE(s.printed.find("{2, 3, 4, 3, 4}"), std::string::npos) << s.printed;
+  expect_same_outputs(s);
+}
+
+// Another reader of the rank-6 value than a Shape (a graph output here): the pair stays.
+TEST(LegalizeCoreml, RankSixValueWithAnotherReaderStays) {
+  auto s = legalize(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,12,12] x) => (float[24,1,3,4] y, float[2,3,4,1,3,4] a) {
+  s1 = Constant <value = int64[6] {2, 3, 4, 1, 3, 4}> ()
+  a = Reshape(x, s1)
+  s2 = Constant <value = int64[4] {24, 1, 3, 4}> ()
+  y = Reshape(a, s2)
+}
+)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 2u) << s.printed;
+  expect_same_outputs(s);
+}
+
+// tests/models/regressions/raft_rank6_dynamic.onnx (make_raft_rank6.py): torchvision RAFT's
+// correlation block exported with dynamic batch, height and width (issue 29).
+TEST(LegalizeCoreml, RaftDynamicExportHasNoValueAboveRankFiveAndMatches) {
+  auto r = onnx_io::load_model(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/regressions/raft_rank6_dynamic.onnx");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  test::Simplified s;
+  s.model = std::move(r).value();
+  s.original = ir::clone_model(*s.model);
+  passes::SimplifyOptions o;
+  o.target = "coreml";
+  o.strict = true;  // any value left above rank 5 fails the run
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto res = passes::simplify(*s.model, o);
+  ASSERT_TRUE(res.is_ok()) << res.status().message();
+  EXPECT_TRUE(res.value().warnings.empty()) << res.value().warnings.front();
+  auto plain = ir::clone_model(*s.original);
+  ASSERT_TRUE(passes::simplify(*plain, passes::SimplifyOptions{}).is_ok());
+  EXPECT_EQ(max_rank(*plain), 6);  // without the target the rank-6 value stays
+  EXPECT_LE(max_rank(*s.model), 5) << ir::print_graph(*s.model->graph);
+  EXPECT_EQ(s.model->graph->inputs()[0]->type.str(), "float[batch,3,height,width]");
+  expect_same_outputs(s, 2, {{"batch", 1}, {"height", 6}, {"width", 8}});
+  expect_same_outputs(s, 1, {{"batch", 2}, {"height", 4}, {"width", 6}});
+}
+
 // The element-wise ops the target hoists are declared in their own files.
 TEST(LegalizeCoreml, ElementwiseOpsAreDeclaredByTheirFiles) {
   const auto& reg = ops::OpRegistry::instance();
