@@ -161,6 +161,9 @@ struct Verification {
   double rtol = 0, atol = 0;
   double l2_tol = 0;     // --dtype: float outputs pass on relative L2 error <= l2_tol (rtol/atol unused)
   std::map<std::string, int64_t> dims;  // values given to symbolic dims
+  // The sizes the check chose for the dims nothing fixed, and why ("" when none was free):
+  // "seq=512: the original fails on seq=8 and seq=64 (...); batch=1: looks like a batch".
+  std::string sizes;
   std::vector<OutputCheck> outputs;
   std::string why;       // first failing output
   // What the result was compared against when surgery changed the interface ("" otherwise):

@@ -16,6 +16,7 @@
 #include "api/internal.h"
 #include "api/report.h"
 #include "eval/interpreter.h"
+#include "eval/sizes.h"
 #include "eval/verify.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
@@ -273,11 +274,10 @@ double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
   return macs;
 }
 
-// Values for the symbolic dims of the check's inputs that nothing fixed: 1 for a leading
-// (batch) dim; other dims `other` (integer inputs such as token ids get a sequence of that
-// length, float inputs an image or signal of that size).
-eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, int64_t other,
-                           std::string* error, const std::map<std::string, std::string>& renamed = {}) {
+// What fixes the sizes of the check's inputs: --dim, --input-shape, --input, and a dim the
+// candidate declares fixed. The other symbolic dims are free: eval::size_candidates sizes them.
+eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, std::string* error,
+                           const std::map<std::string, std::string>& renamed = {}) {
   eval::InputSpec spec;
   spec.dims = o.dims;
   // A dim the candidate declares fixed (simplified for one size) where the original has a
@@ -304,37 +304,7 @@ eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const
       return spec;
     }
   }
-  const std::map<std::string, int64_t> fixed = spec.dims;
-  for (const ir::Value* v : m.graph->inputs()) {
-    if (v->is_initializer() || spec.shapes.count(v->name()) || spec.pinned.count(v->name())) continue;
-    if (!v->type.is_tensor() || !v->type.has_shape) continue;
-    bool anonymous = false;
-    for (size_t i = 0; i < v->type.dims.size(); ++i) {
-      const ir::Dim& d = v->type.dims[i];
-      if (d.is_known()) continue;
-      int64_t guess = i == 0 ? 1 : other;
-      if (d.param.empty()) anonymous = true;
-      else if (!o.dims.count(d.param) && !fixed.count(d.param))
-        spec.dims[d.param] = std::max(spec.dims.count(d.param) ? spec.dims[d.param] : 0, guess);
-    }
-    if (anonymous) {
-      std::vector<int64_t> dims;
-      for (size_t i = 0; i < v->type.dims.size(); ++i) {
-        const ir::Dim& d = v->type.dims[i];
-        dims.push_back(d.is_known() ? *d.value : !d.param.empty() ? spec.dims[d.param] : (i == 0 ? 1 : other));
-      }
-      spec.shapes[v->name()] = dims;
-    }
-  }
   return spec;
-}
-
-bool has_symbolic_inputs(const ir::Model& m) {
-  for (const ir::Value* v : m.graph->inputs())
-    if (!v->is_initializer() && v->type.has_shape)
-      for (const ir::Dim& d : v->type.dims)
-        if (!d.is_known()) return true;
-  return false;
 }
 
 std::string gmac_str(double macs) {
@@ -362,22 +332,28 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
     Status st = probe.check_supported();
     if (!st.is_ok()) return give_up(st, "; the result was written unchecked");
   }
-  // Larger sizes for the other symbolic dims when the original fails on small ones (a
-  // convolution stack needs a minimum image size, a spectrogram a minimum signal length).
-  const int64_t ladder[] = {8, 64, 512};
+  // The free symbolic dims grow until the original runs (a convolution stack needs a minimum
+  // image size, a spectrogram a minimum signal length); dims that look like a batch stay 1.
+  std::string err;
+  eval::InputSpec given =
+      check_spec(original, simplified, o, &err, plan ? plan->renamed : std::map<std::string, std::string>{});
+  if (!err.empty()) throw Error(kExitUsage, err);
+  const std::vector<eval::SizeCandidate> cands = eval::size_candidates(original, given);
+  std::vector<Status> failures;
   Status last;
-  bool symbolic = has_symbolic_inputs(original);
-  for (int64_t other : ladder) {
-    std::string err;
-    eval::InputSpec spec = check_spec(original, simplified, o, other, &err,
-                                      plan ? plan->renamed : std::map<std::string, std::string>{});
-    if (!err.empty()) throw Error(kExitUsage, err);
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const eval::InputSpec& spec = cands[i].spec;
     if (!forced) {
       double macs = estimate_macs(simplified, spec) * std::max(1, stack);
       if (macs_out) *macs_out = macs;
       if (macs > o.verify_budget_gmac * 1e9) {
-        *skipped = "one sample needs about " + gmac_str(macs) + " GMAC, over the budget of " +
-                   gmac_str(o.verify_budget_gmac * 1e9) + " (force the check with --verify, or raise --verify-budget)";
+        *skipped = "one sample needs about " + gmac_str(macs) + " GMAC";
+        if (i > 0)
+          *skipped += " with " + eval::describe_sizes(cands[i]) + " (the original fails on smaller sizes: " +
+                      failures.back().message() + ")";
+        *skipped += ", over the budget of " + gmac_str(o.verify_budget_gmac * 1e9) +
+                    " (force the check with --verify, or raise --verify-budget";
+        *skipped += i > 0 ? ", or give sizes with --dim, --input-shape or --input)" : ")";
         return nullptr;
       }
     }
@@ -395,14 +371,20 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
       vo.stacked = plan->batched_inputs;
     }
     auto v = eval::Verifier::create(original, vo);
-    if (v) return std::move(v).value();
+    if (v) {
+      v.value()->set_sizes(eval::explain_sizes(cands, i, failures));
+      return std::move(v).value();
+    }
     last = v.status();
     if (last.code() == ErrorCode::kInterrupted) throw_if_error(last);
-    if (last.code() == ErrorCode::kUsage || last.code() == ErrorCode::kUnsupported || !symbolic) break;
+    if (last.code() == ErrorCode::kUsage || last.code() == ErrorCode::kUnsupported) break;
+    failures.push_back(last);
   }
-  return give_up(last, last.code() == ErrorCode::kUsage ? ""
-                                                         : " (the original model fails on these random inputs: give "
-                                                           "sizes with --dim, --input-shape or --input)");
+  std::string tried = eval::sizes_tried(cands);
+  return give_up(last, last.code() == ErrorCode::kUsage
+                           ? ""
+                           : " (the original model fails on these random inputs" + (tried.empty() ? "" : ", " + tried) +
+                                 ": give sizes with --dim, --input-shape or --input)");
 }
 
 Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o,
@@ -417,6 +399,7 @@ Verification run_check(const eval::Verifier& checker, const ir::Model& candidate
   v.atol = o.atol;
   v.l2_tol = extras.l2_tol;
   v.dims = checker.dims_used();
+  v.sizes = checker.sizes();
   v.why = rep.value().why;
   for (const auto& od : rep.value().outputs) {
     bool comparable = od.not_comparable.empty();
@@ -467,11 +450,11 @@ bool observe_once(const ir::Model& m, const Options& o, rewrites::FloatObservati
   eval::Interpreter interp(m);
   if (!interp.check_supported().is_ok()) return false;
   interp.set_fast_float(true);
-  for (int64_t other : {8, 64, 512}) {
-    std::string err;
-    eval::InputSpec spec = check_spec(m, m, o, other, &err);
-    if (!err.empty()) return false;
-    auto feeds = eval::make_random_inputs(m, spec, o.seed);
+  std::string err;
+  eval::InputSpec given = check_spec(m, m, o, &err);
+  if (!err.empty()) return false;
+  for (const eval::SizeCandidate& c : eval::size_candidates(m, given)) {
+    auto feeds = eval::make_random_inputs(m, c.spec, o.seed);
     if (!feeds) return false;
     interp.set_observer(seen.observer());
     if (interp.run(feeds.value())) return true;

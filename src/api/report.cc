@@ -173,6 +173,7 @@ std::string Report::to_text() const {
                          o.ok ? "ok" : "DIFFERS");
       os << line;
     }
+    if (!v.sizes.empty()) os << "  sizes: " << v.sizes << "\n";
     random_lines();
     if (!v.ok) os << "  first difference: " << v.why << "\n";
   } else if (v.ran) {
@@ -189,6 +190,7 @@ std::string Report::to_text() const {
                          o.ok ? "ok" : "DIFFERS");
       os << line;
     }
+    if (!v.sizes.empty()) os << "  sizes: " << v.sizes << "\n";
     random_lines();
     if (!v.ok) os << "  first difference: " << v.why << "\n";
     if (!v.compared.empty()) os << "  compared: " << v.compared << "\n";
@@ -244,6 +246,7 @@ std::string Report::to_json() const {
   vj["atol"] = v.atol;
   if (v.l2_tol > 0) vj["l2_tol"] = v.l2_tol;
   vj["dims"] = v.dims;
+  if (!v.sizes.empty()) vj["sizes"] = v.sizes;
   vj["outputs"] = nlohmann::json::array();
   for (const auto& o : v.outputs)
     vj["outputs"].push_back(

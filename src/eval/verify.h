@@ -105,6 +105,9 @@ class Verifier {
   const std::vector<std::map<std::string, ir::RuntimeValue>>& feeds() const { return feeds_; }
   // The values given to every symbolic dim of the inputs (for the report).
   const std::map<std::string, int64_t>& dims_used() const { return dims_used_; }
+  // Which sizes the free dims got and why (eval::explain_sizes), for the report.
+  void set_sizes(std::string s) { sizes_ = std::move(s); }
+  const std::string& sizes() const { return sizes_; }
 
  private:
   VerifyOptions opts_;
@@ -112,6 +115,7 @@ class Verifier {
   std::vector<std::map<std::string, ir::RuntimeValue>> feeds_;
   std::vector<std::vector<ir::RuntimeValue>> expected_;
   std::map<std::string, int64_t> dims_used_;
+  std::string sizes_;
   // Random ops: each sample's stream seed (both models), the reference's random facts (the
   // dependence of each compared output), and whether draws can match at all (not when a sample
   // of the candidate stacks several runs of the reference).

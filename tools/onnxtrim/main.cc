@@ -23,6 +23,7 @@
 #include "api/internal.h"
 #include "api/report.h"
 #include "eval/interpreter.h"
+#include "eval/sizes.h"
 #include "eval/verify.h"
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
@@ -309,10 +310,12 @@ int cmd_run(int argc, char** argv) {
   interp.set_fast_float(fast);
   Status st = interp.check_supported();
   if (!st.is_ok()) api::throw_if_error(st.with_file(path));
-  auto feeds = eval::make_random_inputs(m, spec, opts.seed);
-  api::throw_if_error(feeds.is_ok() ? Status::ok() : feeds.status());
-  auto out = interp.run(feeds.value());
-  if (!out) api::throw_if_error(Status(out.status()).with_file(path));
+  // The dims nothing fixes grow until the model runs, as in the check (eval/sizes.h).
+  auto sized = eval::run_with_sizes(interp, m, spec, opts.seed);
+  if (!sized) api::throw_if_error(Status(sized.status()).with_file(path));
+  if (!sized.value().sizes.empty()) std::fprintf(stderr, "sizes: %s\n", sized.value().sizes.c_str());
+  const auto& feeds = sized.value().feeds;
+  const auto& out = sized.value().outputs;
   auto write_pb = [](const ir::Tensor& t, const std::string& file) {
     auto bytes = onnx_io::serialize_tensor_proto(t);
     api::throw_if_error(bytes.is_ok() ? Status::ok() : bytes.status());
@@ -327,13 +330,13 @@ int cmd_run(int argc, char** argv) {
       size_t k = 0;
       for (const ir::Value* v : m.graph->inputs())
         if (!v->is_initializer())
-          write_pb(feeds.value().at(v->name()).tensor, output_dir + "/input_" + std::to_string(k++) + ".pb");
+          write_pb(feeds.at(v->name()).tensor, output_dir + "/input_" + std::to_string(k++) + ".pb");
     }
-    for (size_t i = 0; i < out.value().size(); ++i)
-      if (out.value()[i].is_tensor()) write_pb(out.value()[i].tensor, output_dir + "/output_" + std::to_string(i) + ".pb");
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].is_tensor()) write_pb(out[i].tensor, output_dir + "/output_" + std::to_string(i) + ".pb");
   }
-  for (size_t i = 0; i < out.value().size(); ++i) {
-    const auto& v = out.value()[i];
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto& v = out[i];
     std::printf("%s: ", m.graph->outputs()[i]->name().c_str());
     if (v.is_tensor()) {
       std::string dims;

@@ -1,0 +1,201 @@
+// Sizes the check finds by itself (issue 29): the free symbolic dims of the inputs grow (8, 64,
+// 512, 4096) until the original runs, dims that look like a batch stay 1, the report says which
+// sizes were used and why, and the check is skipped - naming the sizes tried and the flags to
+// give - only when no size works. `onnxtrim run` sizes its inputs the same way.
+#include <gtest/gtest.h>
+
+#include "eval/interpreter.h"
+#include "eval/sizes.h"
+#include "eval/verify.h"
+#include "onnxtrim/onnxtrim.hpp"
+#include "test_util.h"
+
+namespace onnxtrim {
+namespace {
+
+using test::parse;
+
+// The Conv weight `w` (a placeholder in the text) becomes [1, 1, k] of small values.
+void conv_weight(ir::Model& m, int64_t k) {
+  ir::Tensor t(ir::DataType::kFloat, {1, 1, k});
+  float* p = t.mutable_data<float>();
+  for (int64_t i = 0; i < k; ++i) p[i] = 0.01f * static_cast<float>(i % 7) - 0.02f;
+  test::set_weight(m, "w", std::move(t));
+}
+
+Model public_model(const ir::Model& m) {
+  auto bytes = onnx_io::serialize_model(m);
+  EXPECT_TRUE(bytes.is_ok());
+  return Model::parse(bytes.value().data(), bytes.value().size());
+}
+
+// A signal with unnamed dynamic dims into a Conv with a kernel of 100: the check's first sizes
+// (8, then 64) are too short for it.
+constexpr const char* kUnnamedConv = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[?,1,?] x) => (float[?,1,?] y) {
+  w = Constant<value = float {0}>()
+  c = Conv(x, w)
+  one = Constant<value = float {1}>()
+  y = Mul(c, one)
+}
+)";
+
+TEST(CheckSizes, UnnamedDimsGrowUntilTheOriginalRuns) {
+  auto m = parse(kUnnamedConv);
+  ASSERT_TRUE(m);
+  conv_weight(*m, 100);
+  Model pm = public_model(*m);
+  Report r = simplify(pm, Options{});
+  const Verification& v = r.verification;
+  EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
+  EXPECT_NE(v.sizes.find("x[2]=512: the original fails on x[2]=8 and x[2]=64"), std::string::npos) << v.sizes;
+  EXPECT_NE(v.sizes.find("kernel is larger than the padded input"), std::string::npos) << v.sizes;
+  EXPECT_NE(v.sizes.find("x[0]=1: looks like a batch"), std::string::npos) << v.sizes;
+  std::string text = r.to_text();
+  EXPECT_NE(text.find("  sizes: x[2]=512"), std::string::npos) << text;
+  EXPECT_NE(r.to_json().find("\"sizes\":"), std::string::npos);
+  EXPECT_EQ(pm.to_text().find("Mul"), std::string::npos) << pm.to_text();  // simplified, and checked
+}
+
+// `batch` at axis 1 of an LSTM-like state and axis 0 of the signal; the signal's `seq` must be
+// >= 100; both batches must be equal (Concat). Before: both grew together (batch = 512).
+constexpr const char* kNamedBatchSeq = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[batch,seq] x, float[2,batch,4] state) => (float[batch,?] y) {
+  ax1 = Constant<value = int64[1] {1}>()
+  xu = Unsqueeze(x, ax1)
+  w = Constant<value = float {0}>()
+  c = Conv(xu, w)
+  a = ReduceSum<keepdims = 0>(c, ax1)
+  ax0 = Constant<value = int64[1] {0}>()
+  b = ReduceSum<keepdims = 0>(state, ax0)
+  ab = Concat<axis = 1>(a, b)
+  one = Constant<value = float {1}>()
+  y = Mul(ab, one)
+}
+)";
+
+TEST(CheckSizes, BatchStaysSmallWhileSeqGrows) {
+  auto m = parse(kNamedBatchSeq);
+  ASSERT_TRUE(m);
+  conv_weight(*m, 100);
+  Model pm = public_model(*m);
+  Report r = simplify(pm, Options{});
+  const Verification& v = r.verification;
+  EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
+  EXPECT_EQ(v.dims, (std::map<std::string, int64_t>{{"batch", 1}, {"seq", 512}}));
+  EXPECT_NE(v.sizes.find("seq=512: the original fails on seq=8 and seq=64"), std::string::npos) << v.sizes;
+  EXPECT_NE(v.sizes.find("batch=1: looks like a batch"), std::string::npos) << v.sizes;
+
+  // Every candidate keeps batch at 1.
+  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  ASSERT_EQ(cands.size(), 4u);
+  for (const auto& c : cands) EXPECT_EQ(c.spec.dims.at("batch"), 1);
+  EXPECT_EQ(cands.back().spec.dims.at("seq"), 4096);
+}
+
+// Nothing named: the signal [?, ?] and an LSTM-like state [2, ?, 4] whose unnamed dim must equal
+// the signal's batch (as spox writes Silero VAD). The state's dim is tried as a length, then as
+// a batch.
+constexpr const char* kUnnamedState = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[?,?] x, float[2,?,4] state) => (float[?,?] y) {
+  ax1 = Constant<value = int64[1] {1}>()
+  xu = Unsqueeze(x, ax1)
+  w = Constant<value = float {0}>()
+  c = Conv(xu, w)
+  a = ReduceSum<keepdims = 0>(c, ax1)
+  ax0 = Constant<value = int64[1] {0}>()
+  b = ReduceSum<keepdims = 0>(state, ax0)
+  ab = Concat<axis = 1>(a, b)
+  one = Constant<value = float {1}>()
+  y = Mul(ab, one)
+}
+)";
+
+TEST(CheckSizes, UnclearDimsAreTriedAsLengthThenAsBatch) {
+  auto m = parse(kUnnamedState);
+  ASSERT_TRUE(m);
+  conv_weight(*m, 100);
+  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  ASSERT_GE(cands.size(), 2u);
+  EXPECT_EQ(eval::describe_sizes(cands[0]), "x[0]=1, x[1]=8, state[1]=8");
+  EXPECT_EQ(eval::describe_sizes(cands[1]), "x[0]=1, x[1]=8, state[1]=1");
+  EXPECT_EQ(cands[0].spec.shapes.at("state"), (std::vector<int64_t>{2, 8, 4}));
+
+  Model pm = public_model(*m);
+  Report r = simplify(pm, Options{});
+  const Verification& v = r.verification;
+  EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
+  EXPECT_NE(v.sizes.find("x[1]=512, state[1]=1: the original fails on the 5 smaller sizes tried (x[1]=8, state[1]=8 to "
+                         "x[1]=512, state[1]=512)"),
+            std::string::npos)
+      << v.sizes;
+  EXPECT_NE(v.sizes.find("Concat inputs differ"), std::string::npos) << v.sizes;
+}
+
+// No size makes the original run (a Reshape to 21 elements): skipped, with the reason, the
+// sizes tried and the flags to give; with --dim the check runs.
+constexpr const char* kNoSizeWorks = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[seq] x) => (float[3,7] y) {
+  s = Constant<value = int64[2] {3, 7}>()
+  r = Reshape(x, s)
+  one = Constant<value = float {1}>()
+  y = Mul(r, one)
+}
+)";
+
+TEST(CheckSizes, SkippedWithTheReasonWhenNoSizeWorks) {
+  auto m = parse(kNoSizeWorks);
+  ASSERT_TRUE(m);
+  {
+    Model pm = public_model(*m);
+    Report r = simplify(pm, Options{});
+    const Verification& v = r.verification;
+    EXPECT_FALSE(v.ran);
+    EXPECT_NE(v.skipped.find("Reshape"), std::string::npos) << v.skipped;
+    EXPECT_NE(v.skipped.find("sizes tried: seq=8 ... seq=4096: give sizes with --dim, --input-shape or --input"),
+              std::string::npos)
+        << v.skipped;
+  }
+  {
+    Model pm = public_model(*m);
+    Options o;
+    o.set("dim", "seq=21");
+    Report r = simplify(pm, o);
+    EXPECT_TRUE(r.verification.ran && r.verification.ok) << r.verification.skipped << r.verification.why;
+  }
+}
+
+// `onnxtrim run` without size options: the same sizes.
+TEST(CheckSizes, RunFindsTheSizesToo) {
+  auto m = parse(kUnnamedConv);
+  ASSERT_TRUE(m);
+  conv_weight(*m, 100);
+  eval::Interpreter interp(*m);
+  auto run = eval::run_with_sizes(interp, *m, eval::InputSpec{}, 0);
+  ASSERT_TRUE(run.is_ok()) << run.status().message();
+  ASSERT_EQ(run.value().outputs.size(), 1u);
+  EXPECT_EQ(run.value().outputs[0].tensor.dims(), (std::vector<int64_t>{1, 1, 413}));
+  EXPECT_EQ(run.value().feeds.at("x").tensor.dims(), (std::vector<int64_t>{1, 1, 512}));
+  EXPECT_NE(run.value().sizes.find("x[2]=512"), std::string::npos) << run.value().sizes;
+
+  auto bad = parse(kNoSizeWorks);
+  ASSERT_TRUE(bad);
+  eval::Interpreter interp2(*bad);
+  auto fails = eval::run_with_sizes(interp2, *bad, eval::InputSpec{}, 0);
+  ASSERT_FALSE(fails.is_ok());
+  EXPECT_NE(fails.status().message().find("give sizes with --dim"), std::string::npos) << fails.status().message();
+}
+
+TEST(CheckSizes, BatchNames) {
+  for (const char* n : {"batch", "batch_size", "N", "B", "bs", "BatchSize", "nbatch"})
+    EXPECT_TRUE(eval::looks_like_batch(n)) << n;
+  for (const char* n : {"seq", "sequence_length", "time", "height", "num_samples", "past_seq"})
+    EXPECT_FALSE(eval::looks_like_batch(n)) << n;
+}
+
+}  // namespace
+}  // namespace onnxtrim
