@@ -3,35 +3,42 @@
 // its shape: scalar, [N], [1, N], [M, 1], [M, N]). Computed in double: exact up to rounding.
 // Refuses: a constant that would broadcast the output larger, a non-constant C, a Gemm output
 // with other consumers or that is a graph output, types other than float/double, opset < 7.
-#include "passes/pass.h"
+#include "passes/rule.h"
 #include "rewrites/gemm_epilogue.h"
 
 namespace onnxtrim::passes {
 namespace {
 
-class FuseGemmBias final : public Pass {
+struct GemmBias {
+  ir::Node* gemm = nullptr;
+  Matrix c;                   // the Add's constant
+  std::optional<Matrix> old;  // the Gemm's C
+};
+
+class FuseGemmBias final : public Rule<GemmBias> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    int64_t opset = ctx.model.opset("");
-    for (ir::Node* add : g.node_list()) {
-      if (add->is_dead() || add->op_type != "Add" || !add->is_default_domain()) continue;
-      for (size_t side = 0; side < 2; ++side) {
-        ir::Node* gemm = absorbing_gemm(add->input(side), opset);
-        if (!gemm) continue;
-        ir::Value* y = gemm->output(0);
-        auto c = broadcast_matrix(add->input(1 - side), y);
-        if (!c || !ir::Rewriter::can_replace(add->output(0), y)) continue;
-        std::optional<Matrix> old;
-        if (gemm->input(2) && !(old = broadcast_matrix(gemm->input(2), y))) continue;
-        apply(*add, *gemm, *c, old, g, rw);
-        break;
-      }
+  std::vector<std::string> roots() const override { return {"Add"}; }
+
+ protected:
+  Match<GemmBias> match(const ir::Node& add, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    for (size_t side = 0; side < 2; ++side) {
+      ir::Node* gemm = absorbing_gemm(add.input(side), opset);
+      if (!gemm) continue;
+      ir::Value* y = gemm->output(0);
+      auto c = broadcast_matrix(add.input(1 - side), y);
+      if (!c || !ir::Rewriter::can_replace(add.output(0), y)) continue;
+      std::optional<Matrix> old;
+      if (gemm->input(2) && !(old = broadcast_matrix(gemm->input(2), y))) continue;
+      return GemmBias{gemm, *c, old};
     }
+    return refuse("no input is a Gemm (read only by the Add, C constant or absent) plus a constant that keeps its shape");
   }
 
- private:
-  static void apply(ir::Node& add, ir::Node& gemm, const Matrix& c, const std::optional<Matrix>& old, ir::Graph& g,
-                    ir::Rewriter& rw) {
+  void apply(ir::Node& add, GemmBias& b, RuleContext& ctx, ir::Rewriter& rw) override {
+    ir::Node& gemm = *b.gemm;
+    const Matrix& c = b.c;
+    const std::optional<Matrix>& old = b.old;
     ir::Value* y = gemm.output(0);
     double beta = gemm.attr_float("beta", 1.0f);
     int64_t rows = std::max(c.rows, old ? old->rows : 1);
@@ -39,7 +46,7 @@ class FuseGemmBias final : public Pass {
     std::vector<double> v(static_cast<size_t>(rows * cols));
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) v[static_cast<size_t>(i * cols + j)] = (old ? beta * old->at(i, j) : 0.0) + c.at(i, j);
-    ir::Value* nc = rw.add_initializer(g, from_doubles(y->type.elem, matrix_dims(rows, cols), v), y->name() + "_bias");
+    ir::Value* nc = rw.add_initializer(ctx.graph(), from_doubles(y->type.elem, matrix_dims(rows, cols), v), y->name() + "_bias");
     rw.set_input(&gemm, 2, nc);
     if (beta != 1.0) rw.set_attribute(&gemm, ir::Attribute::make_float("beta", 1.0f));
     y->type = add.output(0)->type;
@@ -49,7 +56,7 @@ class FuseGemmBias final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseGemmBias, "fuse_gemm_bias", 550,
+ONNXTRIM_REGISTER_RULE(FuseGemmBias, "fuse_gemm_bias", 550,
                        "a constant Add after Gemm (no C or a constant C) joins C; refuses constants that broadcast the output "
                        "larger, shared intermediates, graph outputs, non-float types");
 

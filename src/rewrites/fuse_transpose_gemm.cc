@@ -3,42 +3,51 @@
 // Pure data movement: exact for every type.
 // Refuses: a Transpose output with other consumers (the same Gemm reading it twice included) or
 // that is a graph output, a perm other than [1, 0] (or absent on a 2-D input).
-#include "passes/pass.h"
+#include "passes/rule.h"
 
 namespace onnxtrim::passes {
 namespace {
 
-class FuseTransposeGemm final : public Pass {
+// Which of the Gemm's A and B are such Transposes.
+struct GemmTransposes {
+  bool a = false, b = false;
+};
+
+class FuseTransposeGemm final : public Rule<GemmTransposes> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
-    for (ir::Node* n : g.node_list()) {
-      if (n->is_dead() || n->op_type != "Gemm" || !n->is_default_domain()) continue;
-      for (size_t side = 0; side < 2; ++side) {
-        ir::Value* v = n->input(side);
-        if (!swaps_2d(v)) continue;
-        ir::Node* tr = v->producer();
-        const char* flag = side == 0 ? "transA" : "transB";
-        rw.set_attribute(n, ir::Attribute::make_int(flag, n->attr_int(flag, 0) != 0 ? 0 : 1));
-        rw.set_input(n, side, tr->input(0));
-        rw.erase_node(tr);
-      }
+  std::vector<std::string> roots() const override { return {"Gemm"}; }
+
+ protected:
+  Match<GemmTransposes> match(const ir::Node& n, RuleContext&) override {
+    GemmTransposes s{swaps_2d(n.input(0), &n), swaps_2d(n.input(1), &n)};
+    if (!s.a && !s.b) return refuse("neither A nor B is a [1, 0] Transpose read only by the Gemm");
+    return s;
+  }
+
+  void apply(ir::Node& n, GemmTransposes& s, RuleContext&, ir::Rewriter& rw) override {
+    for (size_t side = 0; side < 2; ++side) {
+      if (!(side == 0 ? s.a : s.b)) continue;
+      ir::Node* tr = n.input(side)->producer();
+      const char* flag = side == 0 ? "transA" : "transB";
+      rw.set_attribute(&n, ir::Attribute::make_int(flag, n.attr_int(flag, 0) != 0 ? 0 : 1));
+      rw.set_input(&n, side, tr->input(0));
+      rw.erase_node(tr);
     }
   }
 
  private:
-  static bool swaps_2d(const ir::Value* v) {
-    if (!v || !v->producer() || v->uses().size() != 1 || v->is_graph_output()) return false;
-    const ir::Node& tr = *v->producer();
-    if (tr.op_type != "Transpose" || !tr.is_default_domain() || !tr.input(0)) return false;
-    std::vector<int64_t> perm = tr.attr_ints("perm");
-    if (perm.empty()) return tr.input(0)->type.rank() == 2;  // reversed axes
+  static bool swaps_2d(const ir::Value* v, const ir::Node* gemm) {
+    const ir::Node* tr = private_producer(v, "Transpose", gemm);
+    if (!tr || !tr->input(0)) return false;
+    std::vector<int64_t> perm = tr->attr_ints("perm");
+    if (perm.empty()) return tr->input(0)->type.rank() == 2;  // reversed axes
     return perm == std::vector<int64_t>{1, 0};
   }
 };
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseTransposeGemm, "fuse_transpose_gemm", 540,
+ONNXTRIM_REGISTER_RULE(FuseTransposeGemm, "fuse_transpose_gemm", 540,
                        "Transpose (perm [1,0]) of a Gemm input A or B -> the transA/transB toggle; refuses shared or graph-output "
                        "transposes");
 
