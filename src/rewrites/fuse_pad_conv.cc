@@ -13,7 +13,7 @@
 // Runtime rejects those); AveragePool before opset 7; MaxPool with a used Indices output.
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
-#include "passes/pass.h"
+#include "passes/rule.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -53,52 +53,59 @@ std::optional<std::vector<int64_t>> zero_pad(const ir::Node& pad, int64_t opset)
   return p;
 }
 
-class FusePadConv final : public Pass {
+struct PadFit {
+  ir::Node* pad = nullptr;
+  std::vector<int64_t> pads;  // the op's pads with the Pad's added
+  bool set_include_pad = false;
+};
+
+class FusePadConv final : public Rule<PadFit> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    int64_t opset = ctx.model.opset("");
-    for (ir::Node* n : g.node_list()) {
-      if (n->is_dead() || !n->is_default_domain()) continue;
-      if (n->op_type != "Conv" && n->op_type != "AveragePool" && n->op_type != "MaxPool") continue;
-      ir::Value* padded = n->input(0);
-      if (!padded || !padded->producer() || padded->uses().size() != 1 || padded->is_graph_output()) continue;
-      ir::Node* pad = padded->producer();
-      if (pad->op_type != "Pad" || !pad->is_default_domain() || !pad->input(0)) continue;
-      auto p = zero_pad(*pad, opset);
-      if (!p) continue;
-      auto rank = static_cast<int64_t>(p->size() / 2);
-      if (rank < 3) continue;
-      auto r = static_cast<size_t>(rank);
-      if ((*p)[0] != 0 || (*p)[1] != 0 || (*p)[r] != 0 || (*p)[r + 1] != 0) continue;
-      if (n->attr_string("auto_pad", "NOTSET") != "NOTSET") continue;
-      size_t nsp = r - 2;
-      std::vector<int64_t> pads = n->attr_ints("pads");
-      if (pads.empty()) pads.assign(2 * nsp, 0);
-      if (pads.size() != 2 * nsp) continue;
-      bool pool_had_pads = false;
-      for (int64_t v : pads) pool_had_pads |= v != 0;
-      for (size_t i = 0; i < nsp; ++i) {
-        pads[i] += (*p)[2 + i];
-        pads[i + nsp] += (*p)[r + 2 + i];
-      }
-      bool set_include_pad = false;
-      if (n->op_type != "Conv") {
-        if (!pool_ok(*n, pads, nsp, opset)) continue;
-        if (n->op_type == "AveragePool" && n->attr_int("count_include_pad", 0) == 0) {
-          if (pool_had_pads || opset < 7) continue;
-          set_include_pad = true;
-        }
-        if (n->op_type == "MaxPool") {
-          const ir::Node* src = pad->input(0)->producer();
-          if (!src || src->op_type != "Relu" || !src->is_default_domain()) continue;
-          if (n->output(1) && (n->output(1)->has_uses() || n->output(1)->is_graph_output())) continue;
-        }
-      }
-      rw.set_attribute(n, ir::Attribute::make_ints("pads", pads));
-      if (set_include_pad) rw.set_attribute(n, ir::Attribute::make_int("count_include_pad", 1));
-      rw.set_input(n, 0, pad->input(0));
-      rw.erase_node_and_dead_producers(pad);
+  std::vector<std::string> roots() const override { return {"Conv", "AveragePool", "MaxPool"}; }
+
+ protected:
+  Match<PadFit> match(const ir::Node& n, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    ir::Node* pad = const_cast<ir::Node*>(private_producer(n.input(0), "Pad", &n));
+    if (!pad || !pad->input(0)) return refuse("the input is not a Pad read only by the op");
+    auto p = zero_pad(*pad, opset);
+    if (!p) return refuse("the Pad is not a constant zero pad with non-negative pads");
+    auto rank = static_cast<int64_t>(p->size() / 2);
+    if (rank < 3) return refuse("the Pad has no spatial axes");
+    auto r = static_cast<size_t>(rank);
+    if ((*p)[0] != 0 || (*p)[1] != 0 || (*p)[r] != 0 || (*p)[r + 1] != 0) return refuse("the Pad pads the batch or channel axis");
+    if (n.attr_string("auto_pad", "NOTSET") != "NOTSET") return refuse("the op has an auto_pad");
+    size_t nsp = r - 2;
+    std::vector<int64_t> pads = n.attr_ints("pads");
+    if (pads.empty()) pads.assign(2 * nsp, 0);
+    if (pads.size() != 2 * nsp) return refuse("the op's pads do not fit the Pad's rank");
+    bool pool_had_pads = false;
+    for (int64_t v : pads) pool_had_pads |= v != 0;
+    for (size_t i = 0; i < nsp; ++i) {
+      pads[i] += (*p)[2 + i];
+      pads[i + nsp] += (*p)[r + 2 + i];
     }
+    bool set_include_pad = false;
+    if (n.op_type != "Conv") {
+      if (!pool_ok(n, pads, nsp, opset)) return refuse("the pool has ceil_mode, dilations, or pads that reach its kernel");
+      if (n.op_type == "AveragePool" && n.attr_int("count_include_pad", 0) == 0) {
+        if (pool_had_pads || opset < 7) return refuse("the AveragePool excludes its own padding from the count");
+        set_include_pad = true;
+      }
+      if (n.op_type == "MaxPool") {
+        const ir::Node* src = pad->input(0)->producer();
+        if (!src || src->op_type != "Relu" || !src->is_default_domain()) return refuse("the MaxPool's input is not a Relu's");
+        if (n.output(1) && (n.output(1)->has_uses() || n.output(1)->is_graph_output())) return refuse("the MaxPool's Indices are used");
+      }
+    }
+    return PadFit{pad, std::move(pads), set_include_pad};
+  }
+
+  void apply(ir::Node& n, PadFit& f, RuleContext&, ir::Rewriter& rw) override {
+    rw.set_attribute(&n, ir::Attribute::make_ints("pads", f.pads));
+    if (f.set_include_pad) rw.set_attribute(&n, ir::Attribute::make_int("count_include_pad", 1));
+    rw.set_input(&n, 0, f.pad->input(0));
+    rw.erase_node_and_dead_producers(f.pad);
   }
 
  private:
@@ -117,7 +124,7 @@ class FusePadConv final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FusePadConv, "fuse_pad_conv", 530,
+ONNXTRIM_REGISTER_RULE(FusePadConv, "fuse_pad_conv", 530,
                        "constant zero Pad on spatial axes before Conv/AveragePool (count_include_pad respected)/MaxPool "
                        "(after Relu only) -> the op's pads; refuses other modes and values, auto_pad, pads >= kernel for pools");
 
