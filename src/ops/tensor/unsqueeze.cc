@@ -65,6 +65,49 @@ bool fold_unsqueeze_nop(ir::Node& n, FoldContext& fc) {
   return fc.forward(n, 0, n.input(0));
 }
 
+// Unsqueeze(Unsqueeze(x, a1), a2) -> Unsqueeze(x, a), a the positions in the final rank of the
+// dims both insert (non-negative, ascending; each dim of x keeps its order, so one insertion of
+// them all is the same tensor). The outer node stays, with the merged axes (an attribute before
+// opset 13, a new initializer from 13) and x as its input.
+// Refuses: an inner output read elsewhere or that is a graph output; axes that are not constant,
+// empty, repeated or out of range; x of unknown rank (negative axes and ranges need it).
+bool fold_unsqueeze_pair(ir::Node& n, FoldContext& fc) {
+  ir::Value* mid = n.input(0);
+  if (!mid || !mid->producer() || mid->is_graph_output() || mid->uses().size() != 1) return false;
+  ir::Node& first = *mid->producer();
+  if (first.op_type != "Unsqueeze" || !first.is_default_domain() || first.num_outputs() != 1) return false;
+  auto axes_of = [&](const ir::Node& m) -> std::optional<std::vector<int64_t>> {
+    if (fc.opset() >= 13) return m.num_inputs() > 1 && m.input(1) ? FoldContext::constant_ints(m.input(1)) : std::nullopt;
+    return m.attr_ints("axes");
+  };
+  auto a1 = axes_of(first), a2 = axes_of(n);
+  ir::Value* x = first.input(0);
+  if (!a1 || !a2 || a1->empty() || a2->empty() || !x || x->type.rank() < 0) return false;
+  const int64_t r1 = x->type.rank() + static_cast<int64_t>(a1->size());
+  std::vector<bool> new1, new2;
+  if (!unsqueeze_dims(*a1, x->type.rank(), &new1) || !unsqueeze_dims(*a2, r1, &new2)) return false;
+  std::vector<int64_t> merged;
+  size_t q = 0;  // the inner output's dim that a kept dim of the outer output is
+  for (size_t k = 0; k < new2.size(); ++k) {
+    bool inserted = new2[k] || new1[q++];
+    if (inserted) merged.push_back(static_cast<int64_t>(k));
+  }
+  ir::Rewriter& rw = fc.rewriter();
+  if (fc.opset() >= 13) {
+    ir::Graph* g = n.graph();
+    if (!g) return false;
+    const int64_t len = static_cast<int64_t>(merged.size());
+    ir::Value* axes = rw.add_initializer(*g, ir::Tensor::from_vector<int64_t>(ir::DataType::kInt64, {len}, merged),
+                                        n.output(0)->name() + "_axes");
+    rw.set_input(&n, 1, axes);
+  } else {
+    rw.set_attribute(&n, ir::Attribute::make_ints("axes", merged));
+  }
+  rw.set_input(&n, 0, x);
+  rw.erase_node(&first);
+  return true;
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -73,5 +116,6 @@ ONNXTRIM_REGISTER_COPIES_ELEMENTS(Unsqueeze, "", "Unsqueeze");
 ONNXTRIM_REGISTER_INFER(Unsqueeze, "", "Unsqueeze", infer_unsqueeze);
 ONNXTRIM_REGISTER_TYPES(Unsqueeze, "", "Unsqueeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", fold_unsqueeze_nop);
+ONNXTRIM_REGISTER_FOLD(UnsqueezeFold1, "", "Unsqueeze", "fuse_consecutive_ops", fold_unsqueeze_pair);
 
 }  // namespace onnxtrim::ops
