@@ -8,22 +8,31 @@
 // replaced by x (x a graph input and the Concat output a graph output).
 #include <algorithm>
 
-#include "passes/pass.h"
+#include "passes/rule.h"
 #include "rewrites/slice_spec.h"
 
 namespace onnxtrim::passes {
 namespace {
 
-class FuseConcatOfSlices final : public Pass {
+struct Covered {
+  ir::Value* x = nullptr;
+};
+
+class FuseConcatOfSlices final : public Rule<Covered> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    int64_t opset = ctx.model.opset("");
-    for (ir::Node* cat : g.node_list()) {
-      if (cat->is_dead() || cat->op_type != "Concat" || !cat->is_default_domain() || cat->num_inputs() == 0) continue;
-      ir::Value* x = covered_input(*cat, opset);
-      if (!x || !ir::Rewriter::can_replace(cat->output(0), x)) continue;
-      if (rw.replace_all_uses_with(cat->output(0), x)) rw.erase_node_and_dead_producers(cat);
-    }
+  std::vector<std::string> roots() const override { return {"Concat"}; }
+
+ protected:
+  Match<Covered> match(const ir::Node& cat, RuleContext& ctx) override {
+    if (cat.num_inputs() == 0) return refuse("no inputs");
+    ir::Value* x = covered_input(cat, ctx.opset());
+    if (!x) return refuse("the inputs are not Slices of one x, read only here, that cover it in order along the axis");
+    if (!ir::Rewriter::can_replace(cat.output(0), x)) return refuse("the output cannot take x's place (its name)");
+    return Covered{x};
+  }
+
+  void apply(ir::Node& cat, Covered& f, RuleContext&, ir::Rewriter& rw) override {
+    if (rw.replace_all_uses_with(cat.output(0), f.x)) rw.erase_node_and_dead_producers(&cat);
   }
 
  private:
@@ -75,7 +84,7 @@ class FuseConcatOfSlices final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseConcatOfSlices, "fuse_concat_of_slices", 561,
+ONNXTRIM_REGISTER_RULE(FuseConcatOfSlices, "fuse_concat_of_slices", 561,
                        "Concat of Slices of the same input that cover it exactly in order along the Concat axis -> the input; "
                        "refuses gaps, overlaps, other axes or steps, shared slices");
 

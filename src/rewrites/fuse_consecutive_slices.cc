@@ -11,7 +11,7 @@
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
-#include "passes/pass.h"
+#include "passes/rule.h"
 #include "rewrites/slice_spec.h"
 
 namespace onnxtrim::passes {
@@ -23,25 +23,32 @@ int64_t sat_add(int64_t a, int64_t b) {
   return r;
 }
 
-class FuseConsecutiveSlices final : public Pass {
+struct SliceWindows {
+  ir::Node* inner = nullptr;
+  std::map<int64_t, AxisWindow> windows;
+};
+
+class FuseConsecutiveSlices final : public Rule<SliceWindows> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    int64_t opset = ctx.model.opset("");
-    for (ir::Node* s2 : g.node_list()) {
-      if (s2->is_dead() || s2->op_type != "Slice" || !s2->is_default_domain()) continue;
-      ir::Value* mid = s2->input(0);
-      if (!mid || !mid->producer() || mid->uses().size() != 1 || mid->is_graph_output()) continue;
-      ir::Node* s1 = mid->producer();
-      if (s1->op_type != "Slice" || !s1->is_default_domain() || !s1->input(0)) continue;
-      ir::Value* x = s1->input(0);
-      int64_t rank = x->type.rank();
-      auto w1 = slice_windows(*s1, opset, rank);
-      auto w2 = slice_windows(*s2, opset, rank);
-      if (!w1 || !w2) continue;
-      auto merged = merge(*w1, *w2, x);
-      if (!merged) continue;
-      apply(*s1, *s2, *merged, opset, g, rw);
-    }
+  std::vector<std::string> roots() const override { return {"Slice"}; }
+
+ protected:
+  Match<SliceWindows> match(const ir::Node& s2, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    ir::Node* s1 = const_cast<ir::Node*>(private_producer(s2.input(0), "Slice", &s2));
+    if (!s1 || !s1->input(0)) return refuse("the input is not a Slice read only by this one");
+    ir::Value* x = s1->input(0);
+    int64_t rank = x->type.rank();
+    auto w1 = slice_windows(*s1, opset, rank);
+    auto w2 = slice_windows(s2, opset, rank);
+    if (!w1 || !w2) return refuse("a Slice's parameters are not constant");
+    auto merged = merge(*w1, *w2, x);
+    if (!merged) return refuse("an axis both slice has a step other than 1 or a bound that cannot be resolved");
+    return SliceWindows{s1, std::move(*merged)};
+  }
+
+  void apply(ir::Node& s2, SliceWindows& f, RuleContext& ctx, ir::Rewriter& rw) override {
+    write(*f.inner, s2, f.windows, ctx.opset(), ctx.graph(), rw);
   }
 
  private:
@@ -66,7 +73,7 @@ class FuseConsecutiveSlices final : public Pass {
     return out;
   }
 
-  static void apply(ir::Node& s1, ir::Node& s2, const std::map<int64_t, AxisWindow>& w, int64_t opset, ir::Graph& g,
+  static void write(ir::Node& s1, ir::Node& s2, const std::map<int64_t, AxisWindow>& w, int64_t opset, ir::Graph& g,
                     ir::Rewriter& rw) {
     std::vector<int64_t> starts, ends, axes, steps;
     for (const auto& [a, win] : w) {
@@ -94,7 +101,7 @@ class FuseConsecutiveSlices final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseConsecutiveSlices, "fuse_consecutive_slices", 560,
+ONNXTRIM_REGISTER_RULE(FuseConsecutiveSlices, "fuse_consecutive_slices", 560,
                        "Slice of a Slice with constant parameters -> one Slice (disjoint axes, or the same axis with step 1); "
                        "refuses unresolvable negative bounds, other steps on a shared axis, shared intermediates");
 
