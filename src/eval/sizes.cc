@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "passes/shape_inference.h"
+#include "symbolic/expr.h"
 
 namespace onnxtrim::eval {
 
@@ -29,6 +33,106 @@ bool free_input(const ir::Value* v, const InputSpec& given) {
          !given.pinned.count(v->name());
 }
 
+// The value of expression text `e` with identifier `tok` replaced by v (nullopt when it does
+// not come out a constant).
+std::optional<int64_t> eval_with(const std::string& e, const std::string& tok, int64_t v) {
+  std::string out;
+  for (size_t i = 0; i < e.size();) {
+    unsigned char c = static_cast<unsigned char>(e[i]);
+    if (std::isalpha(c) || c == '_') {
+      size_t j = i;
+      while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
+      std::string id = e.substr(i, j - i);
+      out += id == tok ? std::to_string(v) : id;
+      i = j;
+    } else {
+      out += e[i++];
+    }
+  }
+  return symbolic::Expr::parse(out).constant_value();
+}
+
+// The identifiers of expression text `e` other than its functions.
+std::set<std::string> identifiers(const std::string& e) {
+  std::set<std::string> ids;
+  for (size_t i = 0; i < e.size();) {
+    unsigned char c = static_cast<unsigned char>(e[i]);
+    if (std::isalpha(c) || c == '_') {
+      size_t j = i;
+      while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
+      std::string id = e.substr(i, j - i);
+      if (id != "floor" && id != "mod" && id != "min" && id != "max") ids.insert(id);
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return ids;
+}
+
+struct Floor {
+  int64_t at_least = 0;
+  std::string why;  // "x[2] >= 100 for node 'producing c (Conv)'"
+};
+
+// Lower bounds the facts give the free dims (slot keys of `slot_of`, input name and axis ->
+// slot key): a free dim that sizes a spatial dim of a convolution's or a pool's output, or the
+// frames of an STFT, must make it at least 1 (the kernel, the frame fits). Main graph only.
+std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& given,
+                                          const std::map<std::pair<std::string, size_t>, std::string>& slot_of) {
+  std::map<std::string, Floor> floors;
+  passes::InferOptions io;
+  io.dims = given.dims;
+  io.input_shapes = given.shapes;
+  for (const auto& [name, v] : given.pinned)
+    if (v.is_tensor()) io.input_shapes[name] = v.tensor.dims();
+  passes::ShapeInference si(m, io);
+  if (!si.run().is_ok()) return floors;
+  // Each free dim's symbol in the facts ("seq", or the unknown an unnamed dim became).
+  std::map<std::string, std::string> slot_of_token;
+  for (const ir::Value* v : m.graph->inputs()) {
+    const ops::TypeInfo* t = si.facts(v);
+    if (!t || !t->shape) continue;
+    for (size_t i = 0; i < t->shape->size(); ++i) {
+      auto it = slot_of.find({v->name(), i});
+      const symbolic::Expr& e = (*t->shape)[i];
+      if (it == slot_of.end() || !(e.is_symbol() || e.is_fresh())) continue;
+      slot_of_token[e.str()] = it->second;
+    }
+  }
+  static const std::set<std::string> spatial = {"Conv", "ConvInteger", "QLinearConv", "AveragePool",
+                                                "MaxPool", "LpPool", "DeformConv"};
+  m.graph->for_each_node([&](const ir::Node* n) {
+    if (!n->is_default_domain() || n->num_outputs() == 0 || !n->output(0)) return;
+    bool conv = spatial.count(n->op_type) > 0, stft = n->op_type == "STFT";
+    if (!conv && !stft) return;
+    const ops::TypeInfo* t = si.facts(n->output(0));
+    if (!t || !t->shape) return;
+    for (size_t a = stft ? 1 : 2; a < t->shape->size() && (conv || a == 1); ++a) {
+      const symbolic::Expr& e = (*t->shape)[a];
+      if (e.is_constant()) continue;
+      std::string text = e.str();
+      std::set<std::string> ids = identifiers(text);
+      if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) continue;
+      const std::string& tok = *ids.begin();
+      const int64_t hi = int64_t{1} << 16;
+      auto at_hi = eval_with(text, tok, hi), at_1 = eval_with(text, tok, 1);
+      if (!at_hi || !at_1 || *at_hi < 1 || *at_1 >= 1) continue;
+      int64_t lo = 1, up = hi;  // f(lo) < 1 <= f(up)
+      while (up - lo > 1) {
+        int64_t mid = lo + (up - lo) / 2;
+        auto f = eval_with(text, tok, mid);
+        if (!f) return;
+        (*f >= 1 ? up : lo) = mid;
+      }
+      const std::string& key = slot_of_token[tok];
+      Floor& fl = floors[key];
+      if (up > fl.at_least) fl = Floor{up, key + " >= " + std::to_string(up) + " for node '" + n->describe() + "'"};
+    }
+  });
+  return floors;
+}
+
 }  // namespace
 
 bool looks_like_batch(const std::string& dim_name) {
@@ -46,6 +150,7 @@ std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& 
     int64_t rank;
   };
   std::map<std::string, std::vector<Use>> named_uses;
+  std::map<std::pair<std::string, size_t>, std::string> slot_of;  // (input, axis) -> slot key
   for (const ir::Value* v : m.graph->inputs()) {
     if (!free_input(v, given)) continue;
     const auto& dims = v->type.dims;
@@ -60,6 +165,7 @@ std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& 
           slots.push_back(Slot{d.param, Role::kLength});
         }
         named_uses[d.param].push_back(Use{i, rank});
+        slot_of[{v->name(), i}] = d.param;
         continue;
       }
       Slot s{v->name() + "[" + std::to_string(i) + "]", Role::kLength};
@@ -72,6 +178,7 @@ std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& 
         for (size_t j = 0; j < dims.size(); ++j) others_known &= j == i || dims[j].is_known();
         if (others_known) s.role = Role::kUnclear;
       }
+      slot_of[{v->name(), i}] = s.key;
       slots.push_back(s);
     }
   }
@@ -90,9 +197,11 @@ std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& 
 
   std::vector<SizeCandidate> out;
   if (slots.empty()) {
-    out.push_back(SizeCandidate{given, 0, {}, {}});
+    out.push_back(SizeCandidate{given, 0, {}, {}, {}});
     return out;
   }
+  // From the facts first: a dim that must be at least k starts at k (and grows from there).
+  const std::map<std::string, Floor> floors = facts_floors(m, given, slot_of);
   bool unclear = std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.role == Role::kUnclear; });
   for (int64_t len : {int64_t{8}, int64_t{64}, int64_t{512}, int64_t{4096}}) {
     for (bool unclear_grows : {true, false}) {
@@ -103,6 +212,11 @@ std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& 
       for (const Slot& s : slots) {
         bool grows = s.role == Role::kLength || (s.role == Role::kUnclear && unclear_grows);
         value[s.key] = grows ? len : 1;
+        auto fl = floors.find(s.key);
+        if (grows && fl != floors.end() && fl->second.at_least > len) {
+          value[s.key] = fl->second.at_least;
+          c.from_facts.push_back(fl->second.why);
+        }
         if (grows) c.length = len;
         c.dims.emplace_back(s.key, value[s.key]);
         if (!grows && s.role == Role::kBatch) c.batches.push_back(s.key);
@@ -160,7 +274,7 @@ std::string explain_sizes(const std::vector<SizeCandidate>& cands, size_t chosen
   std::string s = grown(c);
   if (!s.empty()) {
     if (chosen == 0) {
-      s += ": the first sizes tried";
+      s += c.from_facts.empty() ? ": the first sizes tried" : "";
     } else {
       // The sizes that failed, and how (the distinct errors, in order).
       std::string tried;
@@ -179,6 +293,11 @@ std::string explain_sizes(const std::vector<SizeCandidate>& cands, size_t chosen
       if (errors.size() > 3) why += "; ...";
       s += ": the original fails on " + tried + " (" + why + ")";
     }
+  }
+  if (!c.from_facts.empty()) {
+    std::string f;
+    for (const auto& w : c.from_facts) f += (f.empty() ? "" : "; ") + w;
+    s += (chosen == 0 ? ": from the facts (" : "; from the facts (") + f + ")";
   }
   std::string batches;
   for (const auto& b : c.batches) batches += (batches.empty() ? "" : ", ") + b + "=1";

@@ -26,9 +26,14 @@ struct SizeCandidate {
   // input x when it has no name.
   std::vector<std::pair<std::string, int64_t>> dims;
   std::vector<std::string> batches;  // those given 1 because they look like a batch
+  // The dims raised to what the facts require: "x[2] >= 100 for node 'producing c (Conv)'".
+  std::vector<std::string> from_facts;
 };
 
-// The sizes to try, in order: the dims that grow get 8, then 64, 512, 4096; dims that look like
+// The sizes to try, in order: the dims that grow get 8, then 64, 512, 4096, and never less than
+// the facts require (shape inference: a dim that sizes a spatial dim of a Conv or a pool's
+// output, or an STFT's frames, must make it >= 1, so a kernel or frame of 400 starts the dim at
+// 400; main graph only); dims that look like
 // a batch get 1 (a dim named like one - batch, batch_size, N, b, bs ... -, a named dim found
 // only as the leading dim of inputs of rank >= 2, an unnamed leading dim of an input of rank >=
 // 2). A dim whose role is unclear (unnamed: the only dim of a rank-1 input, or the only unknown

@@ -1,5 +1,6 @@
-// Sizes the check finds by itself (issue 29): the free symbolic dims of the inputs grow (8, 64,
-// 512, 4096) until the original runs, dims that look like a batch stay 1, the report says which
+// Sizes the check finds by itself (issue 29): the free symbolic dims of the inputs start where
+// the facts say they must (a Conv kernel, an STFT frame) and grow (8, 64, 512, 4096) until the
+// original runs, dims that look like a batch stay 1, the report says which
 // sizes were used and why, and the check is skipped - naming the sizes tried and the flags to
 // give - only when no size works. `onnxtrim run` sizes its inputs the same way.
 #include <gtest/gtest.h>
@@ -29,17 +30,57 @@ Model public_model(const ir::Model& m) {
   return Model::parse(bytes.value().data(), bytes.value().size());
 }
 
-// A signal with unnamed dynamic dims into a Conv with a kernel of 100: the check's first sizes
-// (8, then 64) are too short for it.
+// A signal with unnamed dynamic dims into a Conv with a kernel of 100 inside an If (where the
+// facts do not look): the check's first sizes (8, then 64) are too short for it.
 constexpr const char* kUnnamedConv = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[?,1,?] x) => (float[?,1,?] y) {
   w = Constant<value = float {0}>()
-  c = Conv(x, w)
+  cond = Constant<value = bool {1}>()
+  c = If(cond) <
+    then_branch = t1 () => (float[?,1,?] o1) { o1 = Conv(x, w) },
+    else_branch = t2 () => (float[?,1,?] o2) { o2 = Conv(x, w) }
+  >
   one = Constant<value = float {1}>()
   y = Mul(c, one)
 }
 )";
+
+// The same Conv in the main graph, and an STFT with frames of 400: the facts give the sizes.
+constexpr const char* kFactsConvStft = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[?,1,?] x, float[batch,samples,1] s) => (float[?,1,?] y, float[batch,?,201,2] z) {
+  w = Constant<value = float {0}>()
+  c = Conv(x, w)
+  one = Constant<value = float {1}>()
+  y = Mul(c, one)
+  step = Constant<value = int64 {160}>()
+  win = Constant<value = float {0}>()
+  flen = Constant<value = int64 {400}>()
+  z = STFT(s, step, win, flen)
+}
+)";
+
+TEST(CheckSizes, FactsGiveTheSmallestSizes) {
+  auto m = parse(kFactsConvStft);
+  ASSERT_TRUE(m);
+  conv_weight(*m, 100);
+  ir::Tensor hann(ir::DataType::kFloat, {400});
+  for (int64_t i = 0; i < 400; ++i) hann.mutable_data<float>()[i] = 0.5f;
+  test::set_weight(*m, "win", std::move(hann));
+  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  ASSERT_FALSE(cands.empty());
+  EXPECT_EQ(eval::describe_sizes(cands[0]), "x[0]=1, x[2]=100, batch=1, samples=400");
+  Model pm = public_model(*m);
+  Report r = simplify(pm, Options{});
+  const Verification& v = r.verification;
+  EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
+  EXPECT_EQ(v.dims, (std::map<std::string, int64_t>{{"batch", 1}, {"samples", 400}}));
+  EXPECT_NE(v.sizes.find("x[2]=100, samples=400: from the facts (x[2] >= 100 for node 'producing c (Conv)'; "
+                         "samples >= 400 for node 'producing z (STFT)')"),
+            std::string::npos)
+      << v.sizes;
+}
 
 TEST(CheckSizes, UnnamedDimsGrowUntilTheOriginalRuns) {
   auto m = parse(kUnnamedConv);
@@ -59,7 +100,8 @@ TEST(CheckSizes, UnnamedDimsGrowUntilTheOriginalRuns) {
 }
 
 // `batch` at axis 1 of an LSTM-like state and axis 0 of the signal; the signal's `seq` must be
-// >= 100; both batches must be equal (Concat). Before: both grew together (batch = 512).
+// >= 100 (the facts say so); both batches must be equal (Concat). Before: both grew together
+// (batch = 512).
 constexpr const char* kNamedBatchSeq = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[batch,seq] x, float[2,batch,4] state) => (float[batch,?] y) {
@@ -84,13 +126,14 @@ TEST(CheckSizes, BatchStaysSmallWhileSeqGrows) {
   Report r = simplify(pm, Options{});
   const Verification& v = r.verification;
   EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
-  EXPECT_EQ(v.dims, (std::map<std::string, int64_t>{{"batch", 1}, {"seq", 512}}));
-  EXPECT_NE(v.sizes.find("seq=512: the original fails on seq=8 and seq=64"), std::string::npos) << v.sizes;
+  EXPECT_EQ(v.dims, (std::map<std::string, int64_t>{{"batch", 1}, {"seq", 100}}));
+  EXPECT_NE(v.sizes.find("seq=100: from the facts (seq >= 100 for node 'producing c (Conv)')"), std::string::npos)
+      << v.sizes;
   EXPECT_NE(v.sizes.find("batch=1: looks like a batch"), std::string::npos) << v.sizes;
 
   // Every candidate keeps batch at 1.
   auto cands = eval::size_candidates(*m, eval::InputSpec{});
-  ASSERT_EQ(cands.size(), 4u);
+  ASSERT_EQ(cands.size(), 3u);  // seq = 100 (from the facts, at 8 and at 64), 512, 4096
   for (const auto& c : cands) EXPECT_EQ(c.spec.dims.at("batch"), 1);
   EXPECT_EQ(cands.back().spec.dims.at("seq"), 4096);
 }
@@ -120,19 +163,19 @@ TEST(CheckSizes, UnclearDimsAreTriedAsLengthThenAsBatch) {
   conv_weight(*m, 100);
   auto cands = eval::size_candidates(*m, eval::InputSpec{});
   ASSERT_GE(cands.size(), 2u);
-  EXPECT_EQ(eval::describe_sizes(cands[0]), "x[0]=1, x[1]=8, state[1]=8");
-  EXPECT_EQ(eval::describe_sizes(cands[1]), "x[0]=1, x[1]=8, state[1]=1");
+  EXPECT_EQ(eval::describe_sizes(cands[0]), "x[0]=1, x[1]=100, state[1]=8");
+  EXPECT_EQ(eval::describe_sizes(cands[1]), "x[0]=1, x[1]=100, state[1]=1");
   EXPECT_EQ(cands[0].spec.shapes.at("state"), (std::vector<int64_t>{2, 8, 4}));
 
   Model pm = public_model(*m);
   Report r = simplify(pm, Options{});
   const Verification& v = r.verification;
   EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
-  EXPECT_NE(v.sizes.find("x[1]=512, state[1]=1: the original fails on the 5 smaller sizes tried (x[1]=8, state[1]=8 to "
-                         "x[1]=512, state[1]=512)"),
+  EXPECT_NE(v.sizes.find("x[1]=100, state[1]=1: the original fails on x[1]=100, state[1]=8 (node 'producing ab "
+                         "(Concat)': Concat inputs differ"),
             std::string::npos)
       << v.sizes;
-  EXPECT_NE(v.sizes.find("Concat inputs differ"), std::string::npos) << v.sizes;
+  EXPECT_NE(v.sizes.find("; from the facts (x[1] >= 100 for node 'producing c (Conv)')"), std::string::npos) << v.sizes;
 }
 
 // No size makes the original run (a Reshape to 21 elements): skipped, with the reason, the
