@@ -7,14 +7,38 @@ namespace onnxtrim::passes {
 const ir::Node* absorbing_conv(const ir::Value* y) {
   if (!y || !y->producer() || y->uses().size() != 1 || y->is_graph_output()) return nullptr;
   const ir::Node* conv = y->producer();
-  if (conv->op_type != "Conv" || !conv->is_default_domain() || conv->num_outputs() != 1) return nullptr;
+  if ((conv->op_type != "Conv" && conv->op_type != "ConvTranspose") || !conv->is_default_domain() || conv->num_outputs() != 1)
+    return nullptr;
   const ir::Tensor* w = ops::FoldContext::constant(conv->input(1));
   if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 3) return nullptr;
-  if (conv->input(2)) {
+  if (conv->op_type == "ConvTranspose") {
+    int64_t group = conv->attr_int("group", 1);
+    if (group < 1 || w->dims()[0] % group != 0) return nullptr;
+  }
+  if (conv->num_inputs() > 2 && conv->input(2)) {
     const ir::Tensor* b = ops::FoldContext::constant(conv->input(2));
-    if (!b || b->dtype() != w->dtype() || b->numel() != w->dims()[0]) return nullptr;
+    if (!b || b->dtype() != w->dtype() || b->rank() != 1 || b->numel() != conv_out_channels(*conv, *w)) return nullptr;
   }
   return conv;
+}
+
+int64_t conv_out_channels(const ir::Node& conv, const ir::Tensor& w) {
+  if (conv.op_type == "ConvTranspose") return conv.attr_int("group", 1) * w.dims()[1];
+  return w.dims()[0];
+}
+
+std::vector<int64_t> weight_out_channels(const ir::Node& conv, const ir::Tensor& w) {
+  std::vector<int64_t> out(static_cast<size_t>(w.numel()));
+  if (out.empty()) return out;
+  const int64_t d0 = w.dims()[0], d1 = w.dims()[1];
+  const int64_t k = w.numel() / (d0 * d1);  // the kernel's elements
+  const bool transposed = conv.op_type == "ConvTranspose";
+  const int64_t in_per_group = transposed ? d0 / conv.attr_int("group", 1) : 1;
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const int64_t a0 = i / (d1 * k), a1 = (i / k) % d1;
+    out[static_cast<size_t>(i)] = transposed ? (a0 / in_per_group) * d1 + a1 : a0;
+  }
+  return out;
 }
 
 std::vector<double> to_doubles(const ir::Tensor& t) {

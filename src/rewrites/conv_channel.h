@@ -9,9 +9,18 @@
 
 namespace onnxtrim::passes {
 
-// The Conv that produces `y` when it may absorb an elementwise op on y: y has this one
-// consumer, is not a graph output, and the weights are a float constant of rank >= 3.
+// The Conv or ConvTranspose that produces `y` when it may absorb an elementwise op on y: y has
+// this one consumer, is not a graph output, the weights are a float constant of rank >= 3 (for
+// ConvTranspose, with C_in a multiple of group), and a bias, if any, a constant of one value per
+// output channel.
 const ir::Node* absorbing_conv(const ir::Value* y);
+// The output channels of such a node: W's dim 0 for Conv ([M, C/group, k...]), group * W's dim 1
+// for ConvTranspose ([C_in, M/group, k...]).
+int64_t conv_out_channels(const ir::Node& conv, const ir::Tensor& w);
+// For each element of W (row-major), the output channel it contributes to: for Conv its index
+// along axis 0; for ConvTranspose, in group g = c_in / (C_in / group), g * (M / group) + its
+// index along axis 1.
+std::vector<int64_t> weight_out_channels(const ir::Node& conv, const ir::Tensor& w);
 // One double per output channel (M of them) when the constant c, broadcast against a Conv
 // output of rank `rank`, varies at most along the channel axis (axis 1) and does not grow it.
 std::optional<std::vector<double>> per_channel(const ir::Value* c, int64_t rank, int64_t channels);

@@ -1,4 +1,6 @@
 // Add(Conv(x, W, B), c) -> Conv(x, W, B + c)      (c constant per output channel)
+// Add(ConvTranspose(x, W, B), c) -> ConvTranspose(x, W, B + c)   (likewise; its M output
+// channels are group * W's dim 1)
 // Refuses: a constant that varies along another axis than the channels, or would broadcast the
 // output to a larger shape; a Conv output with other consumers or that is a graph output;
 // weights that are not float constants.
@@ -17,7 +19,7 @@ class FuseConvAdd final : public Pass {
         const ir::Node* conv = absorbing_conv(n->input(side));
         if (!conv) continue;
         const ir::Tensor& w = *ops::FoldContext::constant(conv->input(1));
-        int64_t m = w.dims()[0];
+        int64_t m = conv_out_channels(*conv, w);
         auto c = per_channel(n->input(1 - side), w.rank(), m);
         if (!c || !ir::Rewriter::can_replace(n->output(0), conv->output(0))) continue;
         apply(*n, *const_cast<ir::Node*>(conv), w, *c, g, rw);
@@ -29,11 +31,11 @@ class FuseConvAdd final : public Pass {
  private:
   static void apply(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& c, ir::Graph& g,
                     ir::Rewriter& rw) {
-    int64_t m = w.dims()[0];
+    int64_t m = conv_out_channels(conv, w);
     std::vector<double> b(static_cast<size_t>(m), 0.0);
-    if (conv.input(2)) b = to_doubles(*ops::FoldContext::constant(conv.input(2)));
+    if (conv.num_inputs() > 2 && conv.input(2)) b = to_doubles(*ops::FoldContext::constant(conv.input(2)));
     for (size_t i = 0; i < b.size(); ++i) b[i] += c[i];
-    if (conv.input(2) || b != std::vector<double>(b.size(), 0.0))
+    if ((conv.num_inputs() > 2 && conv.input(2)) || b != std::vector<double>(b.size(), 0.0))
       rw.set_input(&conv, 2, rw.add_initializer(g, from_doubles(w.dtype(), {m}, b), conv.output(0)->name() + "_bias"));
     ir::Value* y = conv.output(0);
     y->type = op.output(0)->type;
@@ -44,6 +46,6 @@ class FuseConvAdd final : public Pass {
 }  // namespace
 
 ONNXTRIM_REGISTER_PASS(FuseConvAdd, "fuse_conv_add", 510,
-                       "a per-output-channel constant Add after Conv folds into its bias; refuses other broadcasts and shared intermediates");
+                       "a per-output-channel constant Add after Conv or ConvTranspose folds into its bias; refuses other broadcasts and shared intermediates");
 
 }  // namespace onnxtrim::passes
