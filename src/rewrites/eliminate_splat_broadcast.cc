@@ -9,24 +9,13 @@
 #include <algorithm>
 #include <optional>
 
-#include "passes/pass.h"
-#include "passes/pass_manager.h"
+#include "passes/rule.h"
 #include "passes/shape_inference.h"
 #include "rewrites/splat.h"
 #include "symbolic/bounds.h"
 
 namespace onnxtrim::passes {
 namespace {
-
-bool broadcasting_op(const ir::Node& n) {
-  static const char* kOps[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean",
-                               "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or",
-                               "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Where"};
-  if (!n.is_default_domain()) return false;
-  for (const char* op : kOps)
-    if (n.op_type == op) return true;
-  return false;
-}
 
 // A splat input that is not already a scalar constant.
 bool candidate(const ir::Value* v) {
@@ -43,34 +32,34 @@ bool candidate(const ir::Value* v) {
   return true;
 }
 
-class EliminateSplatBroadcast final : public Pass {
+// The inputs that become scalars.
+struct SplatInputs {
+  std::vector<size_t> inputs;
+};
+
+class EliminateSplatBroadcast final : public Rule<SplatInputs> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    std::vector<ir::Node*> found;
-    for (ir::Node* n : g.node_list()) {
-      if (n->is_dead() || !broadcasting_op(*n) || !n->output(0)) continue;
-      for (ir::Value* in : n->inputs())
-        if (candidate(in)) {
-          found.push_back(n);
-          break;
-        }
-    }
-    if (found.empty()) return;
-    auto si = current_facts(ctx);
-    if (!si) return;
-    for (ir::Node* n : found) apply(*n, *si, g, rw);
+  std::vector<std::string> roots() const override {
+    return {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "Equal", "Less", "Greater",
+            "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Where"};
   }
 
- private:
+ protected:
   // The inputs' shapes are read before any of them changes, and a splat made a scalar counts
-  // as one from then on: the facts know nothing of the new scalar (or, worse, could hold those
-  // of a freed value at its address).
-  static void apply(ir::Node& n, const ShapeInference& si, ir::Graph& g, ir::Rewriter& rw) {
+  // as one from then on (a scalar's shape).
+  Match<SplatInputs> match(const ir::Node& n, RuleContext& ctx) override {
+    if (!n.output(0)) return refuse("no output");
+    bool any = false;
+    for (const ir::Value* in : n.inputs()) any = any || candidate(in);
+    if (!any) return refuse("no input is a splat that is not a scalar already");
+    const ShapeInference* si = ctx.facts();
+    if (!si) return refuse("shape inference fails on the model");
     std::vector<std::optional<ops::SymShape>> shapes(n.num_inputs());
     for (size_t i = 0; i < n.num_inputs(); ++i)
-      if (const ops::TypeInfo* f = n.input(i) ? si.facts(n.input(i)) : nullptr; f && f->shape) shapes[i] = *f->shape;
+      if (const ops::TypeInfo* f = n.input(i) ? si->facts(n.input(i)) : nullptr; f && f->shape) shapes[i] = *f->shape;
+    SplatInputs fit;
     for (size_t i = 0; i < n.num_inputs(); ++i) {
-      ir::Value* s = n.input(i);
+      const ir::Value* s = n.input(i);
       if (!shapes[i] || !candidate(s)) continue;
       const ops::SymShape& fs = *shapes[i];
       // The broadcast of every other input.
@@ -93,16 +82,25 @@ class EliminateSplatBroadcast final : public Pass {
         covered = symbolic::prove_eq(d, (*b)[off + k]) == true;
       }
       if (!covered) continue;
-      auto sp = splat_of(s);
-      rw.set_input(&n, i, rw.add_initializer(g, sp->value, s->name() + "_scalar"));
+      fit.inputs.push_back(i);
       shapes[i] = ops::SymShape{};
+    }
+    if (fit.inputs.empty()) return refuse("every splat input would grow the output or has dims not proved to broadcast");
+    return fit;
+  }
+
+  void apply(ir::Node& n, SplatInputs& f, RuleContext& ctx, ir::Rewriter& rw) override {
+    for (size_t i : f.inputs) {
+      ir::Value* s = n.input(i);
+      auto sp = splat_of(s);
+      rw.set_input(&n, i, rw.add_initializer(ctx.graph(), sp->value, s->name() + "_scalar"));
     }
   }
 };
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateSplatBroadcast, "eliminate_splat_broadcast", 415,
+ONNXTRIM_REGISTER_RULE(EliminateSplatBroadcast, "eliminate_splat_broadcast", 415,
                        "a splat operand (ConstantOfShape, Expand/Tile of a constant, a stored splat) of a broadcasting "
                        "elementwise op becomes a scalar when the other operands already give the output's shape; refuses "
                        "splats that would grow the output");
