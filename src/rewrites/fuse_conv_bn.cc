@@ -10,7 +10,7 @@
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
-#include "passes/pass.h"
+#include "passes/rule.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -35,42 +35,45 @@ ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const
   return t;
 }
 
-class FuseConvBn final : public Pass {
- public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    for (ir::Node* bn : g.node_list())
-      if (!bn->is_dead() && matches(*bn, ctx)) apply(*bn, g, rw);
-  }
+struct ConvBnFit {};
 
- private:
-  static bool matches(const ir::Node& bn, PassContext& ctx) {
-    if (bn.op_type != "BatchNormalization" || !bn.is_default_domain()) return false;
-    int64_t opset = ctx.model.opset("");
-    if (opset < 7 && bn.attr_int("is_test", 0) == 0) return false;
-    if (bn.attr_int("training_mode", 0) != 0) return false;
+class FuseConvBn final : public Rule<ConvBnFit> {
+ public:
+  std::vector<std::string> roots() const override { return {"BatchNormalization"}; }
+
+ protected:
+  Match<ConvBnFit> match(const ir::Node& bn, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    if (opset < 7 && bn.attr_int("is_test", 0) == 0) return refuse("training mode (is_test 0)");
+    if (bn.attr_int("training_mode", 0) != 0) return refuse("training mode");
     for (size_t i = 1; i < bn.num_outputs(); ++i)
-      if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output())) return false;
-    if (bn.attr_int("spatial", 1) != 1) return false;
+      if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output())) return refuse("its statistics are used");
+    if (bn.attr_int("spatial", 1) != 1) return refuse("spatial 0");
     const ir::Value* y = bn.input(0);
-    if (!y || !y->producer() || y->uses().size() != 1 || y->is_graph_output()) return false;
+    if (!read_only_by(y, &bn) || !y->producer()) return refuse("its input is read elsewhere or is a graph output");
     const ir::Node& conv = *y->producer();
-    if (!conv.is_default_domain() || (conv.op_type != "Conv" && conv.op_type != "ConvTranspose")) return false;
-    if (conv.op_type == "ConvTranspose" && conv.attr_int("group", 1) != 1) return false;
+    if (!is_op(&conv, "Conv") && !is_op(&conv, "ConvTranspose")) return refuse("its input is not a Conv or ConvTranspose");
+    if (conv.op_type == "ConvTranspose" && conv.attr_int("group", 1) != 1) return refuse("a grouped ConvTranspose");
     const ir::Tensor* w = ops::FoldContext::constant(conv.input(1));
-    if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 2) return false;
-    if (conv.input(2) && !ops::FoldContext::constant(conv.input(2))) return false;
+    if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 2)
+      return refuse("the weights are not a constant float or double tensor");
+    if (conv.input(2) && !ops::FoldContext::constant(conv.input(2))) return refuse("the bias is not constant");
     int64_t channels = conv.op_type == "Conv" ? w->dims()[0] : w->dims()[1];
     for (size_t i = 1; i <= 4; ++i) {
       const ir::Tensor* t = ops::FoldContext::constant(bn.input(i));
-      if (!t || t->dtype() != w->dtype() || t->numel() != channels) return false;
+      if (!t || t->dtype() != w->dtype() || t->numel() != channels) return refuse("a statistic is not a constant of one value per channel");
     }
     const ir::Tensor* b = conv.input(2) ? ops::FoldContext::constant(conv.input(2)) : nullptr;
-    if (b && (b->dtype() != w->dtype() || b->numel() != channels)) return false;
+    if (b && (b->dtype() != w->dtype() || b->numel() != channels)) return refuse("the bias is not one value per channel");
     // Checked before the weights change: a refused rename must leave the Conv untouched.
-    return ir::Rewriter::can_replace(bn.output(0), y);
+    if (!ir::Rewriter::can_replace(bn.output(0), y)) return refuse("the output cannot keep its name");
+    return ConvBnFit{};
   }
 
-  static void apply(ir::Node& bn, ir::Graph& g, ir::Rewriter& rw) {
+  void apply(ir::Node& bn, ConvBnFit&, RuleContext& ctx, ir::Rewriter& rw) override { fold(bn, ctx.graph(), rw); }
+
+ private:
+  static void fold(ir::Node& bn, ir::Graph& g, ir::Rewriter& rw) {
     ir::Node& conv = *bn.input(0)->producer();
     const ir::Tensor& w = *ops::FoldContext::constant(conv.input(1));
     bool transpose = conv.op_type == "ConvTranspose";
@@ -111,7 +114,7 @@ class FuseConvBn final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseConvBn, "fuse_conv_bn", 500,
+ONNXTRIM_REGISTER_RULE(FuseConvBn, "fuse_conv_bn", 500,
                        "Conv/ConvTranspose + inference BatchNormalization -> Conv with scaled weights and bias; refuses shared "
                        "intermediates, graph outputs, non-constant weights, training mode, non-float types");
 
