@@ -102,6 +102,7 @@ struct Options {
   double rtol = 1e-4, atol = 1e-5;        // --rtol, --atol
   std::vector<std::string> input_values;  // --input NAME=FILE.pb|FILE.npy|NUMBER
   std::map<std::string, std::vector<int64_t>> check_input_shapes;  // shapes of the check's inputs only
+  std::string input_fill = "random";      // --input-fill random|ones|zeros|arange: the check's generated inputs
   double verify_budget_gmac = 20;         // --verify-budget: auto check skipped above this many GMAC per sample
   // saving
   std::string external_data = "auto";     // --external-data auto|always|never

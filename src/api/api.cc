@@ -274,12 +274,24 @@ double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
   return macs;
 }
 
+}  // namespace
+
+eval::InputSpec::Fill input_fill(const Options& o) {
+  if (o.input_fill == "ones") return eval::InputSpec::Fill::kOnes;
+  if (o.input_fill == "zeros") return eval::InputSpec::Fill::kZeros;
+  if (o.input_fill == "arange") return eval::InputSpec::Fill::kArange;
+  return eval::InputSpec::Fill::kRandom;
+}
+
+namespace {
+
 // What fixes the sizes of the check's inputs: --dim, --input-shape, --input, and a dim the
 // candidate declares fixed. The other symbolic dims are free: eval::size_candidates sizes them.
 eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, std::string* error,
                            const std::map<std::string, std::string>& renamed = {}) {
   eval::InputSpec spec;
   spec.dims = o.dims;
+  spec.fill = input_fill(o);
   // A dim the candidate declares fixed (simplified for one size) where the original has a
   // symbol: that size.
   for (const ir::Value* v : m.graph->inputs()) {

@@ -22,5 +22,7 @@ passes::SimplifyOptions simplify_options(const Options& o);
 // Throws Error(kExitUsage) naming the option on a bad saving option; with out_path, also on an
 // external-data location that names the output model itself.
 onnx_io::SaveOptions save_options(const Options& o, const std::string& out_path = "");
+// --input-fill as the evaluator's InputSpec::Fill.
+eval::InputSpec::Fill input_fill(const Options& o);
 
 }  // namespace onnxtrim::api

@@ -428,6 +428,15 @@ const std::vector<Entry>& entries() {
                         Pair p = split_pair("input", v, '=', false);  // the first '=': a name rarely holds one
                         o.input_values.push_back(input_value("input", p.name, p.value, v));
                       }, true));
+    t.push_back(value("input-fill", "random|ones|zeros|arange", "inputs",
+                      "what the check's generated inputs hold (pinned inputs aside): random (default: floats uniform "
+                      "in [-1, 1), integers small or within the axis they index), ones, zeros, or arange (0, 1, 2, "
+                      "... in row-major order; integers that index an axis wrap at its size, bools alternate)",
+                      [](Options& o, std::string_view v) {
+                        if (v != "random" && v != "ones" && v != "zeros" && v != "arange")
+                          bad("input-fill", "needs random, ones, zeros or arange, not '" + std::string(v) + "'");
+                        o.input_fill = std::string(v);
+                      }));
     // --- saving
     t.push_back(value("external-data", "MODE", "save",
                       "auto (default): external tensors stay external, and everything goes external past 2 GB; "

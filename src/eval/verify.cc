@@ -40,6 +40,38 @@ int64_t index_bound(const ir::Value* v) {
   return bound;
 }
 
+// --input-fill ones|zeros|arange: element i holds 1, 0 or i (i modulo `bound` when bound > 0;
+// bools: i odd; strings: "1", "" or the number).
+Status fill_input(ir::Tensor& t, InputSpec::Fill fill, int64_t bound) {
+  const int64_t n = t.numel();
+  auto value = [&](int64_t i) -> int64_t {
+    if (fill == InputSpec::Fill::kZeros) return 0;
+    if (fill == InputSpec::Fill::kOnes) return 1;
+    return bound > 0 ? i % bound : i;
+  };
+  const ir::DataType dt = t.dtype();
+  if (dt == ir::DataType::kString) {
+    int64_t i = 0;
+    for (auto& s : t.strings()) {
+      s = fill == InputSpec::Fill::kZeros ? std::string() : std::to_string(value(i));
+      ++i;
+    }
+    return Status::ok();
+  }
+  if (dt == ir::DataType::kBool) {
+    uint8_t* p = t.mutable_data<uint8_t>();
+    for (int64_t i = 0; i < n; ++i) p[i] = fill == InputSpec::Fill::kArange ? (i & 1) : value(i) != 0;
+    return Status::ok();
+  }
+  bool ok = ops::dispatch(dt, ops::kFloats | ops::kSigned | ops::kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.mutable_data<T>();
+    for (int64_t i = 0; i < n; ++i) p[i] = T(static_cast<ops::compute_t<T>>(value(i)));
+  });
+  if (!ok) return Status(ErrorCode::kUnsupported, "cannot fill values of type " + std::string(ir::dtype_name(dt)));
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Model& m, const InputSpec& spec,
@@ -77,7 +109,11 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
       return Status(ErrorCode::kUnsupported, "input '" + v->name() + "': cannot make random values: " + e.what());
     }
     int64_t n = t.numel();
-    if (dt == ir::DataType::kString) {
+    if (spec.fill != InputSpec::Fill::kRandom) {
+      // --input-fill: ones, zeros, or 0, 1, 2, ... (an index input wraps at its axis's size).
+      Status st = fill_input(t, spec.fill, index_bound(v));
+      if (!st.is_ok()) return Status(st.code(), "input '" + v->name() + "': " + st.message());
+    } else if (dt == ir::DataType::kString) {
       for (auto& s : t.strings()) s = std::string(1 + rng() % 5, static_cast<char>('a' + rng() % 26));
     } else if (ir::dtype_is_float(dt)) {
       std::uniform_real_distribution<double> U(-1.0, 1.0);

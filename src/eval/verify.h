@@ -22,11 +22,15 @@ struct InputSpec {
   std::map<std::string, std::vector<int64_t>> shapes;   // --input-shape x:1,512: whole shapes
   std::map<std::string, ir::RuntimeValue> pinned;       // --input x=file.pb / x=16000
   int64_t default_dim = 1;                              // for dims nothing names
+  // --input-fill: what the generated (not pinned) inputs hold.
+  enum class Fill { kRandom, kOnes, kZeros, kArange };
+  Fill fill = Fill::kRandom;
 };
 
 // Seeded random values for every graph input without an initializer. Floats are uniform in
 // [-1, 1); integer inputs that index something (Gather indices, Embedding ids) stay within the
 // indexed axis when the model tells its size, otherwise small non-negative ints; bools random.
+// spec.fill other than kRandom: ones, zeros, or 0, 1, 2, ... (indices wrapped as above).
 Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Model& m, const InputSpec& spec,
                                                                    uint64_t seed);
 

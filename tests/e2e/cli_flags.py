@@ -12,7 +12,7 @@ import tempfile
 import onnx
 from onnx import TensorProto, helper
 
-binary = sys.argv[1]
+binary = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESNET = os.path.join(ROOT, "tests", "models", "resnet_small.onnx")
 DIRTY = os.path.join(ROOT, "examples", "dirty.onnx")
@@ -285,6 +285,34 @@ def test_dtype():
     assert rep["conversion"]["dtype"] == "fp16" and rep["verification"]["ok"], rep
     assert any(t.data_type == onnx.TensorProto.FLOAT16 for t in m.graph.initializer)
     assert m.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
+def test_input_fill():
+    # --input-fill random|ones|zeros|arange: the check's (and `run`'s) generated inputs
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, [5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [5])
+    table = helper.make_tensor("t", TensorProto.FLOAT, [3], [10.0, 20.0, 30.0])
+    nodes = [helper.make_node("Identity", ["x"], ["y"]), helper.make_node("Gather", ["t", "i"], ["z"])]
+    path = os.path.join(tmp, "fill.onnx")
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, i], [y, z], [table]),
+                                opset_imports=[helper.make_opsetid("", 17)]), path)
+
+    def outputs(fill):
+        r = run("run", path, "--input-fill", fill)
+        return {line.split(":")[0]: line.split("] ", 1)[1] for line in r.stdout.splitlines()}
+    out = outputs("arange")
+    assert out["y"].replace(" ", "").strip("{}") == "0,1,2,3,4,5", out
+    assert out["z"].replace(" ", "").strip("{}") == "10,20,30,10,20", out  # indices wrap at the axis's size 3
+    out = outputs("ones")
+    assert out["y"].replace(" ", "").strip("{}") == "1,1,1,1,1,1" and out["z"].replace(" ", "").strip("{}") == "20,20,20,20,20", out
+    out = outputs("zeros")
+    assert out["y"].replace(" ", "").strip("{}") == "0,0,0,0,0,0" and out["z"].replace(" ", "").strip("{}") == "10,10,10,10,10", out
+    m, rep = simplify(path, "--input-fill", "arange", "--verify")
+    assert rep["verification"]["ran"] and rep["verification"]["ok"], rep["verification"]
+    r = run(path, os.path.join(tmp, "x.onnx"), "--input-fill", "gauss", ok=False)
+    assert r.returncode == 2 and "random, ones, zeros or arange" in r.stderr, r.stderr
 
 
 def test_refused_and_accepted():

@@ -305,6 +305,7 @@ int cmd_run(int argc, char** argv) {
   eval::InputSpec spec;
   spec.dims = opts.dims;
   spec.shapes = opts.input_shapes;
+  spec.fill = api::input_fill(opts);
   for (const auto& p : opts.input_values) api::throw_if_error(eval::pin_input(m, p, spec));
   eval::Interpreter interp(m);
   interp.set_fast_float(fast);
