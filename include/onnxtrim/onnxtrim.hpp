@@ -91,6 +91,7 @@ struct Options {
   std::vector<std::string> cut_inputs;    // --inputs x,y: these values become the graph inputs
   std::vector<std::string> cut_outputs;   // --outputs a,b: these values become the graph outputs
   std::vector<std::string> add_outputs;   // --add-outputs a,b ("all": every node output of the main graph)
+  std::vector<std::string> unused_outputs;  // --unused-output a b (onnxsim): graph outputs removed, with what only they need
   std::vector<std::pair<std::string, std::string>> rename;  // --rename old=new
   std::string batch;                      // --batch N | dynamic ("" unchanged)
   // the check (original vs result on random inputs)
@@ -112,6 +113,8 @@ struct Options {
   bool quiet = false, print = false;
   std::string json_path;                  // --json FILE
   bool inspect = false;                   // --inspect (OnnxSlim): print a summary instead of simplifying
+  bool dump_to_disk = false;              // --dump-to-disk (OnnxSlim), with --inspect: STEM_model_info.csv
+  bool verbose = false;                   // --verbose (CLI): log each stage and pass on stderr as it starts
   std::string explain;                    // --explain NODE (a node or value name): why each rewrite rooted at it does not fire
 
   // Sets an option by its CLI long name (without "--"); flags take "" (or "true"/"false").

@@ -430,6 +430,7 @@ surgery::Request surgery_request(const Options& o) {
   surgery::Request r;
   r.inputs = o.cut_inputs;
   r.outputs = o.cut_outputs;
+  r.remove_outputs = o.unused_outputs;
   if (o.add_outputs.size() == 1 && o.add_outputs[0] == "all") r.add_all_outputs = true;
   else r.add_outputs = o.add_outputs;
   r.rename = o.rename;

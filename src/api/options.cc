@@ -556,7 +556,15 @@ const std::vector<Entry>& entries() {
     t.push_back(refuse("custom-lib", "LIB", "onnxsim",
                        "custom-domain operators are kept as they are, with nothing to load; the check is skipped "
                        "for models that use them"));
-    t.push_back(refuse("unused-output", "NAME ...", "onnxsim", "graph outputs are never removed"));
+    {
+      // onnxsim: these graph outputs are dropped, and the simplifier removes what only they used.
+      Entry e = value("unused-output", "NAME ...", "onnxsim",
+                      "remove these graph outputs, and what only they need (the cut of --outputs with every other "
+                      "output kept); each must be a graph output, and one must stay",
+                      [](Options& o, std::string_view v) { add_names(o.unused_outputs, "unused-output", v); }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
     t.push_back(refuse("mutable-initializer", "", "onnxsim",
                        "initializers that are also graph inputs are never folded"));
 
@@ -616,6 +624,44 @@ const std::vector<Entry>& entries() {
       e.info.multi_value = true;
       t.push_back(e);
     }
+    {
+      Entry e = value("skip-optimizations", "NAME ...", "onnxslim",
+                      "OnnxSlim's optimization names: constant_folding (= --no-constant-folding), graph_fusion "
+                      "(every pass an OnnxSlim fusion pattern maps to, see --skip-fusion-patterns), "
+                      "dead_node_elimination, subexpression_elimination, weight_tying (= --skip "
+                      "eliminate_dead_nodes, eliminate_common_subexpressions, eliminate_duplicate_constants)",
+                      [](Options& o, std::string_view v) {
+                        for (const auto& w : list_items("skip-optimizations", v, " ,")) {
+                          if (w == "constant_folding") {
+                            o.constant_folding = false;
+                          } else if (w == "graph_fusion") {
+                            for (const auto& [_, ps] : onnxslim_patterns())
+                              for (const auto& p : ps) add_unique(o.skip, p);
+                          } else if (w == "dead_node_elimination") {
+                            add_unique(o.skip, "eliminate_dead_nodes");
+                          } else if (w == "subexpression_elimination") {
+                            add_unique(o.skip, "eliminate_common_subexpressions");
+                          } else if (w == "weight_tying") {
+                            add_unique(o.skip, "eliminate_duplicate_constants");
+                          } else {
+                            bad("skip-optimizations", "unknown optimization '" + w +
+                                                          "' (known: constant_folding, graph_fusion, "
+                                                          "dead_node_elimination, subexpression_elimination, "
+                                                          "weight_tying; onnxtrim's own passes: --skip)");
+                          }
+                        }
+                      }, true);
+      e.info.multi_value = true;
+      t.push_back(e);
+    }
+    t.push_back(flag("verbose", "onnxslim",
+                     "the CLI logs each stage and each pass of each round on stderr as it starts, with the seconds since "
+                     "the start, instead of the progress line (OnnxSlim's debug log); the report is the same",
+                     [](Options& o, bool b) { o.verbose = b; }));
+    t.push_back(flag("dump-to-disk", "onnxslim",
+                     "with --inspect: also write IN's nodes to STEM_model_info.csv in the current folder (appended; "
+                     "NodeName, OpType, OutputDtype, OutputShape: one row per node output, shapes as inferred)",
+                     [](Options& o, bool b) { o.dump_to_disk = b; }));
     t.push_back(flag("save-as-external-data", "onnxslim", "= --external-data always",
                      [](Options& o, bool b) { o.external_data = b ? "always" : "auto"; }));
     t.push_back(flag("inspect", "onnxslim", "= onnxtrim inspect IN: print a summary of the model, write nothing",

@@ -475,8 +475,28 @@ Status apply(ir::Model& m, const Request& r, Plan* plan) {
   Plan local;
   Plan& p = plan ? *plan : local;
   for (const ir::Value* o : m.graph->outputs()) p.outputs.push_back(o->name());
-  if (!r.inputs.empty() || !r.outputs.empty()) {
-    Status st = cut(m, r, p);
+  Request kept = r;
+  if (!r.remove_outputs.empty()) {
+    // onnxsim's unused_output: the cut of --outputs to every output (of --outputs, else of the
+    // graph) but these; what only they needed goes with them.
+    std::vector<std::string> outs = r.outputs.empty() ? p.outputs : r.outputs;
+    for (const auto& name : r.remove_outputs) {
+      auto it = std::find(outs.begin(), outs.end(), name);
+      if (it == outs.end())
+        return usage("--unused-output: '" + name + "' is not an output of the " +
+                     (r.outputs.empty() ? std::string("model") : std::string("--outputs list")) + " (outputs: " +
+                     [&] {
+                       std::string all;
+                       for (const auto& o : outs) all += (all.empty() ? "" : ", ") + o;
+                       return all;
+                     }() + ")");
+      outs.erase(it);
+    }
+    if (outs.empty()) return usage("--unused-output: every output would be removed; at least one must stay");
+    kept.outputs = outs;
+  }
+  if (!kept.inputs.empty() || !kept.outputs.empty()) {
+    Status st = cut(m, kept, p);
     if (!st.is_ok()) return st;
     p.outputs.clear();
     for (const ir::Value* o : m.graph->outputs()) p.outputs.push_back(o->name());

@@ -20,6 +20,7 @@ namespace onnxtrim::surgery {
 struct Request {
   std::vector<std::string> inputs;    // --inputs: the graph inputs of the result (empty: unchanged)
   std::vector<std::string> outputs;   // --outputs: the graph outputs of the result (empty: unchanged)
+  std::vector<std::string> remove_outputs;  // --unused-output a b (onnxsim): outputs dropped (the others kept)
   std::vector<std::string> add_outputs;  // --add-outputs a,b
   bool add_all_outputs = false;          // --add-outputs all
   std::vector<std::pair<std::string, std::string>> rename;  // --rename old=new
@@ -27,7 +28,7 @@ struct Request {
   bool batch_dynamic = false;         // --batch dynamic
 
   bool empty() const {
-    return inputs.empty() && outputs.empty() && add_outputs.empty() && !add_all_outputs && rename.empty() &&
+    return inputs.empty() && outputs.empty() && remove_outputs.empty() && add_outputs.empty() && !add_all_outputs && rename.empty() &&
            !batch && !batch_dynamic;
   }
 };

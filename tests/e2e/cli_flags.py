@@ -287,6 +287,88 @@ def test_dtype():
     assert m.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
 
 
+def test_skip_optimizations():
+    # OnnxSlim's --skip-optimizations NAME ...: its optimizations, as onnxtrim's passes skipped
+    _, rep = simplify(RESNET, "--skip-optimizations", "graph_fusion", "weight_tying")
+    ran = passes_run(rep)
+    for p in ("fuse_conv_bn", "fuse_pad_conv", "fuse_consecutive_ops", "eliminate_duplicate_constants"):
+        assert p not in ran, (p, ran)
+    assert "fold_constants" in ran and "eliminate_dead_nodes" in ran, ran
+    _, rep = simplify(RESNET, "--skip-optimizations", "constant_folding", "dead_node_elimination",
+                      "subexpression_elimination")
+    ran = passes_run(rep)
+    for p in ("fold_constants", "eliminate_dead_nodes", "eliminate_common_subexpressions"):
+        assert p not in ran, (p, ran)
+    assert "fuse_conv_bn" in ran, ran
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--skip-optimizations", "graph_fusions", ok=False)
+    assert r.returncode == 2 and "unknown optimization 'graph_fusions'" in r.stderr, r.stderr
+
+
+def test_verbose():
+    # OnnxSlim's --verbose: each stage and each pass of each round logged on stderr as it starts
+    # (seconds since the start), in order; the report is the same
+    r = run(RESNET, os.path.join(tmp, "v.onnx"), "--verbose")
+    log = [line.split(None, 3)[1:] for line in r.stderr.splitlines() if line.startswith("onnxtrim: ")]
+    stages = [s[2] for s in log]
+    assert "round 1: fold_constants" in stages and "check" in stages, r.stderr
+    assert stages.index("round 1: fold_constants") < stages.index("check"), stages
+    assert [float(s[0]) for s in log] == sorted(float(s[0]) for s in log), log
+    assert "passes (" in r.stdout and "check:" in r.stdout, r.stdout
+    r = run(RESNET, os.path.join(tmp, "v.onnx"))
+    assert "round 1:" not in r.stderr
+
+
+def test_dump_to_disk():
+    # OnnxSlim's --inspect --dump-to-disk: STEM_model_info.csv in the current folder, one row per
+    # node output (name and op on the first), appended; without --inspect: exit 2, as OnnxSlim
+    import csv
+    d = tempfile.mkdtemp(dir=tmp)
+    r = subprocess.run([binary, "--inspect", "--dump-to-disk", RESNET], capture_output=True, text=True, cwd=d)
+    assert r.returncode == 0 and "resnet_small_model_info.csv" in r.stdout, r.stdout + r.stderr
+    rows = list(csv.reader(open(os.path.join(d, "resnet_small_model_info.csv"))))
+    m = onnx.load(RESNET)
+    assert rows[0] == ["NodeName", "OpType", "OutputDtype", "OutputShape"], rows[0]
+    assert len(rows) - 1 == sum(len(n.output) for n in m.graph.node), len(rows)
+    first = m.graph.node[0]
+    # OnnxSlim's spelling: NumPy dtype names, the shape as a Python list
+    assert rows[1] == [first.name, first.op_type, "float32", "['batch', 8, 32, 32]"], rows[1]
+    subprocess.run([binary, "--inspect", "--dump-to-disk", RESNET], capture_output=True, cwd=d, check=True)
+    again = list(csv.reader(open(os.path.join(d, "resnet_small_model_info.csv"))))
+    assert len(again) == 2 * len(rows) - 1, len(again)  # appended, one header
+    r = run(RESNET, os.path.join(tmp, "x.onnx"), "--dump-to-disk", ok=False)
+    assert r.returncode == 2 and "only with --inspect" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def two_output_model():
+    # y1 = Relu(x); y2 = Sigmoid(Exp(x)) + c: the second output alone needs Exp, Sigmoid, Add and c
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    ys = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("y1", "y 2")]
+    c = helper.make_tensor("c", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+    nodes = [helper.make_node("Relu", ["x"], ["y1"], name="relu"),
+             helper.make_node("Exp", ["x"], ["e"], name="exp"),
+             helper.make_node("Sigmoid", ["e"], ["s"], name="sigmoid"),
+             helper.make_node("Add", ["s", "c"], ["y 2"], name="add")]
+    path = os.path.join(tmp, "two_outputs.onnx")
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], ys, [c]),
+                                opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_unused_output():
+    # onnxsim's --unused-output NAME ...: those outputs removed, and what only they needed
+    path = two_output_model()
+    m, rep = simplify(path, "--unused-output", '"y 2"')
+    assert [o.name for o in m.graph.output] == ["y1"], m.graph.output
+    assert [n.op_type for n in m.graph.node] == ["Relu"] and not m.graph.initializer, m.graph.node
+    assert rep["verification"]["ran"] and rep["verification"]["ok"], rep["verification"]
+    m, _ = simplify(path, "--unused-output", "y1")
+    assert [o.name for o in m.graph.output] == ["y 2"] and "Relu" not in [n.op_type for n in m.graph.node]
+    r = run(path, os.path.join(tmp, "x.onnx"), "--unused-output", "nope", ok=False)
+    assert r.returncode == 2 and "'nope' is not an output of the model" in r.stderr and "y1" in r.stderr, r.stderr
+    r = run(path, os.path.join(tmp, "x.onnx"), "--unused-output", "y1", '"y 2"', ok=False)
+    assert r.returncode == 2 and "at least one must stay" in r.stderr, r.stderr
+
+
 def test_input_fill():
     # --input-fill random|ones|zeros|arange: the check's (and `run`'s) generated inputs
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
@@ -320,8 +402,7 @@ def test_refused_and_accepted():
     assert r.returncode == 2 and "not supported by onnxtrim" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     r = run(DIRTY, os.path.join(tmp, "x.onnx"), "--input-data-path", "x:a.npy", ok=False)
     assert r.returncode == 2 and "--input NAME=FILE.pb" in r.stderr
-    for flags, instead in ((["--unused-output", "logits"], "graph outputs are never removed"),
-                           (["--mutable-initializer"], "never folded")):
+    for flags, instead in ((["--mutable-initializer"], "never folded"),):
         r = run(DIRTY, os.path.join(tmp, "x.onnx"), *flags, ok=False)
         assert r.returncode == 2 and instead in r.stderr and r.stderr.count("\n") == 1, r.stderr
     simplify(DIRTY, "--include-subgraph", "--dynamic-input-shape")

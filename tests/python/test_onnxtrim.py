@@ -219,11 +219,55 @@ def test_every_documented_compat_parameter_is_mapped_or_refused_by_name(tmp_path
             except TypeError as e:
                 assert f"'{name}'" in str(e), (name, e)
             except onnxtrim.Error as e:
+                if name == "unused_output" and "one must stay" in str(e):
+                    continue  # logits is resnet_small's only output (test_onnxsim_unused_output)
                 raise AssertionError(f"{fn.__module__}: {name}={value!r}: {e}") from None
     assert onnxslim.slim(bert, str(tmp_path / "ext.onnx"), save_as_external_data=True) is None
     # OnnxSlim's input_shapes typed as a dict works too
     m = onnxslim.slim(bert, input_shapes={"input_ids": [2, 7], "attention_mask": [2, 7]})
     assert [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim][:2] == [2, 7]
+
+
+def test_onnxsim_unused_output(tmp_path):
+    # onnxsim's unused_output: the outputs named go, with what only they needed (the CLI's
+    # --unused-output); the rest computes what the original does
+    path = os.path.join(MODELS, "cut_if_function.onnx")
+    full, ok = onnxsim.simplify(path)
+    model, ok = onnxsim.simplify(path, unused_output=["gate"], check_n=2)
+    assert ok and [o.name for o in model.graph.output] == ["logits"]
+    assert model.graph == cli_nodes(tmp_path, "--unused-output", "gate", src=path).graph
+    assert len(model.graph.node) < len(full.graph.node)
+    rng = np.random.default_rng(1)
+    feeds = {i.name: np.asarray(rng.uniform(-1, 1, [d.dim_value or 2 for d in i.type.tensor_type.shape.dim]),
+                                np.float32) for i in onnx.load(path).graph.input}
+    got = run_ort(_write(tmp_path, model), {i.name: feeds[i.name] for i in model.graph.input})
+    np.testing.assert_allclose(got["logits"], run_ort(path, feeds)["logits"], rtol=1e-4, atol=1e-5)
+    model, ok = onnxsim.simplify(path, unused_output="logits")  # one name as a string
+    assert ok and [o.name for o in model.graph.output] == ["gate"]
+    with pytest.raises(onnxtrim.UsageError, match="'ghost' is not an output of the model"):
+        onnxsim.simplify(path, unused_output=["ghost"])
+    with pytest.raises(onnxtrim.UsageError, match="one must stay"):
+        onnxsim.simplify(path, unused_output=["logits", "gate"])
+
+
+def test_onnxslim_skip_optimizations_and_dump_to_disk(tmp_path, monkeypatch):
+    path = os.path.join(MODELS, "resnet_small.onnx")
+    for names, flags in ((["graph_fusion", "weight_tying"], ["graph_fusion", "weight_tying"]),
+                         (["constant_folding"], ["constant_folding"])):
+        model = onnxslim.slim(path, skip_optimizations=names)
+        assert model.graph == cli_nodes(tmp_path, "--skip-optimizations", *flags, src=path).graph
+    assert any(n.op_type == "BatchNormalization" for n in onnxslim.slim(path, skip_optimizations=["graph_fusion"]).graph.node)
+    with pytest.raises(TypeError, match="unknown optimization 'fusion'"):
+        onnxslim.slim(path, skip_optimizations=["fusion"])
+    # dump_to_disk with inspect: STEM_model_info.csv in the current folder ("OnnxModel" for a proto)
+    monkeypatch.chdir(tmp_path)
+    onnxslim.slim(path, inspect=True, dump_to_disk=True)
+    onnxslim.slim(onnx.load(path), inspect=True, dump_to_disk=True)
+    import csv
+    for name in ("resnet_small_model_info.csv", "OnnxModel_model_info.csv"):
+        rows = list(csv.reader(open(tmp_path / name)))
+        assert rows[0] == ["NodeName", "OpType", "OutputDtype", "OutputShape"]
+        assert len(rows) - 1 == sum(len(n.output) for n in onnx.load(path).graph.node), name
 
 
 def test_onnxslim_drop_in_matches_the_cli(tmp_path):

@@ -3,6 +3,7 @@
 // dim the model fixes (checked against the original run at the same shape).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -180,6 +181,86 @@ TEST(InputShape, AChangeOfRankIsRefused) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("rank 4"), std::string::npos) << msg;
     EXPECT_NE(msg.find("rank 3"), std::string::npos) << msg;
+  }
+}
+
+bool has(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// OnnxSlim's --skip-optimizations NAME ...: its five optimizations as onnxtrim's passes.
+TEST(PeerFlags, SkipOptimizationsMapsOnnxSlimsNames) {
+  onnxtrim::Options o;
+  o.set("skip-optimizations", "graph_fusion");
+  for (const char* p : {"fuse_conv_bn", "fuse_pad_conv", "fuse_matmul_add", "fuse_consecutive_ops",
+                        "fuse_consecutive_slices"})
+    EXPECT_TRUE(has(o.skip, p)) << p;
+  EXPECT_TRUE(o.constant_folding);
+  o.set("skip-optimizations", "constant_folding dead_node_elimination,subexpression_elimination");
+  o.set("skip_optimizations", "weight_tying");  // Python's spelling
+  EXPECT_FALSE(o.constant_folding);
+  for (const char* p : {"eliminate_dead_nodes", "eliminate_common_subexpressions", "eliminate_duplicate_constants"})
+    EXPECT_TRUE(has(o.skip, p)) << p;
+  std::string msg;
+  EXPECT_EQ(set_error("skip-optimizations", "fusion", &msg), onnxtrim::kExitUsage);
+  EXPECT_NE(msg.find("unknown optimization 'fusion'"), std::string::npos) << msg;
+}
+
+TEST(PeerFlags, VerboseDumpToDiskInputFill) {
+  onnxtrim::Options o;
+  o.set("verbose");
+  o.set("dump-to-disk");
+  o.set("input-fill", "arange");
+  EXPECT_TRUE(o.verbose);
+  EXPECT_TRUE(o.dump_to_disk);
+  EXPECT_EQ(o.input_fill, "arange");
+  std::string msg;
+  EXPECT_EQ(set_error("input-fill", "normal", &msg), onnxtrim::kExitUsage);
+  EXPECT_NE(msg.find("needs random, ones, zeros or arange"), std::string::npos) << msg;
+}
+
+// x -> Relu -> y1; x -> Exp -> Sigmoid -> (+ c) -> "y 2".
+std::string two_outputs() {
+  return R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y1, float[2,3] y2)
+{
+  c = Constant<value = float[3] {1, 2, 3}>()
+  y1 = Relu(x)
+  e = Exp(x)
+  s = Sigmoid(e)
+  y2 = Add(s, c)
+}
+)";
+}
+
+// onnxsim's --unused-output / unused_output: the outputs named go, with what only they need.
+TEST(PeerFlags, UnusedOutputRemovesTheOutputAndWhatOnlyItNeeds) {
+  onnxtrim::Model m = onnxtrim::Model::parse_text(two_outputs());
+  onnxtrim::Options o;
+  o.set("unused-output", "y2");
+  EXPECT_EQ(o.unused_outputs, Names{"y2"});
+  onnxtrim::Report r = onnxtrim::simplify(m, o);
+  EXPECT_TRUE(r.verification.ran && r.verification.ok) << r.verification.skipped << r.verification.why;
+  std::string text = m.to_text();
+  EXPECT_EQ(text.find("Exp"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Sigmoid"), std::string::npos) << text;
+  EXPECT_EQ(text.find("y2"), std::string::npos) << text;
+  EXPECT_NE(text.find("Relu"), std::string::npos) << text;
+
+  for (const char* bad : {"nope", "y1 y2"}) {
+    onnxtrim::Model m2 = onnxtrim::Model::parse_text(two_outputs());
+    onnxtrim::Options o2;
+    o2.set("unused-output", bad);
+    try {
+      onnxtrim::simplify(m2, o2);
+      ADD_FAILURE() << bad << ": accepted";
+    } catch (const onnxtrim::Error& e) {
+      EXPECT_EQ(e.exit_code(), onnxtrim::kExitUsage) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string(bad) == "nope" ? "'nope' is not an output" : "one must stay"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

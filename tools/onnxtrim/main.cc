@@ -26,8 +26,10 @@
 #include "eval/sizes.h"
 #include "eval/verify.h"
 #include "ir/printer.h"
+#include "ir/rewriter.h"
 #include "onnxtrim/onnxtrim.hpp"
 #include "passes/pass.h"
+#include "passes/shape_inference.h"
 #include "support/cancel.h"
 
 namespace fs = std::filesystem;
@@ -253,7 +255,59 @@ int write_json(const std::string& path, const std::string& js) {
   return kExitOk;
 }
 
-int cmd_inspect(const std::string& path) {
+// OnnxSlim's --inspect --dump-to-disk: IN's nodes (subgraphs too) appended to
+// STEM_model_info.csv in the current folder, one row per node output (the node's name and op on
+// its first), with the dtype and shape shape inference gives.
+void dump_model_info(Model& model, const std::string& path) {
+  ir::Model& m = api::ir_model(model);
+  passes::ShapeInference si(m);
+  if (si.run().is_ok()) {
+    ir::Rewriter rw(m);
+    si.write_back(rw, /*add_value_info=*/false);
+  }
+  auto csv = [](const std::string& f) {
+    if (f.find_first_of(",\"\r\n") == std::string::npos) return f;
+    std::string q = "\"";
+    for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string file = fs::path(path).stem().string() + "_model_info.csv";
+  std::error_code ec;
+  bool fresh = !fs::exists(file, ec) || fs::file_size(file, ec) == 0;
+  std::ofstream f(file, std::ios::app);
+  if (fresh) f << "NodeName,OpType,OutputDtype,OutputShape\n";
+  std::function<void(const ir::Graph&)> dump = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* n) {
+      bool first = true;
+      for (const ir::Value* v : n->outputs()) {
+        if (!v) continue;
+        // As OnnxSlim writes them: NumPy's dtype names, the shape as a Python list.
+        std::string dtype = v->type.is_tensor() ? std::string(ir::dtype_name(v->type.elem)) : v->type.str();
+        if (dtype == "float") dtype = "float32";
+        else if (dtype == "double") dtype = "float64";
+        std::string shape;
+        if (v->type.is_tensor() && v->type.has_shape) {
+          shape = "[";
+          for (size_t i = 0; i < v->type.dims.size(); ++i) {
+            const ir::Dim& d = v->type.dims[i];
+            shape += i ? ", " : "";
+            shape += d.is_known() ? std::to_string(*d.value) : d.param.empty() ? "None" : "'" + d.param + "'";
+          }
+          shape += "]";
+        }
+        f << (first ? csv(n->name) : "") << "," << (first ? csv(n->op_type) : "") << "," << csv(dtype) << ","
+          << csv(shape) << "\n";
+        first = false;
+      }
+      for (const ir::Graph* sg : n->subgraphs()) dump(*sg);
+    });
+  };
+  dump(*m.graph);
+  if (!f) throw Error(kExitIo, file + ": cannot write the model info");
+  std::printf("model info written to %s\n", file.c_str());
+}
+
+int cmd_inspect(const std::string& path, bool dump_to_disk = false) {
   Model m = Model::load(path);
   auto j = nlohmann::json::parse(inspect_json(m));
   std::printf("model: %s\n", path.c_str());
@@ -273,6 +327,7 @@ int cmd_inspect(const std::string& path) {
   std::printf("initializers: %lld, %s\n", static_cast<long long>(s.initializers), human_bytes(s.initializer_bytes).c_str());
   std::printf("functions: %lld\n", j["functions"].get<long long>());
   std::printf("file size: %s\n", human_bytes(ec ? -1 : static_cast<int64_t>(size)).c_str());
+  if (dump_to_disk) dump_model_info(m, path);
   return kExitOk;
 }
 
@@ -369,9 +424,10 @@ int cmd_simplify(int argc, char** argv) {
   parse_args(argc, argv, 1, opts, positional);
   if (opts.inspect) {
     if (positional.empty()) return usage_error("--inspect needs a model file");
-    for (const auto& p : positional) cmd_inspect(p);
+    for (const auto& p : positional) cmd_inspect(p, opts.dump_to_disk);
     return kExitOk;
   }
+  if (opts.dump_to_disk) return usage_error("--dump-to-disk: only with --inspect (as OnnxSlim)");
   // onnxsim's positional check_n: onnxsim IN OUT 3
   if (positional.size() == 3 && !positional[2].empty() &&
       positional[2].find_first_not_of("0123456789") == std::string::npos) {
@@ -379,8 +435,19 @@ int cmd_simplify(int argc, char** argv) {
     positional.pop_back();
   }
   if (positional.size() != 2) return usage_error("expected IN.onnx OUT.onnx");
-  Progress progress(!opts.quiet);
-  opts.progress = [&](const std::string& stage, uint64_t d, uint64_t t) { progress.update(stage, d, t); };
+  // --verbose: each stage (and each pass of each round) logged as it starts, instead of the
+  // progress line.
+  Progress progress(!opts.quiet && !opts.verbose);
+  const auto start = std::chrono::steady_clock::now();
+  std::string last_stage;
+  opts.progress = [&](const std::string& stage, uint64_t d, uint64_t t) {
+    if (opts.verbose && stage != last_stage) {
+      last_stage = stage;
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "onnxtrim: %9.3f s  %s\n", s, stage.c_str());
+    }
+    progress.update(stage, d, t);
+  };
   Report rep;
   try {
     rep = simplify_file(positional[0], positional[1], opts);

@@ -31,8 +31,10 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
     skipped_optimizers (onnxoptimizer names such as "fuse_bn_into_conv") -> --skip-optimization
     NAME ...; skip_constant_folding -> --skip-constant-folding; skip_shape_inference ->
     --skip-shape-inference; tensor_size_threshold ("1.5MB") -> --no-large-tensor;
-    dynamic_input_shape and include_subgraph are what onnxtrim always does. input_data,
-    custom_lib, unused_output and mutable_initializer=True raise a TypeError naming them.
+    unused_output (graph output names) -> --unused-output: those outputs removed, with what only
+    they need (an unknown name is a UsageError, as onnxsim's RuntimeError); dynamic_input_shape
+    and include_subgraph are what onnxtrim always does. input_data, custom_lib and
+    mutable_initializer=True raise a TypeError naming them.
     """
     if "input_shapes" in kwargs:  # onnxsim's deprecated spelling
         overwrite_input_shapes = kwargs.pop("input_shapes")
@@ -42,8 +44,6 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
         _refuse("input_data", "pin inputs with the CLI's --input NAME=FILE.pb, or run onnxtrim.verify")
     if custom_lib is not None:
         _refuse("custom_lib", "custom-domain operators are kept as they are; the check skips such models")
-    if unused_output is not None:
-        _refuse("unused_output", "graph outputs are never removed")
     if mutable_initializer:
         _refuse("mutable_initializer", "initializers that are also graph inputs are never folded")
     opts: Dict[str, object] = {}
@@ -67,6 +67,10 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
         opts["no_large_tensor"] = str(tensor_size_threshold).replace(" ", "")
     if check_n:
         opts["check_n"] = int(check_n)
+    if unused_output:
+        names = [unused_output] if isinstance(unused_output, str) else list(unused_output)
+        # one occurrence per name, quoted: whole whatever it holds
+        settings.extend(("unused_output", onnxtrim._quote(n)) for n in names)
     for k, v in settings:
         opts.setdefault(k, []).append(v)  # type: ignore[union-attr]
     try:

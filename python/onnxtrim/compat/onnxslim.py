@@ -7,15 +7,9 @@ import onnxtrim
 
 __all__ = ["slim"]
 
-# OnnxSlim's skip_optimizations -> onnxtrim passes.
-_OPTIMIZATIONS = {
-    "constant_folding": ["fold_constants"],
-    "graph_fusion": ["fuse_conv_bn", "fuse_matmul_bn", "fuse_conv_add", "fuse_conv_mul", "fuse_matmul_add",
-                     "fuse_pad_conv", "fuse_transpose_gemm", "fuse_gemm_bias", "fuse_gemm_mul"],
-    "dead_node_elimination": ["eliminate_dead_nodes"],
-    "subexpression_elimination": ["eliminate_common_subexpressions"],
-    "weight_tying": ["eliminate_duplicate_constants"],
-}
+# OnnxSlim's skip_optimizations (the option table's --skip-optimizations maps them to passes)
+_OPTIMIZATIONS = ("constant_folding", "graph_fusion", "dead_node_elimination", "subexpression_elimination",
+                  "weight_tying")
 
 # OnnxSlim's "NAME:DTYPE" retyping of a cut point (refused)
 _DTYPES = {"fp16", "fp32", "int32", "int64", "bool", "bf16"}
@@ -34,7 +28,9 @@ def slim(model, *args, **kwargs):
     no_shape_infer -> shapes not written; skip_optimizations -> passes skipped (constant_folding,
     graph_fusion, dead_node_elimination, subexpression_elimination, weight_tying);
     skip_fusion_patterns -> OnnxSlim pattern names or onnxtrim passes; size_threshold -> folding's
-    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model);
+    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model),
+    and with dump_to_disk also appends the nodes to STEM_model_info.csv (--inspect --dump-to-disk);
+    verbose is accepted (OnnxSlim's debug log; the report's passes say what each did);
     inputs / outputs ["name", ...] -> the graph cut there (onnxtrim's inputs= / outputs=).
     dtype "fp16" / "fp32" (or "bf16") -> onnxtrim's --dtype (inputs and outputs keep their types).
     """
@@ -44,14 +40,18 @@ def slim(model, *args, **kwargs):
     for k in kwargs:
         if k not in _KNOWN:
             raise TypeError(f"slim() got an unexpected keyword argument '{k}'")
-    for k, instead in (("dump_to_disk", "use onnxtrim.inspect(model) and write its dict"),):
-        if kwargs.get(k):
-            raise TypeError(f"slim(): '{k}' is not supported by onnxtrim: {instead}")
+    # dump_to_disk: with inspect, each model's nodes to STEM_model_info.csv (the CLI's
+    # --inspect --dump-to-disk); without inspect it does nothing, as in OnnxSlim's slim().
     if isinstance(model, (list, tuple)):  # OnnxSlim's summary of several models
         if not kwargs.get("inspect"):
             raise TypeError("slim(): a list of models is only for inspect=True")
+        if kwargs.get("dump_to_disk"):
+            for m in model:
+                _dump_to_disk(m)
         return [onnxtrim.inspect(m) for m in model]
     if kwargs.get("inspect"):
+        if kwargs.get("dump_to_disk"):
+            _dump_to_disk(model)
         return onnxtrim.inspect(model)
     opts: Dict[str, object] = {}
     skip: List[str] = []
@@ -83,11 +83,12 @@ def slim(model, *args, **kwargs):
         opts["no_shape_infer"] = True
     if kwargs.get("no_constant_folding"):
         opts["constant_folding"] = False
-    for o in kwargs.get("skip_optimizations") or []:
+    sk = kwargs.get("skip_optimizations") or []
+    for o in [sk] if isinstance(sk, str) else sk:
         if o not in _OPTIMIZATIONS:
             raise TypeError(f"slim(): unknown optimization '{o}' in skip_optimizations "
                             f"(known: {', '.join(_OPTIMIZATIONS)})")
-        skip += _OPTIMIZATIONS[o]
+        opts.setdefault("skip_optimizations", []).append(o)  # type: ignore[union-attr]
     if kwargs.get("skip_fusion_patterns"):
         opts["skip_fusion_patterns"] = " ".join(kwargs["skip_fusion_patterns"])
     if kwargs.get("dtype"):
@@ -113,3 +114,26 @@ def slim(model, *args, **kwargs):
         if kwargs.get("model_check"):
             return None
         raise
+
+
+def _dump_to_disk(model) -> None:
+    """OnnxSlim's dump_to_disk: the model's nodes appended to STEM_model_info.csv in the current
+    folder (STEM: the file's, or "OnnxModel" for a ModelProto, as OnnxSlim names it)."""
+    import os
+    import tempfile
+
+    from .. import _cli
+    if isinstance(model, (str, os.PathLike)):
+        rc = _cli.main(["--inspect", "--dump-to-disk", os.fspath(model)])
+    else:
+        import onnx
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "OnnxModel.onnx")
+            if isinstance(model, (bytes, bytearray)):
+                with open(path, "wb") as f:
+                    f.write(model)
+            else:
+                onnx.save(model, path)
+            rc = _cli.main(["--inspect", "--dump-to-disk", path])
+    if rc != 0:
+        raise onnxtrim.Error(f"slim(): dump_to_disk failed (exit {rc})")
