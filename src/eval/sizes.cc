@@ -73,6 +73,8 @@ std::set<std::string> identifiers(const std::string& e) {
 struct Floor {
   int64_t at_least = 0;
   std::string why;  // "x[2] >= 100 for node 'producing c (Conv)'"
+  bool exact = false;  // the dim must be at_least itself (a Reshape to a fixed shape)
+  bool conflict = false;  // two Reshapes want different sizes: no fact
 };
 
 // Lower bounds the facts give the free dims (slot keys of `slot_of`, input name and axis ->
@@ -102,8 +104,44 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
   }
   static const std::set<std::string> spatial = {"Conv", "ConvInteger", "QLinearConv", "AveragePool",
                                                 "MaxPool", "LpPool", "DeformConv"};
+  // A Reshape to a fixed shape of N elements of data whose element count depends on one free
+  // dim alone fixes that dim (the smallest value that reaches N, when it gives N exactly).
+  auto reshape_fact = [&](const ir::Node* n) {
+    const ops::TypeInfo* out = si.facts(n->output(0));
+    const ops::TypeInfo* data = n->input(0) ? si.facts(n->input(0)) : nullptr;
+    if (!out || !data || !data->shape) return;
+    auto fixed = out->static_shape();
+    if (!fixed) return;
+    int64_t want = 1;
+    for (int64_t d : *fixed) want *= d;
+    symbolic::Expr numel = symbolic::Expr::constant(1);
+    for (const symbolic::Expr& d : *data->shape) numel = numel * d;
+    if (numel.is_constant() || want < 1) return;
+    std::string text = numel.str();
+    std::set<std::string> ids = identifiers(text);
+    if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) return;
+    const std::string& tok = *ids.begin();
+    const int64_t hi = int64_t{1} << 24;
+    auto at_hi = eval_with(text, tok, hi), at_1 = eval_with(text, tok, 1);
+    if (!at_hi || !at_1 || *at_hi < want || *at_1 > want) return;
+    int64_t lo = 0, up = hi;  // f(lo) < want <= f(up), f(0) taken as < want
+    if (*at_1 >= want) up = 1;
+    while (up - lo > 1) {
+      int64_t mid = lo + (up - lo) / 2;
+      auto f = eval_with(text, tok, mid);
+      if (!f) return;
+      (*f >= want ? up : lo) = mid;
+    }
+    auto f = eval_with(text, tok, up);
+    if (!f || *f != want) return;
+    const std::string& key = slot_of_token[tok];
+    Floor& fl = floors[key];
+    if (fl.exact && fl.at_least != up) fl.conflict = true;
+    if (!fl.exact) fl = Floor{up, key + " = " + std::to_string(up) + " for node '" + n->describe() + "'", true};
+  };
   m.graph->for_each_node([&](const ir::Node* n) {
     if (!n->is_default_domain() || n->num_outputs() == 0 || !n->output(0)) return;
+    if (n->op_type == "Reshape") return reshape_fact(n);
     bool conv = spatial.count(n->op_type) > 0, stft = n->op_type == "STFT";
     if (!conv && !stft) return;
     const ops::TypeInfo* t = si.facts(n->output(0));
@@ -127,9 +165,11 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
       }
       const std::string& key = slot_of_token[tok];
       Floor& fl = floors[key];
-      if (up > fl.at_least) fl = Floor{up, key + " >= " + std::to_string(up) + " for node '" + n->describe() + "'"};
+      if (!fl.exact && up > fl.at_least)
+        fl = Floor{up, key + " >= " + std::to_string(up) + " for node '" + n->describe() + "'"};
     }
   });
+  for (auto it = floors.begin(); it != floors.end();) it = it->second.conflict ? floors.erase(it) : std::next(it);
   return floors;
 }
 
@@ -213,13 +253,14 @@ std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& 
         bool grows = s.role == Role::kLength || (s.role == Role::kUnclear && unclear_grows);
         value[s.key] = grows ? len : 1;
         auto fl = floors.find(s.key);
-        if (grows && fl != floors.end() && fl->second.at_least > len) {
+        bool exact = fl != floors.end() && fl->second.exact;
+        if (exact || (grows && fl != floors.end() && fl->second.at_least > len)) {
           value[s.key] = fl->second.at_least;
           c.from_facts.push_back(fl->second.why);
         }
-        if (grows) c.length = len;
+        if (grows && !exact) c.length = len;
         c.dims.emplace_back(s.key, value[s.key]);
-        if (!grows && s.role == Role::kBatch) c.batches.push_back(s.key);
+        if (!grows && !exact && s.role == Role::kBatch) c.batches.push_back(s.key);
       }
       for (const auto& [name, slot] : named) c.spec.dims[name] = value[name];
       int64_t elements = 0;

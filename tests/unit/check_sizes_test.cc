@@ -1,5 +1,5 @@
 // Sizes the check finds by itself (issue 29): the free symbolic dims of the inputs start where
-// the facts say they must (a Conv kernel, an STFT frame) and grow (8, 64, 512, 4096) until the
+// the facts say they must (a Conv kernel, an STFT frame, a Reshape to a fixed shape) and grow (8, 64, 512, 4096) until the
 // original runs, dims that look like a batch stay 1, the report says which
 // sizes were used and why, and the check is skipped - naming the sizes tried and the flags to
 // give - only when no size works. `onnxtrim run` sizes its inputs the same way.
@@ -178,13 +178,48 @@ TEST(CheckSizes, UnclearDimsAreTriedAsLengthThenAsBatch) {
   EXPECT_NE(v.sizes.find("; from the facts (x[1] >= 100 for node 'producing c (Conv)')"), std::string::npos) << v.sizes;
 }
 
-// No size makes the original run (a Reshape to 21 elements): skipped, with the reason, the
-// sizes tried and the flags to give; with --dim the check runs.
-constexpr const char* kNoSizeWorks = R"(
+// A Reshape to a fixed shape fixes the dim (the facts): seq = 21, where no size of the growth
+// fits.
+constexpr const char* kReshapeFixes = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[seq] x) => (float[3,7] y) {
   s = Constant<value = int64[2] {3, 7}>()
   r = Reshape(x, s)
+  one = Constant<value = float {1}>()
+  y = Mul(r, one)
+}
+)";
+
+TEST(CheckSizes, ReshapeFixesTheDim) {
+  auto m = parse(kReshapeFixes);
+  ASSERT_TRUE(m);
+  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  ASSERT_EQ(cands.size(), 1u);
+  EXPECT_EQ(eval::describe_sizes(cands[0]), "seq=21");
+  Model pm = public_model(*m);
+  Report r = simplify(pm, Options{});
+  const Verification& v = r.verification;
+  EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
+  EXPECT_EQ(v.sizes, "seq=21: from the facts (seq = 21 for node 'producing r (Reshape)')");
+}
+
+// No size makes the original run (the same Reshape in an If branch, where the facts do not
+// look): skipped, with the reason, the sizes tried and the flags to give; with --dim the check
+// runs.
+constexpr const char* kNoSizeWorks = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[seq] x) => (float[3,7] y) {
+  cond = Constant<value = bool {1}>()
+  r = If(cond) <
+    then_branch = t1 () => (float[3,7] o1) {
+      s1 = Constant<value = int64[2] {3, 7}>()
+      o1 = Reshape(x, s1)
+    },
+    else_branch = t2 () => (float[3,7] o2) {
+      s2 = Constant<value = int64[2] {3, 7}>()
+      o2 = Reshape(x, s2)
+    }
+  >
   one = Constant<value = float {1}>()
   y = Mul(r, one)
 }
