@@ -30,17 +30,18 @@ struct SizeCandidate {
   std::vector<std::string> from_facts;
 };
 
-// The sizes to try, in order: the dims that grow get 8, then 64, 512, 4096, and never less than
-// the facts require (shape inference: a dim that sizes a spatial dim of a Conv or a pool's
-// output, or an STFT's frames, must make it >= 1, so a kernel or frame of 400 starts the dim at
-// 400; main graph only); dims that look like
-// a batch get 1 (a dim named like one - batch, batch_size, N, b, bs ... -, a named dim found
-// only as the leading dim of inputs of rank >= 2, an unnamed leading dim of an input of rank >=
-// 2). A dim whose role is unclear (unnamed: the only dim of a rank-1 input, or the only unknown
-// dim of an input of rank >= 3, as an LSTM state's [2, ?, 128]; named: leading in one input and
-// not in another, or only the dim of rank-1 inputs) is tried at each size as a length, then as a
-// batch. Candidates whose random inputs would hold more than `max_elements` elements are left
-// out (the first is always kept). One candidate, the given spec, when no dim is free.
+// The sizes to try, in order. From the facts (shape inference, main graph only): a dim that a
+// Reshape to a fixed shape determines (the data's element count depends on it alone) gets that
+// size; a dim that sizes a spatial dim of a Conv's or a pool's output, or an STFT's frames,
+// starts where that output has one element (a kernel or frame of 400: 400). Then the dims that
+// grow get 8, 64, 512, 4096 (never below the facts); dims that look like a batch get 1 (a dim
+// named like one - batch, batch_size, N, b, bs ... -, a named dim found only as the leading dim
+// of inputs of rank >= 2, an unnamed leading dim of an input of rank >= 2). A dim whose role is
+// unclear (unnamed: the only dim of a rank-1 input, or the only unknown dim of an input of rank
+// >= 3, as an LSTM state's [2, ?, 128]; named: leading in one input and not in another, or only
+// the dim of rank-1 inputs) is tried at each size as a length, then as a batch. Candidates whose
+// random inputs would hold more than `max_elements` elements are left out (the first is always
+// kept). One candidate, the given spec, when no dim is free.
 std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& given,
                                            int64_t max_elements = int64_t{1} << 24);
 
