@@ -27,6 +27,10 @@ print("import onnxtrim", onnxtrim.__version__, "from", onnxtrim.__file__)
 PY
   )
   (cd "$tmp" && "$1/bin/python" -m onnxtrim --version | grep -q "^onnxtrim ") || { echo "python -m onnxtrim"; exit 1; }
+  # the console script: `onnxtrim` on PATH (and the older name onnxtrim-py)
+  for exe in onnxtrim onnxtrim-py; do
+    (cd "$tmp" && "$1/bin/$exe" --version | grep -q "^onnxtrim ") || { echo "$exe not installed in $1/bin"; exit 1; }
+  done
 }
 
 echo "== pip install --no-build-isolation --no-index ."
