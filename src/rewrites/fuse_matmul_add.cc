@@ -32,8 +32,8 @@ class FuseMatmulAdd final : public Pass {
     std::shared_ptr<const ShapeInference> si;
     bool asked = false;
     // Facts only when a bias dim must be proved equal to x's M or a generator's shape read;
-    // inferred once, before this pass changes anything (a rewrite here touches only the nodes it
-    // fuses, whose values the facts are not asked about again).
+    // inferred once, at the first need (of the graph as it is then): a value made by a fusion
+    // after that has no facts, and its Add is refused until the next round.
     auto facts = [&]() -> const ShapeInference* {
       if (!asked) {
         asked = true;
