@@ -194,7 +194,9 @@ for fname in sorted(f for f in os.listdir(REGRESSIONS) if f.endswith(".onnx")):
     orig = onnx.load(path)
     feeds = {}
     for i in orig.graph.input:
-        shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+        # A named or unnamed free dim gets 4 (a size every regression model runs at; 0 would make
+        # empty tensors that some of them cannot take).
+        shape = [d.dim_value if d.HasField("dim_value") else 4 for d in i.type.tensor_type.shape.dim]
         if i.name in PINNED.get(fname, {}):
             feeds[i.name] = PINNED[fname][i.name]
         elif i.type.tensor_type.elem_type == TensorProto.INT64:  # indices: small, in range of any table
