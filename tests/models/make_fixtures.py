@@ -126,6 +126,25 @@ initializers). torch stays the judge: the cached step equals a full pass before 
   torch's nn.MultiheadAttention: sequence-first Transpose, in-projection, heads folded into the
   batch (rank-3 [b * 4, 17, 8] MatMuls), q divided by sqrt(8) before Q.K^T, no mask.
 
+Graphs of the third-party files of issue 29 (Piper's VITS voices, Silero VAD), rebuilt small here
+with random weights; `onnxtrim IN OUT` with no flags must run the check, pass it and write
+(e2e.exported_fixtures).
+- vits_noise_tiny.onnx (opset 17): a VITS-like decoder. Inputs x [batch, 16, length] (the text
+  encoder's output) and scales [3] (Piper's [noise_scale, length_scale, noise_w]); a duration
+  head whose log-durations get `randn_like * noise_w`, the prior's m + randn_like(m) *
+  exp(logs) * noise_scale, one coupling step of the flow (split, WaveNet-like gate, add, swap),
+  then two ConvTranspose1d upsamplings (x4 each) with LeakyReLU and a residual Conv1d, Tanh.
+  torch writes randn_like as RandomNormalLike without a seed (two of them), live through the
+  scales input. Outputs audio [batch, 1, samples], durations [batch, 1, length].
+- stft_lstm_tiny.onnx (opset 17): a Silero-VAD-like detector, scripted (torch.jit.script) so
+  that `if x.shape[-1] >= 512` becomes an If on the input's length: each branch is an STFT done
+  as Silero does it (a right reflection pad of hop / 2, a Conv1d with a fixed Hann-windowed DFT
+  basis of 33 bins: frames of 256 with hop 128 for a 16 kHz chunk, of 128 with hop 64 for an
+  8 kHz one), the magnitude, a Conv1d encoder (one stride 2), an LSTM whose state is an input
+  ([2, batch, 32]: h and c), a Conv1d head, Sigmoid and the mean over frames. Inputs input
+  [batch, samples], state; outputs output [batch, 1], stateN. It runs from 96 samples on (the
+  8 kHz frame), so the check's first sizes (8, 64) fail and it finds 512 by itself.
+
 Pass fixture names (e.g. swin_stage) to re-export only those.
 """
 import math
@@ -914,12 +933,118 @@ def vit_tiny_op13():
            {"image": {0: "batch"}, "logits": {0: "batch"}}, fold=False, no_grad=False, opset=13)
 
 
+# --- issue 29: the graphs of Piper's VITS voices and Silero VAD, small.
+
+class VitsFlow(nn.Module):
+    """A VITS coupling step (ResidualCouplingLayer, mean only): x1 += f(x0), then the halves swap."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.pre = nn.Conv1d(c // 2, 16, 1)
+        self.enc = nn.Conv1d(16, 16, 5, padding=2)
+        self.post = nn.Conv1d(16, c // 2, 1)
+
+    def forward(self, x):
+        x0, x1 = torch.split(x, x.shape[1] // 2, 1)
+        h = self.pre(x0)
+        h = torch.tanh(self.enc(h)) * torch.sigmoid(self.enc(h))
+        return torch.cat([x1 + self.post(h), x0], 1)
+
+
+class VitsNoiseTiny(nn.Module):
+    def __init__(self, cin=16, c=8):
+        super().__init__()
+        self.proj = nn.Conv1d(cin, 2 * c, 1)  # the prior's m and logs
+        self.dp = nn.Sequential(nn.Conv1d(cin, 16, 3, padding=1), nn.ReLU(), nn.Conv1d(16, 1, 1))
+        self.flow = VitsFlow(c)
+        self.pre = nn.Conv1d(c, 32, 7, padding=3)
+        self.up1 = nn.ConvTranspose1d(32, 16, 8, 4, padding=2)
+        self.res = nn.Conv1d(16, 16, 3, padding=1)
+        self.up2 = nn.ConvTranspose1d(16, 8, 8, 4, padding=2)
+        self.post = nn.Conv1d(8, 1, 7, padding=3)
+
+    def forward(self, x, scales):
+        noise_scale, length_scale, noise_w = scales[0], scales[1], scales[2]
+        logw = self.dp(x)
+        logw = logw + torch.randn_like(logw) * noise_w
+        durations = torch.ceil(torch.exp(logw) * length_scale)
+        stats = self.proj(x)
+        m, logs = torch.split(stats, stats.shape[1] // 2, 1)
+        z = self.flow(m + torch.randn_like(m) * torch.exp(logs) * noise_scale)
+        h = self.up1(F.leaky_relu(self.pre(z), 0.1))
+        h = h + self.res(F.leaky_relu(h, 0.1))
+        h = self.up2(F.leaky_relu(h, 0.1))
+        return torch.tanh(self.post(F.leaky_relu(h))), durations
+
+
+def vits_noise_tiny():
+    torch.manual_seed(0)
+    m = VitsNoiseTiny()
+    export(m, (torch.randn(1, 16, 20), torch.tensor([0.667, 1.0, 0.8])), "vits_noise_tiny.onnx", ["x", "scales"],
+           ["audio", "durations"], {"x": {0: "batch", 2: "length"}, "audio": {0: "batch", 2: "samples"},
+                                    "durations": {0: "batch", 2: "length"}}, fold=True)
+
+
+def stft_basis(n_fft, bins):
+    """Silero's forward basis: the real and imaginary rows of a Hann-windowed DFT, [2 * bins, 1, n_fft]."""
+    n = torch.arange(n_fft, dtype=torch.float64)
+    k = torch.arange(bins, dtype=torch.float64)[:, None]
+    window = torch.hann_window(n_fft, periodic=True, dtype=torch.float64)
+    ang = 2 * math.pi * k * n / n_fft
+    return torch.cat([torch.cos(ang) * window, -torch.sin(ang) * window]).float().unsqueeze(1)
+
+
+class StftLstmTiny(nn.Module):
+    def __init__(self, bins=33, hidden=32):
+        super().__init__()
+        self.bins = bins
+        self.register_buffer("basis16", stft_basis(256, bins))  # 16 kHz: frames of 256, hop 128
+        self.register_buffer("basis8", stft_basis(128, bins))  # 8 kHz: frames of 128, hop 64
+        self.encoder = nn.Sequential(nn.Conv1d(bins, hidden, 3, padding=1), nn.ReLU(),
+                                     nn.Conv1d(hidden, hidden, 3, stride=2, padding=1), nn.ReLU())
+        self.lstm = nn.LSTM(hidden, hidden)
+        self.head = nn.Conv1d(hidden, 1, 1)
+
+    def stft(self, x, basis, hop: int):
+        x = F.pad(x.unsqueeze(1), (0, hop // 2), mode="reflect")
+        spec = F.conv1d(x, basis, stride=hop)
+        re, im = spec[:, :self.bins], spec[:, self.bins:]
+        return torch.sqrt(re * re + im * im)
+
+    def decode(self, mag, state):
+        feats = self.encoder(mag)
+        out, hc = self.lstm(feats.permute(2, 0, 1), (state[0:1], state[1:2]))
+        prob = torch.sigmoid(self.head(F.relu(out.permute(1, 2, 0)))).mean(-1)
+        return prob, torch.cat([hc[0], hc[1]], 0)
+
+    def forward(self, x, state):
+        if x.shape[-1] >= 512:  # a 16 kHz chunk
+            prob, new_state = self.decode(self.stft(x, self.basis16, 128), state)
+        else:  # an 8 kHz chunk
+            prob, new_state = self.decode(self.stft(x, self.basis8, 64), state)
+        return prob, new_state
+
+
+def stft_lstm_tiny():
+    torch.manual_seed(0)
+    m = StftLstmTiny().eval()
+    s = torch.jit.script(m)
+    with torch.no_grad():  # the scripted module computes what the module does, on both branches
+        for samples in (96, 300, 512, 700):
+            x, state = torch.randn(2, samples), torch.randn(2, 2, 32)
+            assert all(torch.allclose(a, b) for a, b in zip(s(x, state), m(x, state)))
+    export(s, (torch.randn(1, 512), torch.zeros(2, 1, 32)), "stft_lstm_tiny.onnx", ["input", "state"],
+           ["output", "stateN"], {"input": {0: "batch", 1: "samples"}, "state": {1: "batch"}, "output": {0: "batch"},
+                                  "stateN": {1: "batch"}}, fold=True)
+
+
 FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_tiny(),
             "keypoint_rcnn": keypoint_rcnn, "squeeze_ifs": squeeze_ifs, "custom_gelu": custom_gelu, "vit_tiny": vit_tiny,
             "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
             "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny, "llama_tiny": llama_tiny,
-            "gpt_kv_tiny": gpt_kv_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13}
+            "gpt_kv_tiny": gpt_kv_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
+            "vits_noise_tiny": vits_noise_tiny, "stft_lstm_tiny": stft_lstm_tiny}
 
 
 def main():
