@@ -139,9 +139,53 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
     if (fl.exact && fl.at_least != up) fl.conflict = true;
     if (!fl.exact) fl = Floor{up, key + " = " + std::to_string(up) + " for node '" + n->describe() + "'", true};
   };
+  // An elementwise op that broadcasts a dim depending on one free dim alone against a constant
+  // dim K > 1 of another input (a Range(0, K), a bias of K) fixes it: the smallest value giving
+  // K exactly (1 would broadcast too, but K is the size the model is built for).
+  static const std::set<std::string> broadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min",
+                                                     "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                                                     "And", "Or", "Xor", "Where", "PRelu"};
+  auto broadcast_fact = [&](const ir::Node* n) {
+    std::vector<const ops::SymShape*> shapes;
+    for (const ir::Value* in : n->inputs()) {
+      const ops::TypeInfo* t = in ? si.facts(in) : nullptr;
+      if (t && t->shape) shapes.push_back(&*t->shape);
+    }
+    for (const ops::SymShape* a : shapes)
+      for (const ops::SymShape* b : shapes) {
+        if (a == b) continue;
+        for (size_t k = 1; k <= std::min(a->size(), b->size()); ++k) {
+          const symbolic::Expr& e = (*a)[a->size() - k];
+          auto want = (*b)[b->size() - k].constant_value();
+          if (e.is_constant() || !want || *want <= 1) continue;
+          std::string text = e.str();
+          std::set<std::string> ids = identifiers(text);
+          if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) continue;
+          const std::string& tok = *ids.begin();
+          const int64_t hi = int64_t{1} << 24;
+          auto at_hi = eval_with(text, tok, hi), at_1 = eval_with(text, tok, 1);
+          if (!at_hi || !at_1 || *at_hi < *want || *at_1 > *want) continue;
+          int64_t lo = 0, up = hi;
+          if (*at_1 >= *want) up = 1;
+          while (up - lo > 1) {
+            int64_t mid = lo + (up - lo) / 2;
+            auto f = eval_with(text, tok, mid);
+            if (!f) return;
+            (*f >= *want ? up : lo) = mid;
+          }
+          auto f = eval_with(text, tok, up);
+          if (!f || *f != *want) continue;
+          const std::string& key = slot_of_token[tok];
+          Floor& fl = floors[key];
+          if (fl.exact && fl.at_least != up) fl.conflict = true;
+          if (!fl.exact) fl = Floor{up, key + " = " + std::to_string(up) + " for node '" + n->describe() + "'", true};
+        }
+      }
+  };
   m.graph->for_each_node([&](const ir::Node* n) {
     if (!n->is_default_domain() || n->num_outputs() == 0 || !n->output(0)) return;
     if (n->op_type == "Reshape") return reshape_fact(n);
+    if (broadcasting.count(n->op_type)) return broadcast_fact(n);
     bool conv = spatial.count(n->op_type) > 0, stft = n->op_type == "STFT";
     if (!conv && !stft) return;
     const ops::TypeInfo* t = si.facts(n->output(0));

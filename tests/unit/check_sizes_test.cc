@@ -1,5 +1,6 @@
 // Sizes the check finds by itself (issue 29): the free symbolic dims of the inputs start where
-// the facts say they must (a Conv kernel, an STFT frame, a Reshape to a fixed shape) and grow (8, 64, 512, 4096) until the
+// the facts say they must (a Conv kernel, an STFT frame, a Reshape to a fixed shape, a broadcast
+// against a constant dim such as a Range's) and grow (8, 64, 512, 4096) until the
 // original runs, dims that look like a batch stay 1, the report says which
 // sizes were used and why, and the check is skipped - naming the sizes tried and the flags to
 // give - only when no size works. `onnxtrim run` sizes its inputs the same way.
@@ -201,6 +202,31 @@ TEST(CheckSizes, ReshapeFixesTheDim) {
   const Verification& v = r.verification;
   EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
   EXPECT_EQ(v.sizes, "seq=21: from the facts (seq = 21 for node 'producing r (Reshape)')");
+}
+
+// A free dim added to a Range of 37 positions (folded to a constant [37]): the broadcast fixes it.
+constexpr const char* kRangeFixes = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[seq] x) => (float[seq] y) {
+  start = Constant<value = float {0}>()
+  limit = Constant<value = float {37}>()
+  delta = Constant<value = float {1}>()
+  pos = Range(start, limit, delta)
+  y = Add(x, pos)
+}
+)";
+
+TEST(CheckSizes, BroadcastAgainstARangeFixesTheDim) {
+  auto m = parse(kRangeFixes);
+  ASSERT_TRUE(m);
+  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  ASSERT_FALSE(cands.empty());
+  EXPECT_EQ(eval::describe_sizes(cands[0]), "seq=37");
+  Model pm = public_model(*m);
+  Report r = simplify(pm, Options{});
+  const Verification& v = r.verification;
+  EXPECT_TRUE(v.ran && v.ok) << v.skipped << v.why;
+  EXPECT_EQ(v.sizes, "seq=37: from the facts (seq = 37 for node 'producing y (Add)')");
 }
 
 // No size makes the original run (the same Reshape in an If branch, where the facts do not
