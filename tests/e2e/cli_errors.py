@@ -419,6 +419,14 @@ with tempfile.TemporaryDirectory() as d:
         if locs != ["w.data"] or not os.path.exists(os.path.join(sub, "w.data")):
             failures.append(f"--external-location w.data: the model names {locs}")
 
+    # --json FILE is checked before anything is written: a missing folder, a folder, the model
+    # itself are exit 2 naming the option, and OUT is not written.
+    for jpath in [os.path.join(d, "no_such_folder", "r.json"), sub, subout]:
+        if os.path.exists(subout):
+            os.remove(subout)
+        r = run(weighted, subout, "--json", jpath)
+        expect(f"--json {jpath}", r, 2, "--json", out_path=subout)
+
     # The input is never touched; saving over the input replaces it only when complete.
     before = open(good, "rb").read()
     r = run(good, out, "--quiet")

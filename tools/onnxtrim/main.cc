@@ -240,6 +240,22 @@ void print_check(const Verification& v) {
                 v.atol, v.rtol);
 }
 
+// Why --json FILE cannot be written after the run ("" when it can): checked before anything is
+// written, so that a run never writes OUT and then fails on its report.
+std::string json_path_problem(const std::string& path, const std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  if (path.empty() || path == "-") return "";
+  std::error_code ec;
+  fs::path p(path);
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  if (!fs::is_directory(dir, ec)) return "folder '" + dir.string() + "' does not exist";
+  if (fs::is_directory(p, ec)) return "'" + path + "' is a folder";
+  for (const std::string& f : files)
+    if (fs::weakly_canonical(p, ec) == fs::weakly_canonical(fs::path(f), ec)) return "'" + path + "' is the model " + f;
+  if (::access(dir.c_str(), W_OK) != 0) return "folder '" + dir.string() + "' is not writable";
+  return "";
+}
+
 int write_json(const std::string& path, const std::string& js) {
   if (path.empty()) return kExitOk;
   if (path == "-") {
@@ -435,6 +451,8 @@ int cmd_simplify(int argc, char** argv) {
     positional.pop_back();
   }
   if (positional.size() != 2) return usage_error("expected IN.onnx OUT.onnx");
+  if (std::string why = json_path_problem(opts.json_path, positional); !why.empty())
+    return usage_error("--json " + opts.json_path + ": " + why + "; nothing was written");
   // --verbose: each stage (and each pass of each round) logged as it starts, instead of the
   // progress line.
   Progress progress(!opts.quiet && !opts.verbose);
