@@ -1,5 +1,7 @@
 #include "rewrites/conv_channel.h"
 
+#include "ir/rewriter.h"
+
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::passes {
@@ -74,6 +76,18 @@ std::optional<std::vector<double>> per_channel(const ir::Value* c, int64_t rank,
   std::vector<double> v = to_doubles(*t);
   if (!along_channel) return std::vector<double>(static_cast<size_t>(channels), v.empty() ? 0.0 : v[0]);
   return v;
+}
+
+std::optional<ChannelOperand> channel_operand(const ir::Node& op) {
+  for (size_t side = 0; side < 2; ++side) {
+    const ir::Node* conv = absorbing_conv(op.input(side));
+    if (!conv) continue;
+    const ir::Tensor& w = *ops::FoldContext::constant(conv->input(1));
+    auto c = per_channel(op.input(1 - side), w.rank(), conv_out_channels(*conv, w));
+    if (!c || !ir::Rewriter::can_replace(op.output(0), conv->output(0))) continue;
+    return ChannelOperand{const_cast<ir::Node*>(conv), std::move(*c)};
+  }
+  return std::nullopt;
 }
 
 }  // namespace onnxtrim::passes

@@ -24,6 +24,14 @@ std::vector<int64_t> weight_out_channels(const ir::Node& conv, const ir::Tensor&
 // One double per output channel (M of them) when the constant c, broadcast against a Conv
 // output of rank `rank`, varies at most along the channel axis (axis 1) and does not grow it.
 std::optional<std::vector<double>> per_channel(const ir::Value* c, int64_t rank, int64_t channels);
+// An elementwise op (Add, Mul) one of whose inputs comes from such a Conv and the other is such a
+// per-channel constant, the op's output able to take the Conv output's place: the Conv (the first
+// side that fits) and the constant, one value per output channel.
+struct ChannelOperand {
+  ir::Node* conv = nullptr;
+  std::vector<double> c;
+};
+std::optional<ChannelOperand> channel_operand(const ir::Node& op);
 std::vector<double> to_doubles(const ir::Tensor& t);
 ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v);
 

@@ -5,32 +5,29 @@
 // Refuses: a constant that varies along another axis than the channels, or would broadcast the
 // output to a larger shape; a Conv output with other consumers or that is a graph output;
 // weights that are not float constants.
-#include "passes/pass.h"
+#include "passes/rule.h"
 #include "rewrites/conv_channel.h"
 
 namespace onnxtrim::passes {
 namespace {
 
-class FuseConvMul final : public Pass {
+class FuseConvMul final : public Rule<ChannelOperand> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext&) override {
-    for (ir::Node* n : g.node_list()) {
-      if (n->is_dead() || n->op_type != "Mul" || !n->is_default_domain()) continue;
-      for (size_t side = 0; side < 2; ++side) {
-        const ir::Node* conv = absorbing_conv(n->input(side));
-        if (!conv) continue;
-        const ir::Tensor& w = *ops::FoldContext::constant(conv->input(1));
-        int64_t m = conv_out_channels(*conv, w);
-        auto c = per_channel(n->input(1 - side), w.rank(), m);
-        if (!c || !ir::Rewriter::can_replace(n->output(0), conv->output(0))) continue;
-        apply(*n, *const_cast<ir::Node*>(conv), w, *c, g, rw);
-        break;
-      }
-    }
+  std::vector<std::string> roots() const override { return {"Mul"}; }
+
+ protected:
+  Match<ChannelOperand> match(const ir::Node& n, RuleContext&) override {
+    auto fit = channel_operand(n);
+    if (!fit) return refuse("no input is a Conv (read only here, constant float weights) and the other a per-channel constant");
+    return std::move(*fit);
+  }
+
+  void apply(ir::Node& n, ChannelOperand& f, RuleContext& ctx, ir::Rewriter& rw) override {
+    fold(n, *f.conv, *ops::FoldContext::constant(f.conv->input(1)), f.c, ctx.graph(), rw);
   }
 
  private:
-  static void apply(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& c, ir::Graph& g,
+  static void fold(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& c, ir::Graph& g,
                     ir::Rewriter& rw) {
     int64_t m = conv_out_channels(conv, w);
     std::vector<double> b(static_cast<size_t>(m), 0.0);
@@ -50,7 +47,7 @@ class FuseConvMul final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseConvMul, "fuse_conv_mul", 511,
+ONNXTRIM_REGISTER_RULE(FuseConvMul, "fuse_conv_mul", 511,
                        "a per-output-channel constant Mul after Conv or ConvTranspose folds into its weights (per group for ConvTranspose) and bias; refuses other broadcasts and shared intermediates");
 
 }  // namespace onnxtrim::passes
