@@ -8,12 +8,9 @@
 // Refuses: a RotaryEmbedding that is not 4D-BNSH (num_heads set), interleaved, or already
 // partial; Slices that are not exactly [0, R) and [R, D) of the last axis of the same x, or that
 // are read elsewhere; R odd or not less than D; a Concat on another axis or of other inputs.
-#include <algorithm>
-
-#include "ops/fold.h"
-#include "ops/kernel_util.h"
 #include "passes/rule.h"
 #include "passes/shape_inference.h"
+#include "rewrites/slice_spec.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -23,26 +20,6 @@ struct Partial {
   ir::Value* x = nullptr;
   int64_t r = 0;
 };
-
-std::optional<int64_t> one_int(const ir::Value* v) {
-  const ir::Tensor* t = v ? ops::FoldContext::constant(v) : nullptr;
-  if (!t || t->numel() != 1 || !t->bytes()) return std::nullopt;
-  return ops::to_int64_vector(*t)[0];
-}
-
-// s is Slice(x, [b], [e], [last axis], [1]) of x's last axis of size d: returns [b, e) normalized.
-std::optional<std::pair<int64_t, int64_t>> last_axis_slice(const ir::Node& s, int64_t d) {
-  if (s.num_inputs() < 4) return std::nullopt;
-  auto b = one_int(s.input(1)), e = one_int(s.input(2)), a = one_int(s.input(3));
-  if (!b || !e || !a || (*a != -1 && *a != 3)) return std::nullopt;
-  if (s.input(4)) {
-    auto st = one_int(s.input(4));
-    if (!st || *st != 1) return std::nullopt;
-  }
-  int64_t bb = *b < 0 ? std::max<int64_t>(*b + d, 0) : std::min(*b, d);
-  int64_t ee = *e < 0 ? std::max<int64_t>(*e + d, 0) : std::min(*e, d);
-  return std::make_pair(bb, ee);
-}
 
 class FusePartialRotaryEmbedding final : public Rule<Partial> {
  public:
@@ -68,7 +45,7 @@ class FusePartialRotaryEmbedding final : public Rule<Partial> {
     if (!fx || fx->rank() != 4) return refuse("x is not of rank 4");
     auto d = (*fx->shape)[3].constant_value();
     if (!d) return refuse("x's head size is not a constant");
-    auto a = last_axis_slice(*lo, *d), b = last_axis_slice(*hi, *d);
+    auto a = last_axis_window(*lo, ctx.opset(), 4, *d), b = last_axis_window(*hi, ctx.opset(), 4, *d);
     if (!a || !b || a->first != 0 || b->first != a->second || b->second != *d)
       return refuse("the Slices are not x[.., :R] and x[.., R:] of the last axis");
     const int64_t r = a->second;

@@ -14,13 +14,13 @@
 // products in another arrangement; an intermediate read elsewhere or that is a graph output. Not
 // matched yet: the interleaved (GPT-J) and partial-rotary (NeoX, Phi) forms, tables sliced by
 // length without position ids.
-#include <algorithm>
 #include <cstring>
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
 #include "passes/rule.h"
 #include "passes/shape_inference.h"
+#include "rewrites/slice_spec.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -33,14 +33,6 @@ struct Rotary {
   ir::Value* sin_table = nullptr;
   ir::Value* positions = nullptr;
 };
-
-// The constant 1-element integer held by v.
-std::optional<int64_t> int_scalar(const ir::Value* v) {
-  const ir::Tensor* t = v ? ops::FoldContext::constant(v) : nullptr;
-  if (!t || t->numel() != 1 || !t->bytes()) return std::nullopt;
-  auto vals = ops::to_int64_vector(*t);
-  return vals.size() == 1 ? std::optional<int64_t>(vals[0]) : std::nullopt;
-}
 
 class FuseRotaryEmbedding final : public Rule<Rotary> {
  public:
@@ -62,7 +54,7 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
           Rotary m;
           m.x = plain->input(static_cast<size_t>(a));
           const ir::Value* rot = rotated->input(static_cast<size_t>(b));
-          if (!rotate_half_of(rot, rotated, m.x, *si)) continue;
+          if (!rotate_half_of(rot, rotated, m.x, *si, ctx.opset())) continue;
           if (!table_lookup(plain->input(static_cast<size_t>(1 - a)), m.cos_table, m.positions) ||
               !table_lookup(rotated->input(static_cast<size_t>(1 - b)), m.sin_table, m.positions)) {
             why = "cos and sin are not Unsqueeze(Gather(table, position_ids), 1) of the same position ids";
@@ -87,7 +79,8 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
 
  private:
   // rot = Concat(Neg(x[.., h:]), x[.., :h], axis -1), each read only by the next.
-  static bool rotate_half_of(const ir::Value* rot, const ir::Node* by, const ir::Value* x, const ShapeInference& si) {
+  static bool rotate_half_of(const ir::Value* rot, const ir::Node* by, const ir::Value* x, const ShapeInference& si,
+                             int64_t opset) {
     const ir::Node* cat = private_producer(rot, "Concat", by);
     if (!cat || cat->num_inputs() != 2) return false;
     const ops::TypeInfo* fx = si.facts(x);
@@ -101,21 +94,10 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
     const ir::Node* hi = private_producer(neg->input(0), "Slice", neg);
     const ir::Node* lo = private_producer(cat->input(1), "Slice", cat);
     const int64_t h = *d / 2;
-    return hi && lo && slice_of(*hi, x, h, *d, *d) && slice_of(*lo, x, 0, h, *d);
-  }
-
-  // s = Slice(x, [begin], [end], [-1 or 3], [1 or none]) over a last axis of d (negative
-  // indices count from its end; an end past it is its end).
-  static bool slice_of(const ir::Node& s, const ir::Value* x, int64_t begin, int64_t end, int64_t d) {
-    if (s.input(0) != x || s.num_inputs() < 4) return false;
-    auto b = int_scalar(s.input(1)), e = int_scalar(s.input(2)), a = int_scalar(s.input(3));
-    if (!b || !e || !a || (*a != -1 && *a != 3)) return false;
-    if (s.input(4)) {
-      auto st = int_scalar(s.input(4));
-      if (!st || *st != 1) return false;
-    }
-    int64_t bb = *b < 0 ? *b + d : *b, ee = *e < 0 ? *e + d : std::min(*e, d);
-    return bb == begin && ee == end;
+    auto half = [&](const ir::Node* s, int64_t begin, int64_t end) {
+      return s && s->input(0) == x && last_axis_window(*s, opset, 4, *d) == std::make_pair(begin, end);
+    };
+    return half(hi, h, *d) && half(lo, 0, h);
   }
 
   // v = Unsqueeze(Gather(table, positions, axis 0), [1]); positions agree with `positions`.

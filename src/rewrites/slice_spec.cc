@@ -62,6 +62,13 @@ std::optional<std::pair<int64_t, int64_t>> resolve_window(const AxisWindow& w, s
   return std::pair{s, e};
 }
 
+std::optional<std::pair<int64_t, int64_t>> last_axis_window(const ir::Node& slice, int64_t opset, int64_t rank,
+                                                            int64_t dim) {
+  auto w = slice_windows(slice, opset, rank);
+  if (!w || w->size() != 1 || w->begin()->first != rank - 1) return std::nullopt;
+  return resolve_window(w->begin()->second, dim);
+}
+
 std::optional<int64_t> known_dim(const ir::Value* v, int64_t a) {
   if (!v || !v->type.has_shape || a < 0 || a >= v->type.rank()) return std::nullopt;
   return v->type.dims[static_cast<size_t>(a)].value;

@@ -1,5 +1,6 @@
-// Shared by fuse_consecutive_slices and fuse_concat_of_slices: a Slice's constant parameters
-// per (non-negative) axis, and resolving a step-1 window to non-negative bounds.
+// Shared by fuse_consecutive_slices, fuse_concat_of_slices and the rotary fusions: a Slice's
+// constant parameters per (non-negative) axis, and resolving a step-1 window to non-negative
+// bounds.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,11 @@ std::optional<std::map<int64_t, AxisWindow>> slice_windows(const ir::Node& slice
 // with a known dim, negatives are resolved and both are clamped to [0, dim]; with an unknown
 // dim, both must already be non-negative (the runtime clamps them to the dim).
 std::optional<std::pair<int64_t, int64_t>> resolve_window(const AxisWindow& w, std::optional<int64_t> dim);
+
+// [start, end) of a Slice that takes a step-1 window of the last axis (of size dim) of a value of
+// rank `rank` and slices no other axis; nullopt otherwise.
+std::optional<std::pair<int64_t, int64_t>> last_axis_window(const ir::Node& slice, int64_t opset, int64_t rank,
+                                                            int64_t dim);
 
 // The dim of axis a of v, when known.
 std::optional<int64_t> known_dim(const ir::Value* v, int64_t a);
