@@ -70,6 +70,21 @@ std::set<std::string> identifiers(const std::string& e) {
   return ids;
 }
 
+// The smallest v in [1, hi] for which expression text `e`, with `tok` set to v, is at least
+// want (e not decreasing in v); nullopt when even hi does not reach it or e cannot be evaluated.
+std::optional<int64_t> smallest_reaching(const std::string& e, const std::string& tok, int64_t want, int64_t hi) {
+  auto at_hi = eval_with(e, tok, hi);
+  if (!at_hi || *at_hi < want) return std::nullopt;
+  int64_t lo = 0, up = hi;  // f(lo) < want <= f(up), f(0) taken as < want
+  while (up - lo > 1) {
+    int64_t mid = lo + (up - lo) / 2;
+    auto f = eval_with(e, tok, mid);
+    if (!f) return std::nullopt;
+    (*f >= want ? up : lo) = mid;
+  }
+  return up;
+}
+
 struct Floor {
   int64_t at_least = 0;
   std::string why;  // "x[2] >= 100 for node 'producing c (Conv)'"
@@ -104,8 +119,33 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
   }
   static const std::set<std::string> spatial = {"Conv", "ConvInteger", "QLinearConv", "AveragePool",
                                                 "MaxPool", "LpPool", "DeformConv"};
+  // The token of the one free dim e depends on, and e's text; nullopt for any other e.
+  struct OneFree {
+    std::string text, tok;
+  };
+  auto one_free = [&](const symbolic::Expr& e) -> std::optional<OneFree> {
+    if (e.is_constant()) return std::nullopt;
+    std::string text = e.str();
+    std::set<std::string> ids = identifiers(text);
+    if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) return std::nullopt;
+    return OneFree{text, *ids.begin()};
+  };
+  // e, depending on one free dim alone, must be `want`: that dim is the smallest value giving
+  // want exactly (when one does), for node n.
+  auto exact_fact = [&](const symbolic::Expr& e, int64_t want, const ir::Node* n) {
+    auto free = one_free(e);
+    if (!free) return;
+    auto up = smallest_reaching(free->text, free->tok, want, int64_t{1} << 24);
+    if (!up) return;
+    auto f = eval_with(free->text, free->tok, *up);
+    if (!f || *f != want) return;
+    const std::string& key = slot_of_token[free->tok];
+    Floor& fl = floors[key];
+    if (fl.exact && fl.at_least != *up) fl.conflict = true;
+    if (!fl.exact) fl = Floor{*up, key + " = " + std::to_string(*up) + " for node '" + n->describe() + "'", true};
+  };
   // A Reshape to a fixed shape of N elements of data whose element count depends on one free
-  // dim alone fixes that dim (the smallest value that reaches N, when it gives N exactly).
+  // dim alone fixes that dim.
   auto reshape_fact = [&](const ir::Node* n) {
     const ops::TypeInfo* out = si.facts(n->output(0));
     const ops::TypeInfo* data = n->input(0) ? si.facts(n->input(0)) : nullptr;
@@ -116,32 +156,11 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
     for (int64_t d : *fixed) want *= d;
     symbolic::Expr numel = symbolic::Expr::constant(1);
     for (const symbolic::Expr& d : *data->shape) numel = numel * d;
-    if (numel.is_constant() || want < 1) return;
-    std::string text = numel.str();
-    std::set<std::string> ids = identifiers(text);
-    if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) return;
-    const std::string& tok = *ids.begin();
-    const int64_t hi = int64_t{1} << 24;
-    auto at_hi = eval_with(text, tok, hi), at_1 = eval_with(text, tok, 1);
-    if (!at_hi || !at_1 || *at_hi < want || *at_1 > want) return;
-    int64_t lo = 0, up = hi;  // f(lo) < want <= f(up), f(0) taken as < want
-    if (*at_1 >= want) up = 1;
-    while (up - lo > 1) {
-      int64_t mid = lo + (up - lo) / 2;
-      auto f = eval_with(text, tok, mid);
-      if (!f) return;
-      (*f >= want ? up : lo) = mid;
-    }
-    auto f = eval_with(text, tok, up);
-    if (!f || *f != want) return;
-    const std::string& key = slot_of_token[tok];
-    Floor& fl = floors[key];
-    if (fl.exact && fl.at_least != up) fl.conflict = true;
-    if (!fl.exact) fl = Floor{up, key + " = " + std::to_string(up) + " for node '" + n->describe() + "'", true};
+    if (want >= 1) exact_fact(numel, want, n);
   };
   // An elementwise op that broadcasts a dim depending on one free dim alone against a constant
-  // dim K > 1 of another input (a Range(0, K), a bias of K) fixes it: the smallest value giving
-  // K exactly (1 would broadcast too, but K is the size the model is built for).
+  // dim K > 1 of another input (a Range(0, K), a bias of K) fixes it to give K (1 would
+  // broadcast too, but K is the size the model is built for).
   static const std::set<std::string> broadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min",
                                                      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
                                                      "And", "Or", "Xor", "Where", "PRelu"};
@@ -155,30 +174,8 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
       for (const ops::SymShape* b : shapes) {
         if (a == b) continue;
         for (size_t k = 1; k <= std::min(a->size(), b->size()); ++k) {
-          const symbolic::Expr& e = (*a)[a->size() - k];
           auto want = (*b)[b->size() - k].constant_value();
-          if (e.is_constant() || !want || *want <= 1) continue;
-          std::string text = e.str();
-          std::set<std::string> ids = identifiers(text);
-          if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) continue;
-          const std::string& tok = *ids.begin();
-          const int64_t hi = int64_t{1} << 24;
-          auto at_hi = eval_with(text, tok, hi), at_1 = eval_with(text, tok, 1);
-          if (!at_hi || !at_1 || *at_hi < *want || *at_1 > *want) continue;
-          int64_t lo = 0, up = hi;
-          if (*at_1 >= *want) up = 1;
-          while (up - lo > 1) {
-            int64_t mid = lo + (up - lo) / 2;
-            auto f = eval_with(text, tok, mid);
-            if (!f) return;
-            (*f >= *want ? up : lo) = mid;
-          }
-          auto f = eval_with(text, tok, up);
-          if (!f || *f != *want) continue;
-          const std::string& key = slot_of_token[tok];
-          Floor& fl = floors[key];
-          if (fl.exact && fl.at_least != up) fl.conflict = true;
-          if (!fl.exact) fl = Floor{up, key + " = " + std::to_string(up) + " for node '" + n->describe() + "'", true};
+          if (want && *want > 1) exact_fact((*a)[a->size() - k], *want, n);
         }
       }
   };
@@ -191,26 +188,15 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& g
     const ops::TypeInfo* t = si.facts(n->output(0));
     if (!t || !t->shape) return;
     for (size_t a = stft ? 1 : 2; a < t->shape->size() && (conv || a == 1); ++a) {
-      const symbolic::Expr& e = (*t->shape)[a];
-      if (e.is_constant()) continue;
-      std::string text = e.str();
-      std::set<std::string> ids = identifiers(text);
-      if (ids.size() != 1 || !slot_of_token.count(*ids.begin())) continue;
-      const std::string& tok = *ids.begin();
-      const int64_t hi = int64_t{1} << 16;
-      auto at_hi = eval_with(text, tok, hi), at_1 = eval_with(text, tok, 1);
-      if (!at_hi || !at_1 || *at_hi < 1 || *at_1 >= 1) continue;
-      int64_t lo = 1, up = hi;  // f(lo) < 1 <= f(up)
-      while (up - lo > 1) {
-        int64_t mid = lo + (up - lo) / 2;
-        auto f = eval_with(text, tok, mid);
-        if (!f) return;
-        (*f >= 1 ? up : lo) = mid;
-      }
-      const std::string& key = slot_of_token[tok];
+      auto free = one_free((*t->shape)[a]);
+      if (!free) continue;
+      // The output dim is at least 1 from `up` on (and less at 1, or there is nothing to say).
+      auto up = smallest_reaching(free->text, free->tok, 1, int64_t{1} << 16);
+      if (!up || *up <= 1) continue;
+      const std::string& key = slot_of_token[free->tok];
       Floor& fl = floors[key];
-      if (!fl.exact && up > fl.at_least)
-        fl = Floor{up, key + " >= " + std::to_string(up) + " for node '" + n->describe() + "'"};
+      if (!fl.exact && *up > fl.at_least)
+        fl = Floor{*up, key + " >= " + std::to_string(*up) + " for node '" + n->describe() + "'"};
     }
   });
   for (auto it = floors.begin(); it != floors.end();) it = it->second.conflict ? floors.erase(it) : std::next(it);
