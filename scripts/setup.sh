@@ -22,6 +22,7 @@ if [ "${1:-}" != "--build" ]; then
     python3-pytest python3-venv python3-build python3-wheel python3-setuptools
     clang libclang-rt-14-dev                        # libFuzzer and sanitizers
     python3-torch python3-torchvision               # real exports made by the tests (random weights)
+    chromium                                        # the web page's test (headless, tests/web)
   )
 fi
 
@@ -51,4 +52,9 @@ fi
 if [ ! -f tests/e2e/ort/node_modules/onnxruntime-node/package.json ]; then
   echo "setup: installing onnxruntime-node"
   (cd tests/e2e/ort && ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+# puppeteer-core drives Debian's chromium in the web page's test; it downloads no browser.
+if [ ! -f tests/web/node_modules/puppeteer-core/package.json ]; then
+  echo "setup: installing puppeteer-core"
+  (cd tests/web && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
