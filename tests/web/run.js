@@ -126,6 +126,7 @@ const MIME = {
 const served = new Map();      // "/__test/NAME" -> absolute path
 const received = new Map();    // KEY -> Buffer
 const requestLog = [];
+let serverOffline = false;     // when set, the site's files are refused (the connection is cut)
 
 const API_WORKER = `'use strict';
 importScripts('onnxtrim.js');
@@ -152,6 +153,10 @@ function startServer(siteDir) {
     const url = new URL(req.url, 'http://127.0.0.1');
     const p = decodeURIComponent(url.pathname);
     requestLog.push(`${req.method} ${p}`);
+    if (serverOffline && !p.startsWith('/__')) {
+      req.socket.destroy();
+      return;
+    }
     if (req.method === 'POST' && p.startsWith('/__result/')) {
       const chunks = [];
       req.on('data', (c) => chunks.push(c));
@@ -418,11 +423,28 @@ async function setOptions(page, o) {
 
 // Runs the page: picks the files, sets the options, clicks Simplify, waits for the result or
 // the error. Returns what the page shows.
-async function runPage(page, modelFile, dataFiles, options) {
-  const input = await page.$('#model-input');
-  await input.uploadFile(modelFile);
-  const dataInput = await page.$('#data-input');
-  if (dataFiles.length) await dataInput.uploadFile(...dataFiles);
+async function runPage(page, modelFile, dataFiles, options, how = 'input') {
+  if (how === 'drop') {
+    // files dropped together on the drop zone (a DataTransfer made in the page)
+    const urls = [modelFile, ...dataFiles].map((f) => [serve(f), path.basename(f)]);
+    await page.evaluate(async (urls) => {
+      const dt = new DataTransfer();
+      for (const [url, name] of urls) {
+        const blob = await (await fetch(url)).blob();
+        dt.items.add(new File([blob], name));
+      }
+      const zone = document.getElementById('drop-zone');
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, urls);
+    await page.waitForFunction((name) => document.getElementById('chosen-model').textContent === name, { timeout: 30000 },
+                               path.basename(modelFile));
+  } else {
+    const input = await page.$('#model-input');
+    await input.uploadFile(modelFile);
+    const dataInput = await page.$('#data-input');
+    if (dataFiles.length) await dataInput.uploadFile(...dataFiles);
+  }
   await setOptions(page, options);
   await page.waitForFunction(() => !document.getElementById('run').disabled, { timeout: 60000 });
   const t0 = Date.now();
@@ -586,6 +608,17 @@ onnx.save_model(m, sys.argv[2], save_as_external_data=True, all_tensors_to_one_f
     check('external data missing: no download offered', shown2.downloads.length === 0);
   }
 
+  // 2b. the same model and its data file dropped together on the page
+  if (fs.existsSync(path.join(extDir, 'resnet_ext.weights'))) {
+    await page.reload({ waitUntil: 'load' });
+    await waitReady(page);
+    const extCli = runCli(extModel, path.join(work, 'ext_drop.cli.onnx'), {});
+    const shown = await runPage(page, extModel, [path.join(extDir, 'resnet_ext.weights')], {}, 'drop');
+    check(`external data, dropped with its data file: a report (${shown.nodesBefore} -> ${shown.nodesAfter} nodes), check passed`,
+          !shown.error && shown.verdict === 'true' && extCli.code === 0 &&
+          shown.nodesAfter === String(extCli.report.after.nodes), shown.error || shown.verdictText);
+  }
+
   // 3. an invalid model: the CLI's message, no download
   const bad = path.join(work, 'broken.onnx');
   fs.writeFileSync(bad, Buffer.from('not an onnx model at all, just text\n'));
@@ -600,6 +633,44 @@ onnx.save_model(m, sys.argv[2], save_as_external_data=True, all_tensors_to_one_f
   const files = fs.readdirSync(dlDir);
   check(`downloads folder holds only what was clicked (${files.length} files)`, !files.some((f) => f.startsWith('broken')),
         files.join(', '));
+}
+
+// Offline once loaded: the service worker's copy serves the site when the server is gone. A page
+// without request interception (which would bypass the service worker).
+async function offlineCase(browser, origin) {
+  console.log('\nOffline, once loaded:');
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(`console.error: ${m.text()}`);
+  });
+  await page.goto(origin + '/index.html', { waitUntil: 'load' });
+  await waitReady(page);
+  const controlled = await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    return true;
+  });
+  check('the service worker is installed', controlled);
+  await page.reload({ waitUntil: 'load' });
+  await waitReady(page);
+  serverOffline = true;
+  try {
+    await page.reload({ waitUntil: 'load' });
+    await waitReady(page);
+    check('with the server gone, the page reloads and onnxtrim starts', true);
+    const file = modelPath('resnet_small.onnx');
+    const cli = runCli(file, path.join(work, 'offline.cli.onnx'), {});
+    const shown = await runPage(page, file, [], {});
+    check(`offline: resnet_small simplified and checked (${shown.nodesBefore} -> ${shown.nodesAfter} nodes)`,
+          !shown.error && shown.verdict === 'true' && shown.nodesAfter === String(cli.report.after.nodes),
+          shown.error || shown.verdictText);
+  } catch (e) {
+    check('offline: the page works with the server gone', false, e.message);
+  } finally {
+    serverOffline = false;
+    await page.close();
+  }
 }
 
 // ------------------------------------------------------------------ main
@@ -638,6 +709,7 @@ async function main() {
     await waitReady(page);
     await pageCases(browser, page);
     await page.close();
+    await offlineCase(browser, origin);
   } catch (e) {
     check('the run completes', false, e.stack || String(e));
   } finally {
