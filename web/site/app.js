@@ -47,13 +47,26 @@ function onWorkerMessage(msg) {
   } else if (msg.id !== state.jobId) {
     // a message of a job that was cancelled
   } else if (msg.type === 'progress') {
-    $('progress-text').textContent = `round ${msg.info.round}: ${msg.info.pass}` + elapsed();
+    showProgress(msg.info);
   } else if (msg.type === 'done') {
     finishJob();
     showResult(msg);
   } else if (msg.type === 'error') {
     finishJob();
     showError(msg.message, msg.exitCode);
+  }
+}
+
+// A pass of a round, or a stage (load, check, save); a bar when the stage says how far it is.
+function showProgress(info) {
+  const what = info.round > 0 ? `round ${info.round}: ${info.pass}` : (info.stage || info.pass || '');
+  $('progress-text').textContent = what + elapsed();
+  const bar = $('progress');
+  if (typeof info.total === 'number' && info.total > 0 && typeof info.done === 'number') {
+    bar.max = info.total;
+    bar.value = Math.min(info.done, info.total);
+  } else {
+    bar.removeAttribute('value');
   }
 }
 
@@ -246,6 +259,7 @@ async function run() {
   setStatus('Reading the files…');
   $('progress-row').hidden = false;
   $('progress-text').textContent = '';
+  $('progress').removeAttribute('value');
   const files = {};
   const buffers = [];
   const bytes = new Uint8Array(await state.model.file.arrayBuffer());
@@ -255,7 +269,8 @@ async function run() {
     buffers.push(files[name].buffer);
   }
   setStatus(`Simplifying ${state.model.path}…`);
-  state.worker.postMessage({ id: state.jobId, cmd: 'simplify', bytes, options, files }, buffers);
+  const name = state.model.path.slice(state.model.path.lastIndexOf('/') + 1);
+  state.worker.postMessage({ id: state.jobId, cmd: 'simplify', bytes, options, files, name }, buffers);
 }
 
 function finishJob() {

@@ -1,7 +1,9 @@
 // onnxtrim's page runs every job here, off the page's thread, so that the page stays responsive
 // while a model is simplified and checked. The page sends one job at a time:
-//   {id, cmd: 'simplify', bytes, options, files}   -> progress messages, then done or error
-//   {id, cmd: 'inspect', bytes, files}
+//   {id, cmd: 'simplify', bytes, options, files, name}   -> progress messages, then done or error
+//   {id, cmd: 'inspect', bytes, files, name}
+// (name: the model's file name, which messages and the external-data file names follow, as the
+// CLI's do for a model of that name)
 // and receives {type: 'ready', version} once the module has loaded (or {type: 'fatal', message}).
 'use strict';
 
@@ -49,7 +51,9 @@ onmessage = async (ev) => {
       const started = performance.now();
       const result = await onnxtrim.simplify(job.bytes, job.options || {}, {
         files: job.files || {},
-        onProgress: (info) => postMessage({ type: 'progress', id, info: { round: info.round, pass: info.pass } }),
+        name: job.name,
+        onProgress: (info) => postMessage({ type: 'progress', id, info: {
+          round: info.round, pass: info.pass, stage: info.stage, done: info.done, total: info.total } }),
       });
       const model = ownBytes(result.model);
       const files = {};
@@ -61,7 +65,7 @@ onmessage = async (ev) => {
       post({ type: 'done', id, model, files, report: result.report,
              seconds: (performance.now() - started) / 1000 }, buffers);
     } else if (job.cmd === 'inspect') {
-      const summary = await onnxtrim.inspect(job.bytes, { files: job.files || {} });
+      const summary = await onnxtrim.inspect(job.bytes, { files: job.files || {}, name: job.name });
       postMessage({ type: 'done', id, summary });
     } else {
       postMessage({ type: 'error', id, message: 'unknown job ' + String(job.cmd), exitCode: 70 });
