@@ -442,6 +442,12 @@ async function runPage(page, modelFile, dataFiles, options, how = 'input') {
     }, urls);
     await page.waitForFunction((name) => document.getElementById('chosen-model').textContent === name, { timeout: 30000 },
                                path.basename(modelFile));
+  } else if (how === 'folder') {
+    // the model's folder picked whole (webkitdirectory): the page finds the .onnx in it
+    const input = await page.$('#folder-input');
+    await input.uploadFile(path.dirname(modelFile));
+    await page.waitForFunction((name) => document.getElementById('chosen-model').textContent.endsWith('/' + name),
+                               { timeout: 30000 }, path.basename(modelFile));
   } else {
     const input = await page.$('#model-input');
     await input.uploadFile(modelFile);
@@ -620,6 +626,12 @@ onnx.save_model(m, sys.argv[2], save_as_external_data=True, all_tensors_to_one_f
     check(`external data, dropped with its data file: a report (${shown.nodesBefore} -> ${shown.nodesAfter} nodes), check passed`,
           !shown.error && shown.verdict === 'true' && extCli.code === 0 &&
           shown.nodesAfter === String(extCli.report.after.nodes), shown.error || shown.verdictText);
+    await page.reload({ waitUntil: 'load' });
+    await waitReady(page);
+    const shownF = await runPage(page, extModel, [], {}, 'folder');
+    check(`external data, its folder picked: a report (${shownF.nodesBefore} -> ${shownF.nodesAfter} nodes), check passed`,
+          !shownF.error && shownF.verdict === 'true' && extCli.code === 0 &&
+          shownF.nodesAfter === String(extCli.report.after.nodes), shownF.error || shownF.verdictText);
   }
 
   // 3. an invalid model: the CLI's message, no download
