@@ -10,8 +10,8 @@
 // Environment:
 //   UPDATE_SCREENSHOT=1     also write docs/web-page.png (the page with a report, 1280x900);
 //                           =FILE.png writes FILE.png instead
-//   ONNXTRIM_WEB_MODELS     more models (paths, separated by ':') to simplify through the API and
-//                           time against the CLI, e.g. bench/ models
+//   ONNXTRIM_WEB_MODELS     more models (paths, separated by ':') to simplify through the page
+//                           (default options) and time against the CLI, e.g. bench/models/swin_t.onnx
 //   CHROMIUM                the browser (default /usr/bin/chromium)
 //
 // Fails on: bytes that differ from the CLI's, a report that disagrees with the CLI's, any request
@@ -344,8 +344,7 @@ async function apiCases(page) {
   const cliVersion = spawnSync(args.cli, ['--version'], { encoding: 'utf8' }).stdout.trim();
   check(`onnxtrim.version (${version}) is the CLI's (${cliVersion})`, cliVersion.includes(version), `${version} vs ${cliVersion}`);
   const timings = [];
-  const extra = (process.env.ONNXTRIM_WEB_MODELS || '').split(':').filter(Boolean).map((m) => [path.resolve(m), {}]);
-  for (const [name, options] of [...API_CASES, ...extra]) {
+  for (const [name, options] of API_CASES) {
     const file = modelPath(name);
     const label = `${path.basename(file)} ${JSON.stringify(options)}`;
     const cli = runCli(file, path.join(work, path.basename(file, '.onnx') + '.cli.onnx'), options);
@@ -634,6 +633,35 @@ onnx.save_model(m, sys.argv[2], save_as_external_data=True, all_tensors_to_one_f
           shownF.nodesAfter === String(extCli.report.after.nodes), shownF.error || shownF.verdictText);
   }
 
+  // 2c. more models (ONNXTRIM_WEB_MODELS, e.g. bench/'s) through the page, with the default check
+  const big = [];
+  for (const m of (process.env.ONNXTRIM_WEB_MODELS || '').split(':').filter(Boolean)) {
+    const file = path.resolve(m);
+    const label = `page: ${path.basename(file)}`;
+    await page.reload({ waitUntil: 'load' });
+    await waitReady(page);
+    const cli = runCli(file, path.join(work, path.basename(file, '.onnx') + '.cli.onnx'), {});
+    if (!check(`${label}: the CLI succeeds (${cli.seconds.toFixed(2)} s)`, cli.code === 0, cli.stderr)) continue;
+    const shown = await runPage(page, file, [], {});
+    if (!check(`${label}: a report is shown (${shown.seconds.toFixed(2)} s)`, !shown.error, shown.error)) continue;
+    const v = cli.report.verification;
+    check(`${label}: the check's verdict is the CLI's (${v.ran ? (v.ok ? 'passed' : 'failed') : 'skipped'})`,
+          shown.verdict === (v.ran ? String(v.ok) : 'skipped'), shown.verdictText);
+    check(`${label}: node counts ${shown.nodesBefore} -> ${shown.nodesAfter} are the CLI's`,
+          shown.nodesAfter === String(cli.report.after.nodes) && shown.nodesBefore === String(cli.report.before.nodes));
+    const link = shown.downloads.find((d) => d.id === 'download-model');
+    let same = false;
+    if (link) {
+      const got = await download(page, cdp, dlDir, '#download-model', link.name);
+      same = Buffer.compare(got, cli.out) === 0;
+      check(`${label}: the download (${got.length} B) is the CLI's output byte for byte`, same,
+            `download ${sha256(got)} vs CLI ${sha256(cli.out)}`);
+      fs.rmSync(path.join(dlDir, link.name), { force: true });
+    }
+    big.push({ model: path.basename(file), bytes: fs.statSync(file).size, cli: cli.seconds, page: shown.seconds,
+               check: v.ran ? (shown.verdict === 'true' ? 'passed' : 'failed') : 'skipped', same });
+  }
+
   // 3. an invalid model: the CLI's message, no download
   const bad = path.join(work, 'broken.onnx');
   fs.writeFileSync(bad, Buffer.from('not an onnx model at all, just text\n'));
@@ -648,6 +676,7 @@ onnx.save_model(m, sys.argv[2], save_as_external_data=True, all_tensors_to_one_f
   const files = fs.readdirSync(dlDir);
   check(`downloads folder holds only what was clicked (${files.length} files)`, !files.some((f) => f.startsWith('broken')),
         files.join(', '));
+  return big;
 }
 
 // Offline once loaded: the service worker's copy serves the site when the server is gone. A page
@@ -722,7 +751,7 @@ async function main() {
     result = await apiCases(page);
     await page.reload({ waitUntil: 'load' });
     await waitReady(page);
-    await pageCases(browser, page);
+    result.big = await pageCases(browser, page);
     await page.close();
     await offlineCase(browser, origin);
   } catch (e) {
@@ -749,7 +778,19 @@ async function main() {
                 `${sum('worker').toFixed(3).padStart(9)} ${(sum('page') / sum('cli')).toFixed(1).padStart(9)}x`);
     console.log('  (* with options; the CLI time includes its process start, the page time is the simplify() call)');
   }
+  if ((result.big || []).length) {
+    console.log('\nThrough the page (file input to report, the default check), against the native CLI:');
+    console.log('  model                          MB     CLI s    page s   page/CLI  check    bytes');
+    for (const t of result.big) {
+      console.log(`  ${t.model.padEnd(26)} ${(t.bytes / 1e6).toFixed(1).padStart(7)} ${t.cli.toFixed(2).padStart(9)} ` +
+                  `${t.page.toFixed(2).padStart(9)} ${(t.page / t.cli).toFixed(1).padStart(9)}x  ${t.check.padEnd(8)} ` +
+                  `${t.same ? 'equal' : 'DIFFER'}`);
+    }
+  }
   if (failures.length) console.log('\nfailed:\n  ' + failures.join('\n  '));
+  // the temporary folder goes when all passed (kept to look at otherwise, or when --work is given)
+  if (!failed && !args.work) fs.rmSync(work, { recursive: true, force: true });
+  else console.log(`files kept in ${work}`);
   console.log(`\n${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
