@@ -16,6 +16,7 @@ const state = {
   data: [],          // extra files chosen separately: {file, path}
   urls: [],          // object URLs of the current downloads
   started: 0,
+  inspectId: 0,
 };
 
 // ---------------------------------------------------------------- the worker
@@ -42,8 +43,11 @@ function onWorkerMessage(msg) {
     $('version').textContent = msg.version;
     setStatus('Ready.');
     updateRunButton();
+    inspectChosen();
   } else if (msg.type === 'fatal') {
     showFatal(msg.message);
+  } else if (typeof msg.id === 'string' && msg.id.startsWith('inspect-')) {
+    if (msg.id === `inspect-${state.inspectId}`) showSummary(msg.type === 'done' ? msg.summary : null, msg.message);
   } else if (msg.id !== state.jobId) {
     // a message of a job that was cancelled
   } else if (msg.type === 'progress') {
@@ -141,6 +145,40 @@ function renderChosen() {
     $('chosen-data').textContent = names.map((n) => `${n} (${formatBytes(dataFiles()[n].size)})`).join(', ');
   }
   updateRunButton();
+  inspectChosen();
+}
+
+// The chosen model's inputs and outputs (onnxtrim inspect), to help fill --dim and --input-shape.
+async function inspectChosen() {
+  const id = ++state.inspectId;
+  $('chosen-summary').textContent = '';
+  if (!state.model || !state.ready) return;
+  const bytes = new Uint8Array(await state.model.file.arrayBuffer());
+  const files = {};
+  const buffers = [bytes.buffer];
+  for (const [name, file] of Object.entries(dataFiles())) {
+    files[name] = new Uint8Array(await file.arrayBuffer());
+    buffers.push(files[name].buffer);
+  }
+  if (id !== state.inspectId) return;
+  const name = state.model.path.slice(state.model.path.lastIndexOf('/') + 1);
+  state.worker.postMessage({ id: `inspect-${id}`, cmd: 'inspect', bytes, files, name }, buffers);
+}
+
+function showSummary(summary, message) {
+  const box = $('chosen-summary');
+  box.textContent = '';
+  if (!summary) {
+    box.appendChild(el('p', { class: 'muted small' }, `(${message || 'no summary'})`));
+    return;
+  }
+  const io = (label, values) => el('p', {}, `${label}: `, ...(values || []).flatMap((v, i) =>
+    [i ? ', ' : '', el('code', {}, v.name), ` ${v.type}`]));
+  box.appendChild(io('Inputs', summary.inputs));
+  box.appendChild(io('Outputs', summary.outputs));
+  const opsets = Object.entries(summary.opsets || {}).map(([d, v]) => `${d} ${v}`).join(', ');
+  box.appendChild(el('p', { class: 'muted small' },
+    `${summary.nodes} nodes, ${summary.initializers} initializers (${formatBytes(summary.initializer_bytes)}); opset ${opsets}`));
 }
 
 function updateRunButton() {
