@@ -79,7 +79,7 @@ class EliminateDeadNodes final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateDeadNodes, "eliminate_dead_nodes", 900,
+ONNXTRIM_REGISTER_PASS(EliminateDeadNodes, "eliminate_dead_nodes",
                        "removes nodes whose results reach no graph output, and unused optional outputs; "
                        "keeps custom-domain nodes without outputs");
 

@@ -199,7 +199,7 @@ class EliminateDuplicateConstants final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateDuplicateConstants, "eliminate_duplicate_constants", 310,
+ONNXTRIM_REGISTER_PASS(EliminateDuplicateConstants, "eliminate_duplicate_constants",
                        "merges initializers and Constant nodes with equal dtype, shape and bytes; keeps graph inputs/outputs");
 
 }  // namespace onnxtrim::passes

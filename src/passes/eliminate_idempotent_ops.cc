@@ -10,7 +10,7 @@ class EliminateIdempotentOps final : public FoldPass {
 };
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateIdempotentOps, "eliminate_idempotent_ops", 420,
+ONNXTRIM_REGISTER_PASS(EliminateIdempotentOps, "eliminate_idempotent_ops",
                        "Relu(Relu(x)), Floor(Floor(x)) ... -> one op; Neg(Neg(x)), Not(Not(x)) -> x; Reciprocal pairs only where exact");
 
 }  // namespace onnxtrim::passes

@@ -10,7 +10,7 @@ class EliminateIdentityElements final : public FoldPass {
 };
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateIdentityElements, "eliminate_identity_elements", 410,
+ONNXTRIM_REGISTER_PASS(EliminateIdentityElements, "eliminate_identity_elements",
                        "x+0, x-0, x*1, x/1, x**1, And(x,true), Or(x,false) -> x; refuses when the constant's broadcast changes the output shape or dtype");
 
 }  // namespace onnxtrim::passes

@@ -10,7 +10,7 @@ class EliminateNopOps final : public FoldPass {
 };
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateNopOps, "eliminate_nop_ops", 400,
+ONNXTRIM_REGISTER_PASS(EliminateNopOps, "eliminate_nop_ops",
                        "no-op Cast/Transpose/Reshape/Expand/Flatten/Squeeze/Unsqueeze/Pad/Dropout/Concat/Split/Slice/Tile/Resize removed; fires only when the output provably equals the input (shape and dtype)");
 
 }  // namespace onnxtrim::passes

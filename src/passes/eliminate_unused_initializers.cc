@@ -16,7 +16,7 @@ class EliminateUnusedInitializers final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateUnusedInitializers, "eliminate_unused_initializers", 910,
+ONNXTRIM_REGISTER_PASS(EliminateUnusedInitializers, "eliminate_unused_initializers",
                        "drops initializers nothing reads; keeps those that are also graph inputs");
 
 }  // namespace onnxtrim::passes

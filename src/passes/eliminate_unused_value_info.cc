@@ -20,7 +20,7 @@ class EliminateUnusedValueInfo final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateUnusedValueInfo, "eliminate_unused_value_info", 920,
+ONNXTRIM_REGISTER_PASS(EliminateUnusedValueInfo, "eliminate_unused_value_info",
                        "drops value_info entries that name no value of the graph");
 
 }  // namespace onnxtrim::passes

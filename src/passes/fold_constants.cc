@@ -508,7 +508,7 @@ class FoldConstants final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FoldConstants, "fold_constants", 20,
+ONNXTRIM_REGISTER_PASS(FoldConstants, "fold_constants",
                        "Constant nodes become initializers; constant cones are computed and replaced by the tensors they "
                        "leave behind within the fold budget (large splats stay generators); refuses random ops, custom "
                        "domains, ops without a kernel");

@@ -10,7 +10,7 @@ class FuseConsecutiveOps final : public FoldPass {
 };
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseConsecutiveOps, "fuse_consecutive_ops", 430,
+ONNXTRIM_REGISTER_PASS(FuseConsecutiveOps, "fuse_consecutive_ops",
                        "Transpose∘Transpose, Reshape∘Reshape, Squeeze/Unsqueeze pairs, Unsqueeze∘Unsqueeze (one Unsqueeze of the merged axes), Cast∘Cast where the middle type loses nothing");
 
 }  // namespace onnxtrim::passes

@@ -44,7 +44,7 @@ class InferShapes final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(InferShapes, "infer_shapes", 10,
+ONNXTRIM_REGISTER_PASS(InferShapes, "infer_shapes",
                        "infers element types and symbolic shapes of every value (value_info in the output); never changes graph inputs");
 
 }  // namespace onnxtrim::passes

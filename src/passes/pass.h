@@ -96,8 +96,7 @@ class Pass {
 struct PassInfo {
   std::string name;         // the CLI name, the file name, and the report name
   std::string description;  // one line: what it rewrites, when it refuses
-  int order = 0;            // position in the default pipeline
-  bool default_on = true;
+  bool default_on = true;   // in the default pipeline; its place there: pipeline_order() (pipeline.h)
   std::function<std::unique_ptr<Pass>()> make;
 };
 
@@ -106,17 +105,18 @@ class PassRegistry {
   static PassRegistry& instance();
   void add(PassInfo info);
   const PassInfo* find(std::string_view name) const;
-  // In pipeline order.
+  // In pipeline order (pipeline.h).
   std::vector<const PassInfo*> all() const;
 
  private:
   std::map<std::string, PassInfo, std::less<>> passes_;
 };
 
-#define ONNXTRIM_REGISTER_PASS(cls, name, order, description)                                   \
+// Its place in the pipeline is its entry in pipeline_order() (src/passes/pipeline.cc).
+#define ONNXTRIM_REGISTER_PASS(cls, name, description)                                          \
   static const bool onnxtrim_pass_registered_##cls = [] {                                       \
     ::onnxtrim::passes::PassRegistry::instance().add(                                           \
-        {name, description, order, true, [] { return std::unique_ptr<::onnxtrim::passes::Pass>(new cls()); }}); \
+        {name, description, true, [] { return std::unique_ptr<::onnxtrim::passes::Pass>(new cls()); }}); \
     return true;                                                                                \
   }()
 

@@ -13,6 +13,7 @@
 #include "ir/mapped.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
+#include "passes/pipeline.h"
 #include "passes/shape_inference.h"
 #include "support/limits.h"
 
@@ -36,7 +37,10 @@ const PassInfo* PassRegistry::find(std::string_view name) const {
 std::vector<const PassInfo*> PassRegistry::all() const {
   std::vector<const PassInfo*> out;
   for (const auto& [k, v] : passes_) out.push_back(&v);
-  std::stable_sort(out.begin(), out.end(), [](const PassInfo* a, const PassInfo* b) { return a->order < b->order; });
+  // Listed passes by their place in the list; others (tests') after them, by name.
+  std::stable_sort(out.begin(), out.end(), [](const PassInfo* a, const PassInfo* b) {
+    return pipeline_position(a->name) < pipeline_position(b->name);
+  });
   return out;
 }
 

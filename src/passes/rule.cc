@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "passes/pass_manager.h"
+#include "passes/pipeline.h"
 #include "passes/shape_inference.h"
 
 namespace onnxtrim::passes {
@@ -11,7 +12,6 @@ namespace {
 
 struct RuleInfo {
   std::string name;
-  int order;
   std::function<std::unique_ptr<RewriteRule>()> make;
 };
 
@@ -67,7 +67,9 @@ std::vector<std::pair<std::string, std::string>> explain(ir::Model& m, const std
   }
   std::vector<const RuleInfo*> sorted;
   for (const RuleInfo& r : rules()) sorted.push_back(&r);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const RuleInfo* a, const RuleInfo* b) { return a->order < b->order; });
+  std::stable_sort(sorted.begin(), sorted.end(), [](const RuleInfo* a, const RuleInfo* b) {
+    return pipeline_position(a->name) < pipeline_position(b->name);
+  });
   std::vector<std::string> warnings;
   PassContext pc{m, opts, &warnings, nullptr};
   RuleContext rc(*n->graph(), pc);
@@ -114,10 +116,10 @@ int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, cons
 
 namespace detail {
 
-void register_rule(std::string name, int order, std::string description,
+void register_rule(std::string name, std::string description,
                    std::function<std::unique_ptr<RewriteRule>()> make, bool default_on) {
-  rules().push_back(RuleInfo{name, order, make});
-  PassRegistry::instance().add(PassInfo{std::move(name), std::move(description), order, default_on,
+  rules().push_back(RuleInfo{name, make});
+  PassRegistry::instance().add(PassInfo{std::move(name), std::move(description), default_on,
                                         [make] { return std::unique_ptr<Pass>(new RulePass(make())); }});
 }
 

@@ -128,21 +128,22 @@ std::vector<std::pair<std::string, std::string>> explain(ir::Model& m, const std
 int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, const SimplifyOptions& opts);
 
 namespace detail {
-void register_rule(std::string name, int order, std::string description,
+void register_rule(std::string name, std::string description,
                    std::function<std::unique_ptr<RewriteRule>()> make, bool default_on = true);
 }
 
-#define ONNXTRIM_REGISTER_RULE(cls, name, order, description)                                       \
+// Its place in the pipeline is its entry in pipeline_order() (src/passes/pipeline.cc).
+#define ONNXTRIM_REGISTER_RULE(cls, name, description)                                              \
   static const bool onnxtrim_rule_registered_##cls = [] {                                           \
-    ::onnxtrim::passes::detail::register_rule(name, order, description,                             \
+    ::onnxtrim::passes::detail::register_rule(name, description,                                    \
                                               [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }); \
     return true;                                                                                    \
   }()
 
 // A rule off by default, turned on by a target (passes/targets.h) or --enable.
-#define ONNXTRIM_REGISTER_TARGET_RULE(cls, name, order, description)                                \
+#define ONNXTRIM_REGISTER_TARGET_RULE(cls, name, description)                                       \
   static const bool onnxtrim_rule_registered_##cls = [] {                                           \
-    ::onnxtrim::passes::detail::register_rule(name, order, description,                             \
+    ::onnxtrim::passes::detail::register_rule(name, description,                                    \
                                               [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }, \
                                               false);                                               \
     return true;                                                                                    \

@@ -357,7 +357,7 @@ class CancelTransposeThroughElementwise final : public Rule<Pull> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(CancelTransposeThroughElementwise, "cancel_transpose_through_elementwise", 435,
+ONNXTRIM_REGISTER_RULE(CancelTransposeThroughElementwise, "cancel_transpose_through_elementwise",
                        "a Transpose is pulled up through elementwise ops (constants transposed, one-element inputs kept) "
                        "to cancel inverse Transposes; fires only when it removes more Transposes than it adds");
 

@@ -100,7 +100,7 @@ class EliminateSplatBroadcast final : public Rule<SplatInputs> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(EliminateSplatBroadcast, "eliminate_splat_broadcast", 415,
+ONNXTRIM_REGISTER_RULE(EliminateSplatBroadcast, "eliminate_splat_broadcast",
                        "a splat operand (ConstantOfShape, Expand/Tile of a constant, a stored splat) of a broadcasting "
                        "elementwise op becomes a scalar when the other operands already give the output's shape; refuses "
                        "splats that would grow the output");

@@ -42,7 +42,7 @@ class EliminateZeroTripLoop final : public Rule<ZeroTrip> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(EliminateZeroTripLoop, "eliminate_zero_trip_loop", 31,
+ONNXTRIM_REGISTER_RULE(EliminateZeroTripLoop, "eliminate_zero_trip_loop",
                        "a Loop with constant trip count 0 becomes its initial values; refuses loops with scan outputs");
 
 }  // namespace onnxtrim::passes

@@ -434,7 +434,7 @@ class FuseAttention final : public Rule<Attention> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseAttention, "fuse_attention", 577,
+ONNXTRIM_REGISTER_RULE(FuseAttention, "fuse_attention",
                        "Softmax(scale * Q Kᵀ [+ causal mask]) V in BNSH becomes Attention (opset >= 23), taking GQA's "
                        "repeat_kv and a KV cache's Concats into the op; refuses masks that could mask a whole row");
 

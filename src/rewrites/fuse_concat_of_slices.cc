@@ -84,7 +84,7 @@ class FuseConcatOfSlices final : public Rule<Covered> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConcatOfSlices, "fuse_concat_of_slices", 561,
+ONNXTRIM_REGISTER_RULE(FuseConcatOfSlices, "fuse_concat_of_slices",
                        "Concat of Slices of the same input that cover it exactly in order along the Concat axis -> the input; "
                        "refuses gaps, overlaps, other axes or steps, shared slices");
 

@@ -123,7 +123,7 @@ class FuseConcatSplat final : public Rule<SplatPad> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConcatSplat, "fuse_concat_splat", 525,
+ONNXTRIM_REGISTER_RULE(FuseConcatSplat, "fuse_concat_splat",
                        "Concat of a value with splats (constant, ConstantOfShape, Expand/Tile of a constant) along one axis "
                        "becomes one constant Pad; refuses several non-splat inputs, unequal splat values, unknown sizes");
 

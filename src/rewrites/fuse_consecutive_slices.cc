@@ -101,7 +101,7 @@ class FuseConsecutiveSlices final : public Rule<SliceWindows> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConsecutiveSlices, "fuse_consecutive_slices", 560,
+ONNXTRIM_REGISTER_RULE(FuseConsecutiveSlices, "fuse_consecutive_slices",
                        "Slice of a Slice with constant parameters -> one Slice (disjoint axes, or the same axis with step 1); "
                        "refuses unresolvable negative bounds, other steps on a shared axis, shared intermediates");
 

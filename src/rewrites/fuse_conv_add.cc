@@ -42,7 +42,7 @@ class FuseConvAdd final : public Rule<ChannelOperand> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConvAdd, "fuse_conv_add", 510,
+ONNXTRIM_REGISTER_RULE(FuseConvAdd, "fuse_conv_add",
                        "a per-output-channel constant Add after Conv or ConvTranspose folds into its bias; refuses other broadcasts and shared intermediates");
 
 }  // namespace onnxtrim::passes

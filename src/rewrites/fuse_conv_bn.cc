@@ -114,7 +114,7 @@ class FuseConvBn final : public Rule<ConvBnFit> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConvBn, "fuse_conv_bn", 500,
+ONNXTRIM_REGISTER_RULE(FuseConvBn, "fuse_conv_bn",
                        "Conv/ConvTranspose + inference BatchNormalization -> Conv with scaled weights and bias; refuses shared "
                        "intermediates, graph outputs, non-constant weights, training mode, non-float types");
 

@@ -47,7 +47,7 @@ class FuseConvMul final : public Rule<ChannelOperand> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConvMul, "fuse_conv_mul", 511,
+ONNXTRIM_REGISTER_RULE(FuseConvMul, "fuse_conv_mul",
                        "a per-output-channel constant Mul after Conv or ConvTranspose folds into its weights (per group for ConvTranspose) and bias; refuses other broadcasts and shared intermediates");
 
 }  // namespace onnxtrim::passes

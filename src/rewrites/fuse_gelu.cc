@@ -198,7 +198,7 @@ class FuseGelu final : public Rule<Gelu> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseGelu, "fuse_gelu", 575,
+ONNXTRIM_REGISTER_RULE(FuseGelu, "fuse_gelu",
                        "0.5*x*(1+Erf(x/sqrt(2))) and its tanh form become Gelu (opset >= 20); refuses constants off "
                        "the formula's values, constants that broadcast x, shared intermediates, non-float types");
 

@@ -56,7 +56,7 @@ class FuseGemmBias final : public Rule<GemmBias> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseGemmBias, "fuse_gemm_bias", 550,
+ONNXTRIM_REGISTER_RULE(FuseGemmBias, "fuse_gemm_bias",
                        "a constant Add after Gemm (no C or a constant C) joins C; refuses constants that broadcast the output "
                        "larger, shared intermediates, graph outputs, non-float types");
 

@@ -98,7 +98,7 @@ class FuseGemmMul final : public Rule<GemmScale> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseGemmMul, "fuse_gemm_mul", 551,
+ONNXTRIM_REGISTER_RULE(FuseGemmMul, "fuse_gemm_mul",
                        "a constant scalar Mul after Gemm goes into alpha and beta, a per-output-column one into the constant B "
                        "and C; refuses row-wise constants, non-constant B/C, shared intermediates, graph outputs, non-float types");
 

@@ -411,7 +411,7 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseLayerNormalization, "fuse_layer_normalization", 574,
+ONNXTRIM_REGISTER_RULE(FuseLayerNormalization, "fuse_layer_normalization",
                        "(x - mean) / Sqrt(ReduceMean((x - mean)^2, last axes) + eps) * scale + bias (Div, Reciprocal or "
                        "Pow -0.5 forms; scale and bias optional) becomes LayerNormalization (opset >= 17); refuses other "
                        "axes, keepdims 0, eps outside the root, scales or biases that broadcast, shared intermediates");

@@ -115,7 +115,7 @@ class FuseMatmulAdd final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseMatmulAdd, "fuse_matmul_add", 520,
+ONNXTRIM_REGISTER_PASS(FuseMatmulAdd, "fuse_matmul_add",
                        "MatMul of a 2-D input by a constant 2-D weight + Add of a constant bias that broadcasts as "
                        "Gemm's C does (scalar, [N], [1, N], [M, 1], [M, N] with M proved; a splat becomes a scalar) -> "
                        "Gemm; MatMul+Add is kept for other ranks, biases that would grow the product, shared "

@@ -126,7 +126,7 @@ class FuseMatmulBn final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseMatmulBn, "fuse_matmul_bn", 501,
+ONNXTRIM_REGISTER_PASS(FuseMatmulBn, "fuse_matmul_bn",
                        "2-D MatMul/Gemm with constant weights + inference BatchNormalization over the output features -> "
                        "Gemm with scaled weights and C; refuses other ranks, shared intermediates, non-constant weights");
 

@@ -124,7 +124,7 @@ class FusePadConv final : public Rule<PadFit> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FusePadConv, "fuse_pad_conv", 530,
+ONNXTRIM_REGISTER_RULE(FusePadConv, "fuse_pad_conv",
                        "constant zero Pad on spatial axes before Conv/AveragePool (count_include_pad respected)/MaxPool "
                        "(after Relu only) -> the op's pads; refuses other modes and values, auto_pad, pads >= kernel for pools");
 

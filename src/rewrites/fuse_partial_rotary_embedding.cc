@@ -66,7 +66,7 @@ class FusePartialRotaryEmbedding final : public Rule<Partial> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FusePartialRotaryEmbedding, "fuse_partial_rotary_embedding", 579,
+ONNXTRIM_REGISTER_RULE(FusePartialRotaryEmbedding, "fuse_partial_rotary_embedding",
                        "Concat(RotaryEmbedding(x[.., :R]), x[.., R:]) (GPT-NeoX/Phi's partial rotary) becomes one "
                        "RotaryEmbedding with rotary_embedding_dim R (opset >= 23; off for --target wasm)");
 

@@ -106,7 +106,7 @@ class FuseReduceUnsqueeze final : public Rule<ReduceUnsqueeze> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseReduceUnsqueeze, "fuse_reduce_unsqueeze", 432,
+ONNXTRIM_REGISTER_RULE(FuseReduceUnsqueeze, "fuse_reduce_unsqueeze",
                        "Unsqueeze of exactly the reduced axes after a Reduce* with keepdims = 0 becomes keepdims = 1; "
                        "refuses other axes, non-constant axes, unknown ranks, shared or graph-output reductions");
 

@@ -106,7 +106,7 @@ class FuseReluClip final : public Rule<ReluClip> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseReluClip, "fuse_relu_clip", 570,
+ONNXTRIM_REGISTER_RULE(FuseReluClip, "fuse_relu_clip",
                        "Clip(Relu(x)) and Relu(Clip(x)) become one Clip with the lower bound raised to 0; refuses "
                        "non-constant bounds, shared or graph-output intermediates");
 

@@ -208,7 +208,7 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseRmsNormalization, "fuse_rms_normalization", 576,
+ONNXTRIM_REGISTER_RULE(FuseRmsNormalization, "fuse_rms_normalization",
                        "w * x / Sqrt(ReduceMean(x^2, last axes) + eps) (Div, Reciprocal or Pow -0.5 forms) becomes "
                        "RMSNormalization (opset >= 23); refuses other axes, keepdims 0, scales that broadcast, shared "
                        "intermediates");

@@ -164,7 +164,7 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseRotaryEmbedding, "fuse_rotary_embedding", 578,
+ONNXTRIM_REGISTER_RULE(FuseRotaryEmbedding, "fuse_rotary_embedding",
                        "x * cos + rotate_half(x) * sin with HF's cos/sin tables gathered by position ids becomes "
                        "RotaryEmbedding (opset >= 23; off for --target wasm); refuses tables whose halves differ, "
                        "interleaved and partial forms");

@@ -47,7 +47,7 @@ class FuseTransposeGemm final : public Rule<GemmTransposes> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseTransposeGemm, "fuse_transpose_gemm", 540,
+ONNXTRIM_REGISTER_RULE(FuseTransposeGemm, "fuse_transpose_gemm",
                        "Transpose (perm [1,0]) of a Gemm input A or B -> the transA/transB toggle; refuses shared or graph-output "
                        "transposes");
 

@@ -63,7 +63,7 @@ class InlineConstantIf final : public Rule<TakenBranch> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(InlineConstantIf, "inline_constant_if", 30,
+ONNXTRIM_REGISTER_RULE(InlineConstantIf, "inline_constant_if",
                        "an If whose condition is constant becomes the taken branch, inlined with fresh names; refuses non-constant conditions");
 
 }  // namespace onnxtrim::passes

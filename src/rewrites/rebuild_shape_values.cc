@@ -164,7 +164,7 @@ class RebuildShapeValues final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(RebuildShapeValues, "rebuild_shape_values", 45,
+ONNXTRIM_REGISTER_PASS(RebuildShapeValues, "rebuild_shape_values",
                        "a small integer vector whose elements are known (symbolic dims and constants) becomes an earlier "
                        "value holding them, or one Concat of such values and constants, when that removes nodes");
 

@@ -97,7 +97,7 @@ class SimplifyShapeChains final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(SimplifyShapeChains, "simplify_shape_chains", 40,
+ONNXTRIM_REGISTER_PASS(SimplifyShapeChains, "simplify_shape_chains",
                        "Shape->Gather->Unsqueeze->Concat->Reshape chains become a constant shape with 0/-1 (the model stays dynamic); "
                        "no-op Reshape/Expand removed; refuses when more than one dim is unknown");
 

@@ -265,7 +265,7 @@ static const bool onnxtrim_pass_registered_coreml = [] {
   PassRegistry::instance().add({"legalize_coreml",
                                 "(--target coreml) Reshape->Transpose->Reshape through rank >= 6 rewritten with merged axes or "
                                 "rank-4 steps; warns about any value left above rank 5",
-                                950, false, [] { return std::unique_ptr<Pass>(new LegalizeCoreml()); }});
+                                false, [] { return std::unique_ptr<Pass>(new LegalizeCoreml()); }});
   return true;
 }();
 

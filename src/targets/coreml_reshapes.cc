@@ -139,7 +139,7 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_TARGET_RULE(LegalizeCoremlReshapes, "legalize_coreml_reshapes", 945,
+ONNXTRIM_REGISTER_TARGET_RULE(LegalizeCoremlReshapes, "legalize_coreml_reshapes",
                               "(--target coreml) Reshape(Reshape(x) [rank >= 6]) [rank <= 5] becomes one Reshape, the "
                               "target kept (dynamic) or from the known dims; Shapes of the rank-6 value answered by the "
                               "first target; refuses other readers of it");

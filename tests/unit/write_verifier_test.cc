@@ -46,7 +46,7 @@ class BreakGraph final : public passes::Pass {
 
 const bool kRegistered = [] {
   passes::PassRegistry::instance().add(
-      {"test_break_graph", "test only: moves the last node first", 100000, false,
+      {"test_break_graph", "test only: moves the last node first", false,
        [] { return std::unique_ptr<passes::Pass>(new BreakGraph()); }});
   return true;
 }();
