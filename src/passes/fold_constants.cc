@@ -72,18 +72,6 @@ uint64_t model_tensor_bytes(const ir::Graph& g) {
   return total;
 }
 
-// Element types ConstantOfShape can produce at this opset.
-bool generator_type(ir::DataType t, int64_t opset) {
-  using DT = ir::DataType;
-  switch (t) {
-    case DT::kFloat16: case DT::kFloat: case DT::kDouble: case DT::kInt8: case DT::kInt16: case DT::kInt32:
-    case DT::kInt64: case DT::kUint8: case DT::kUint16: case DT::kUint32: case DT::kUint64: case DT::kBool:
-      return opset >= 9;
-    case DT::kBFloat16: return opset >= 20;
-    default: return false;
-  }
-}
-
 // One node of a cone and the tensors it computed (one per output; absent outputs stay empty).
 struct ConeNode {
   ir::Node* node;

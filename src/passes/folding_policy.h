@@ -58,6 +58,9 @@ struct FoldDecision {
 uint64_t tensor_bytes(const ir::Tensor& t);
 // Whether all elements of t are the same value (byte-wise).
 bool is_splat(const ir::Tensor& t);
+// Whether ConstantOfShape can produce element type t at default-domain opset `opset` (what a
+// large splat can stay as).
+bool generator_type(ir::DataType t, int64_t opset);
 // freed_bytes: bytes of the constant inputs only this node reads; tiny_inputs: every input is
 // at most kTinyBytes.
 FoldDecision size_guard(uint64_t freed_bytes, bool tiny_inputs, const std::vector<const ir::Tensor*>& outputs,

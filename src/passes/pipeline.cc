@@ -45,6 +45,11 @@ const std::vector<std::string_view>& pipeline_order() {
       // would hide it from the fusion.
       "eliminate_nop_ops",
       "eliminate_identity_elements",
+      // An elementwise op over splats (one of them a generator) becomes a generator of its
+      // value, before eliminate_splat_broadcast, which then makes such a generator a scalar
+      // operand where the other operands give the shape: w + w + w over a splat too large for
+      // fold_constants to evaluate ends as one scalar in the same round.
+      "fold_splat_elementwise",
       // A splat operand of a broadcasting op becomes a scalar: after the identity-element folds
       // (an x + 0 splat goes whole there), before the fusions, which read a per-channel or
       // scalar constant where a ConstantOfShape/Expand stood.
