@@ -30,6 +30,29 @@ onnxtrim_options* onnxtrim_options_new(void);
  * CLI's usage exit code) for an unknown name or a bad value. */
 int onnxtrim_options_set(onnxtrim_options* options, const char* name, const char* value);
 void onnxtrim_options_free(onnxtrim_options* options);
+/* The same, with *error (may be NULL) set to the CLI's message on failure ("unknown option
+ * '--colour'", "--opset: needs an integer >= 1, not 'x'"). */
+int onnxtrim_options_try_set(onnxtrim_options* options, const char* name, const char* value, char** error);
+/* Progress of the runs made with these options: fn(stage, done, total, user) as each stage
+ * starts or advances ("loading", "round 2: fold_constants", "check", "saving"; done and total
+ * count bytes or steps, 0 when not counted), on the calling thread. fn NULL: none. */
+typedef void (*onnxtrim_progress_fn)(const char* stage, double done, double total, void* user);
+void onnxtrim_options_set_progress(onnxtrim_options* options, onnxtrim_progress_fn fn, void* user);
+
+/* A user rewrite rule written as code (docs/rewrite-rules.md): called once per round of the fixed
+ * point, after the built-in passes, as the pass "user:NAME", with the model as it is, as serialized
+ * ModelProto bytes (valid during the call). Returns 1 after setting *out and *out_size to the
+ * changed model (serialized, in memory from malloc: the library frees it; the same graph inputs
+ * and outputs, by name), 0 when it changed nothing, anything else to fail the run (exit code 2; a
+ * message from malloc in *error, if any, is reported and freed). The result is checked like any
+ * run's. A model past 2 GB cannot be handed over (the run fails). */
+typedef int (*onnxtrim_rewrite_fn)(void* user_data, const void* model, size_t model_size, void** out,
+                                   size_t* out_size, char** error);
+/* Adds a rewrite rule named name (the pass "user:NAME"); user_data is passed to every call.
+ * Rules given as ONNX functions instead: onnxtrim_options_set(o, "rewrite-rules", "FILE"). Returns
+ * 0, or 2 for a missing name or function. */
+int onnxtrim_options_add_rewriter(onnxtrim_options* options, const char* name, onnxtrim_rewrite_fn fn,
+                                  void* user_data);
 
 /* Loads in_path (external data beside it), simplifies, checks and writes out_path. Returns 0 on
  * success, otherwise the CLI's exit code with *error set to the CLI's message. report_json

@@ -66,6 +66,18 @@ struct OptionInfo {
 };
 const std::vector<OptionInfo>& option_table();
 
+class Model;
+
+// A user rewrite rule written as code (docs/rewrite-rules.md): called once per round of the
+// fixed point, after the built-in passes, as the pass "user:NAME". It gets a copy of the model as
+// it is, edits or replaces it (model = Model::parse(...)) and returns whether it changed it; the
+// graph inputs and outputs must stay as they are (by name). An exception fails the run with an
+// Error naming the rule. The result is checked like any run's.
+struct RewriteCallback {
+  std::string name;
+  std::function<bool(Model& model)> rewrite;
+};
+
 struct Options {
   // simplification
   bool run_passes = true;                 // --no-passes: load and save only
@@ -78,6 +90,10 @@ struct Options {
   uint64_t max_folded_tensor = 0;         // --no-large-tensor SIZE (onnxsim): no folded tensor past SIZE (0: none)
   int64_t fold_budget = -1;               // --fold-budget BYTES (< 0: 1/16 of the model's tensor bytes, >= 64 KiB)
   bool keep_constant_nodes = false;       // --keep-constant-nodes
+  // User rewrite rules (docs/rewrite-rules.md): --rewrite-rules FILE (pattern/replacement pairs of
+  // ONNX functions, NAME and NAME_replacement), and callbacks; each is the pass "user:NAME".
+  std::vector<std::string> rewrite_rules;
+  std::vector<RewriteCallback> rewriters;
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml
   std::string dtype;                      // --dtype fp16|bf16|fp32 ("": no conversion)
@@ -289,6 +305,7 @@ class Model {
   Impl& impl() const { return *impl_; }
 
  private:
+  friend struct ModelAccess;  // the library's own access (src/api)
   explicit Model(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -239,6 +239,129 @@ def _to_proto(data: bytes):
     return onnx.load_from_string(data)
 
 
+# ---- user rewrite rules (docs/rewrite-rules.md)
+
+def _rewriter_call(fn):
+    """A Python rewriter as the native layer calls it: serialized model in, serialized model out,
+    or None when it changed nothing."""
+    def call(data: bytes):
+        import onnx
+        m = onnx.ModelProto()
+        m.ParseFromString(data)
+        r = fn(m)
+        if r is False:
+            return None
+        if r is None or r is True:  # changed in place (or not: the bytes tell)
+            r = m
+        if isinstance(r, (bytes, bytearray)):
+            return bytes(r)
+        if hasattr(r, "SerializeToString"):
+            return r.SerializeToString()
+        raise TypeError("a rewriter returns an onnx.ModelProto, True or None (changed in place) or False "
+                        f"(nothing changed), not {type(r).__name__}")
+    return call
+
+
+def _rewriters(rewriters) -> List[Tuple[str, Any]]:
+    """rewriters= (a callable, a list of callables or of (name, callable), or {name: callable})
+    -> [(name, native callback)]."""
+    if rewriters is None:
+        return []
+    if callable(rewriters):
+        rewriters = [rewriters]
+    items = list(rewriters.items()) if isinstance(rewriters, Mapping) else list(rewriters)
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, tuple):
+            name, fn = item
+        else:
+            fn = item
+            name = getattr(fn, "__name__", "")
+            if not name or name.startswith("<"):
+                name = f"rewriter_{i}"
+        if not callable(fn):
+            raise UsageError(f"rewriters: {name!r} is not callable")
+        out.append((str(name), _rewriter_call(fn)))
+    return out
+
+
+def _rules_model(pairs):
+    """(pattern, replacement) FunctionProto pairs -> a ModelProto whose functions are NAME and
+    NAME_replacement (the rules file convention)."""
+    import onnx
+    m = onnx.ModelProto()
+    m.ir_version = 8
+    m.graph.name = "rewrite_rules"
+    opsets: Dict[str, int] = {}
+    names = set()
+    for i, pair in enumerate(pairs):
+        try:
+            pattern, replacement = pair
+        except (TypeError, ValueError):
+            raise UsageError("rewrite_rules: each rule is a (pattern, replacement) pair of onnx.FunctionProto") from None
+        if not isinstance(pattern, onnx.FunctionProto) or not isinstance(replacement, onnx.FunctionProto):
+            raise UsageError("rewrite_rules: each rule is a (pattern, replacement) pair of onnx.FunctionProto")
+        name = pattern.name or f"rule_{i}"
+        while name in names:
+            name = f"{name}_{i}"
+        names.add(name)
+        for f, n in ((pattern, name), (replacement, name + "_replacement")):
+            c = m.functions.add()
+            c.CopyFrom(f)
+            c.name = n
+            if not c.domain:
+                c.domain = "rewrite.rules"
+            for oi in f.opset_import:
+                opsets[oi.domain] = max(opsets.get(oi.domain, 0), oi.version)
+    for d, v in opsets.items():
+        oi = m.opset_import.add()
+        oi.domain = d
+        oi.version = v
+    return m
+
+
+class _UserRules:
+    """rewrite_rules= as --rewrite-rules settings (pairs written to a temporary .onnx file, removed
+    on exit)."""
+
+    def __init__(self, rewrite_rules):
+        self.settings: List[Tuple[str, str]] = []
+        self._tmp: List[str] = []
+        if rewrite_rules is None:
+            return
+        import tempfile
+        items = [rewrite_rules] if isinstance(rewrite_rules, (str, os.PathLike)) or hasattr(
+            rewrite_rules, "functions") else list(rewrite_rules)
+        pairs = []
+        for item in items:
+            if isinstance(item, (str, os.PathLike)):
+                self.settings.append(("rewrite-rules", os.fspath(item)))
+            elif hasattr(item, "functions"):  # a ModelProto of NAME / NAME_replacement functions
+                self.settings.append(("rewrite-rules", self._write(item.SerializeToString())))
+            else:
+                pairs.append(item)
+        if pairs:
+            self.settings.append(("rewrite-rules", self._write(_rules_model(pairs).SerializeToString())))
+
+    def _write(self, data: bytes) -> str:
+        import tempfile
+        fd, path = tempfile.mkstemp(suffix=".onnx", prefix="onnxtrim_rules_")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        self._tmp.append(path)
+        return path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for p in self._tmp:
+            try:
+                os.remove(p)
+            except OSError:
+                pass
+
+
 def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
              dims: Optional[Mapping[str, int]] = None, passes: Optional[Sequence[str]] = None,
              skip: Optional[Sequence[str]] = None, constant_folding: bool = True,
@@ -246,7 +369,7 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
              max_rounds: Optional[int] = None, dtype: Optional[str] = None,
              keep_io_types: Optional[bool] = None, inputs: Optional[Sequence[str]] = None,
              outputs: Optional[Sequence[str]] = None, add_outputs=None, rename: Optional[Mapping[str, str]] = None,
-             batch=None, **options):
+             batch=None, rewriters=None, rewrite_rules=None, **options):
     """Simplify ``model`` (an onnx.ModelProto, bytes or a path) and check the result against it.
 
     Surgery, before the passes (names are the original's): ``outputs=["a"]`` / ``inputs=["x"]`` cut
@@ -264,6 +387,13 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
     ``report.opset`` says what changed.
     Raises :class:`VerificationFailed` when the result differs, other :class:`Error` subclasses
     on bad input. Past 2 GB use :func:`simplify_file`.
+
+    Your own rewrites (docs/rewrite-rules.md), run in every round after the built-in passes as the
+    passes ``user:NAME``: ``rewriters=fn`` (or a list, or ``{name: fn}``), ``fn(onnx.ModelProto)``
+    returning the changed model, True/None when it changed the model in place, False when it
+    changed nothing; ``rewrite_rules=`` a rules file, or ``[(pattern, replacement)]`` pairs of
+    ``onnx.FunctionProto`` (the pattern's inputs are wildcards). The check compares the result
+    with the original as always.
     """
     s = _settings(input_shapes=input_shapes, dims=dims, passes=passes, skip=skip,
                   constant_folding=constant_folding, size_threshold=size_threshold, target=target,
@@ -271,15 +401,20 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
                   keep_io_types=keep_io_types, inputs=inputs, outputs=outputs, add_outputs=add_outputs,
                   rename=rename, batch=batch, **options)
     src, base = _source(model)
-    data, rep_json, text = _call(_onnxtrim.simplify, src, base, s)
+    callbacks = _rewriters(rewriters)
+    with _UserRules(rewrite_rules) as rules:
+        data, rep_json, text = _call(_onnxtrim.simplify, src, base, s + rules.settings, callbacks)
     return _to_proto(data), Report(rep_json, text)
 
 
-def simplify_file(src: Union[str, os.PathLike], dst: Union[str, os.PathLike], **kwargs) -> Report:
+def simplify_file(src: Union[str, os.PathLike], dst: Union[str, os.PathLike], *, rewriters=None,
+                  rewrite_rules=None, **kwargs) -> Report:
     """Like :func:`simplify` from file to file: external data in and out, models past 2 GB.
     Takes the same keywords, plus the saving options (``external_data="always"``, ...)."""
     s = _settings(**kwargs)
-    rep_json, text = _call(_onnxtrim.simplify_file, os.fspath(src), os.fspath(dst), s)
+    callbacks = _rewriters(rewriters)
+    with _UserRules(rewrite_rules) as rules:
+        rep_json, text = _call(_onnxtrim.simplify_file, os.fspath(src), os.fspath(dst), s + rules.settings, callbacks)
     return Report(rep_json, text)
 
 

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy
 import onnx
@@ -7,6 +7,11 @@ import onnx
 __version__: str
 
 ModelLike = Union[onnx.ModelProto, bytes, str, PathLike]
+# A user rewrite (docs/rewrite-rules.md): the changed model, True/None (changed in place) or False.
+Rewriter = Callable[[onnx.ModelProto], Union[onnx.ModelProto, bool, None]]
+Rewriters = Union[Rewriter, Sequence[Union[Rewriter, Tuple[str, Rewriter]]], Mapping[str, Rewriter], None]
+RewriteRules = Union[str, PathLike, onnx.ModelProto,
+                     Sequence[Union[str, PathLike, Tuple[onnx.FunctionProto, onnx.FunctionProto]]], None]
 
 class Error(Exception):
     exit_code: int
@@ -55,12 +60,13 @@ def simplify(model: ModelLike, *, input_shapes: Optional[Mapping[str, Sequence[i
              dtype: Optional[str] = ..., keep_io_types: Optional[bool] = ...,
              inputs: Optional[Sequence[str]] = ..., outputs: Optional[Sequence[str]] = ...,
              add_outputs: Union[str, Sequence[str], None] = ..., rename: Optional[Mapping[str, str]] = ...,
-             batch: Union[int, str, None] = ...,
+             batch: Union[int, str, None] = ..., rewriters: Rewriters = ..., rewrite_rules: RewriteRules = ...,
              **options: Any) -> Tuple[onnx.ModelProto, Report]: ...
 def simplify_file(src: Union[str, PathLike], dst: Union[str, PathLike], *,
                   inputs: Optional[Sequence[str]] = ..., outputs: Optional[Sequence[str]] = ...,
                   add_outputs: Union[str, Sequence[str], None] = ..., rename: Optional[Mapping[str, str]] = ...,
-                  batch: Union[int, str, None] = ..., **kwargs: Any) -> Report: ...
+                  batch: Union[int, str, None] = ..., rewriters: Rewriters = ...,
+                  rewrite_rules: RewriteRules = ..., **kwargs: Any) -> Report: ...
 def run(model: ModelLike, feeds: Mapping[str, numpy.ndarray], *, fast: bool = ...) -> Dict[str, numpy.ndarray]: ...
 def verify(a: ModelLike, b: ModelLike, *, samples: int = ..., seed: int = ..., rtol: Optional[float] = ...,
            atol: Optional[float] = ..., dims: Optional[Mapping[str, int]] = ...,

@@ -109,6 +109,39 @@ Options make_options(const std::vector<std::pair<std::string, std::string>>& set
   return o;
 }
 
+// Python rewrite callbacks [(name, fn(bytes) -> bytes | None)] as the options' rewriters. A
+// callback runs on the library's worker thread: it takes the GIL for the call, and what the
+// options hold of it is released under the GIL too (copies of the options may die anywhere).
+void add_rewriters(Options& o, const py::list& rewriters) {
+  for (py::handle item : rewriters) {
+    auto pair = item.cast<py::tuple>();
+    std::string name = pair[0].cast<std::string>();
+    std::shared_ptr<py::object> fn(new py::object(pair[1].cast<py::object>()), [](py::object* p) {
+      py::gil_scoped_acquire gil;
+      delete p;
+    });
+    o.rewriters.push_back(onnxtrim::RewriteCallback{name, [fn](onnxtrim::Model& m) {
+      const std::string in = m.serialize();
+      std::string out;
+      {
+        py::gil_scoped_acquire gil;
+        try {
+          py::object r = (*fn)(py::bytes(in));
+          if (r.is_none()) return false;
+          if (!py::isinstance<py::bytes>(r)) throw std::runtime_error("it returned neither a model nor None/False");
+          out = r.cast<std::string>();
+        } catch (py::error_already_set& e) {
+          std::string what = e.what();
+          throw std::runtime_error(what);
+        }
+      }
+      if (out == in) return false;  // handed back as it was
+      m = onnxtrim::Model::parse(out.data(), out.size());
+      return true;
+    }});
+  }
+}
+
 struct Loaded {
   std::string bytes;
   std::string base_dir;
@@ -209,8 +242,9 @@ PYBIND11_MODULE(_onnxtrim, m) {
 
   // -> (model bytes or None, report json, report text)
   m.def("simplify", [](const py::object& src, const std::string& base_dir,
-                       const std::vector<std::pair<std::string, std::string>>& settings) {
+                       const std::vector<std::pair<std::string, std::string>>& settings, const py::list& rewriters) {
     Options o = make_options(settings);
+    add_rewriters(o, rewriters);
     Loaded l = source(src, base_dir);
     auto r = call_interruptible<std::tuple<std::string, std::string, std::string>>(o, [&] {
       onnxtrim::Model model = load_native(l);
@@ -218,17 +252,18 @@ PYBIND11_MODULE(_onnxtrim, m) {
       return std::make_tuple(model.serialize(), rep.to_json(), rep.to_text());
     });
     return py::make_tuple(py::bytes(std::get<0>(r)), std::get<1>(r), std::get<2>(r));
-  });
+  }, py::arg("src"), py::arg("base_dir"), py::arg("settings"), py::arg("rewriters") = py::list());
 
   m.def("simplify_file", [](const std::string& src, const std::string& dst,
-                            const std::vector<std::pair<std::string, std::string>>& settings) {
+                            const std::vector<std::pair<std::string, std::string>>& settings, const py::list& rewriters) {
     Options o = make_options(settings);
+    add_rewriters(o, rewriters);
     auto r = call_interruptible<std::pair<std::string, std::string>>(o, [&] {
       onnxtrim::Report rep = onnxtrim::simplify_file(src, dst, o);
       return std::make_pair(rep.to_json(), rep.to_text());
     });
     return py::make_tuple(r.first, r.second);
-  });
+  }, py::arg("src"), py::arg("dst"), py::arg("settings"), py::arg("rewriters") = py::list());
 
   m.def("verify", [](const py::object& a, const std::string& a_dir, const py::object& b, const std::string& b_dir,
                      const std::vector<std::pair<std::string, std::string>>& settings) {

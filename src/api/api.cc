@@ -27,6 +27,7 @@
 #include "passes/pass_manager.h"
 #include "passes/rule.h"
 #include "passes/targets.h"
+#include "passes/user_rules.h"
 #include "passes/shape_inference.h"
 #include "convert/opset.h"
 #include "rewrites/convert_float.h"
@@ -49,6 +50,14 @@ Error::Error(int exit_code, const std::string& message)
 struct Model::Impl {
   std::unique_ptr<ir::Model> model;
   std::string path;  // the file it was loaded from ("" when parsed from memory)
+};
+
+struct ModelAccess {
+  static Model wrap(std::unique_ptr<ir::Model> m) {
+    auto impl = std::make_unique<Model::Impl>();
+    impl->model = std::move(m);
+    return Model(std::move(impl));
+  }
 };
 
 namespace api {
@@ -93,8 +102,29 @@ auto within_limits(F&& f) -> decltype(f()) {
 ir::Model& ir_model(Model& m) { return *m.impl().model; }
 const ir::Model& ir_model(const Model& m) { return *m.impl().model; }
 
+// The user rewrite rules of o (--rewrite-rules files, callbacks) as passes.
+std::vector<passes::UserPass> user_passes(const Options& o) {
+  std::vector<passes::UserPass> out;
+  for (const std::string& f : o.rewrite_rules) {
+    auto r = passes::load_rewrite_rules(f);
+    if (!r.is_ok()) throw_if_error(r.status());
+    for (auto& u : r.value()) out.push_back(std::move(u));
+  }
+  for (const RewriteCallback& cb : o.rewriters) {
+    if (cb.name.empty() || !cb.rewrite) throw Error(kExitUsage, "a rewrite callback needs a name and a function");
+    auto fn = cb.rewrite;
+    out.push_back(passes::callback_rule(cb.name, [fn](const ir::Model& current) -> std::unique_ptr<ir::Model> {
+      Model copy = ModelAccess::wrap(ir::clone_model(current));
+      if (!fn(copy)) return nullptr;
+      return std::move(copy.impl().model);
+    }));
+  }
+  return out;
+}
+
 passes::SimplifyOptions simplify_options(const Options& o) {
   passes::SimplifyOptions s;
+  s.user_passes = user_passes(o);
   s.only = o.passes;
   s.skip = o.skip;
   if (!o.constant_folding) s.skip.push_back("fold_constants");

@@ -70,6 +70,57 @@ int onnxtrim_options_set(onnxtrim_options* options, const char* name, const char
 
 void onnxtrim_options_free(onnxtrim_options* options) { delete options; }
 
+int onnxtrim_options_try_set(onnxtrim_options* options, const char* name, const char* value, char** error) {
+  return guarded(nullptr, error, [&] {
+    if (!options || !name) throw onnxtrim::Error(onnxtrim::kExitUsage, "options and name are required");
+    options->opts.set(name, value ? value : "");
+  });
+}
+
+void onnxtrim_options_set_progress(onnxtrim_options* options, onnxtrim_progress_fn fn, void* user) {
+  if (!options) return;
+  if (!fn) {
+    options->opts.progress = nullptr;
+    return;
+  }
+  options->opts.progress = [fn, user](const std::string& stage, uint64_t done, uint64_t total) {
+    fn(stage.c_str(), static_cast<double>(done), static_cast<double>(total), user);
+  };
+}
+
+int onnxtrim_options_add_rewriter(onnxtrim_options* options, const char* name, onnxtrim_rewrite_fn fn,
+                                  void* user_data) {
+  if (!options || !name || !*name || !fn) return onnxtrim::kExitUsage;
+  try {
+    options->opts.rewriters.push_back(onnxtrim::RewriteCallback{name, [fn, user_data](onnxtrim::Model& m) {
+      const std::string in = m.serialize();
+      void* out = nullptr;
+      size_t out_size = 0;
+      char* error = nullptr;
+      const int rc = fn(user_data, in.data(), in.size(), &out, &out_size, &error);
+      std::string message = error ? error : "";
+      std::free(error);
+      if (rc == 0) {
+        std::free(out);
+        return false;
+      }
+      if (rc != 1) {
+        std::free(out);
+        throw onnxtrim::Error(onnxtrim::kExitUsage, "returned " + std::to_string(rc) + (message.empty() ? "" : ": " + message));
+      }
+      if (!out) throw onnxtrim::Error(onnxtrim::kExitUsage, "returned 1 without a model");
+      std::string bytes(static_cast<const char*>(out), out_size);
+      std::free(out);
+      if (bytes == in) return false;  // handed back as it was
+      m = onnxtrim::Model::parse(bytes.data(), bytes.size());
+      return true;
+    }});
+    return 0;
+  } catch (...) {
+    return onnxtrim::kExitInternal;
+  }
+}
+
 int onnxtrim_simplify_file(const char* in_path, const char* out_path, const onnxtrim_options* options,
                            char** report_json, char** error) {
   return guarded(report_json, error, [&] {

@@ -341,6 +341,11 @@ const std::vector<Entry>& entries() {
                       [](Options& o, std::string_view v) { o.fold_budget = static_cast<int64_t>(parse_bytes("fold-budget", v)); }));
     t.push_back(flag("keep-constant-nodes", "simplify", "keep Constant nodes instead of turning them into initializers",
                      [](Options& o, bool b) { o.keep_constant_nodes = b; }));
+    t.push_back(value("rewrite-rules", "FILE", "simplify",
+                      "your own rewrites, run in every round after the built-in passes as the passes user:NAME: "
+                      "pattern/replacement pairs of ONNX functions NAME and NAME_replacement, in a .onnx model's "
+                      "functions or an ONNX text file of functions (docs/rewrite-rules.md)",
+                      [](Options& o, std::string_view v) { add_unique(o.rewrite_rules, std::string(v)); }, true));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
                      [](Options& o, bool b) { o.value_info = !b; }));
     t.push_back(value("target", "NAME", "simplify", "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no RotaryEmbedding)",

@@ -64,6 +64,9 @@ namespace onnxtrim::onnx_io {
 // Parses a model written in the ONNX text syntax ("<ir_version: 8, opset_import: ["" : 17]>
 // g (float[N] x) => (float[N] y) { y = Relu(x) }").
 Result<std::unique_ptr<ir::Model>> parse_text_model(const std::string& text);
+// Parses a text of functions only, each "<domain: "d", opset_import: ["" : 17]> NAME (x) => (y)
+// { ... }", into a model of no nodes holding them (rewrite rules); errors name `where`.
+Result<std::unique_ptr<ir::Model>> parse_text_functions(const std::string& text, const std::string& where);
 }  // namespace onnxtrim::onnx_io
 
 #include "ir/runtime_value.h"

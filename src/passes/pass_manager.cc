@@ -15,6 +15,7 @@
 #include "passes/pass.h"
 #include "passes/pipeline.h"
 #include "passes/shape_inference.h"
+#include "passes/user_rules.h"
 #include "support/limits.h"
 
 namespace onnxtrim::passes {
@@ -231,6 +232,10 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     instances.push_back(p->make());
     result.passes.push_back(PassStats{p->name, 0, 0, 0, 0});
   }
+  for (const UserPass& u : opts.user_passes) {  // user rewrite rules (user_rules.h), after the built-in passes
+    instances.push_back(u.make());
+    result.passes.push_back(PassStats{u.name, 0, 0, 0, 0});
+  }
 
   std::unique_ptr<ir::Model> original;
   std::unique_ptr<eval::Verifier> checker;
@@ -266,6 +271,8 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
         run_on_graph_tree(*instances[i], *model.graph, rw, ctx);
         facts.end();
         release_constant_pages(*model.graph);
+      } catch (const UserRuleFailure& e) {
+        return e.status();
       } catch (const LimitExceeded& e) {
         // A pass computed a tensor past the evaluator's limits outside the places that catch
         // them (fold_constants bounds its own work): an error, never an out-of-memory kill.

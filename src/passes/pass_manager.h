@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,17 @@
 #include "support/status.h"
 
 namespace onnxtrim::passes {
+
+class Pass;
+class RewriteRule;
+
+// A user rewrite rule of one run (user_rules.h): a pass named "user:NAME", run after the
+// built-in passes in every round; a pattern rule also answers --explain.
+struct UserPass {
+  std::string name;
+  std::function<std::unique_ptr<Pass>()> make;
+  std::function<std::unique_ptr<RewriteRule>()> make_rule;  // empty for a callback
+};
 
 struct SimplifyOptions {
   std::vector<std::string> only;  // --passes a,b: run only these (in pipeline order)
@@ -42,6 +54,7 @@ struct SimplifyOptions {
   bool keep_constant_nodes = false; // --keep-constant-nodes: do not turn Constant nodes into initializers
   // Called before each pass runs (round, pass name): the CLI shows it as progress.
   std::function<void(int, const std::string&)> on_pass;
+  std::vector<UserPass> user_passes;  // --rewrite-rules, the APIs' callbacks
 };
 
 struct SimplifyResult {

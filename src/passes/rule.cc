@@ -81,6 +81,13 @@ std::vector<std::pair<std::string, std::string>> explain(ir::Model& m, const std
     std::optional<std::string> why = rule->fire(*n, rc, rw, /*apply=*/false);
     out.emplace_back(r->name, why ? *why : "fires");
   }
+  for (const UserPass& u : opts.user_passes) {  // the run's user pattern rules (user_rules.h)
+    std::unique_ptr<RewriteRule> rule = u.make_rule ? u.make_rule() : nullptr;
+    std::vector<std::string> roots = rule ? rule->roots() : std::vector<std::string>{};
+    if (!rule || !n->is_default_domain() || std::find(roots.begin(), roots.end(), n->op_type) == roots.end()) continue;
+    std::optional<std::string> why = rule->fire(*n, rc, rw, /*apply=*/false);
+    out.emplace_back(u.name, why ? *why : "fires");
+  }
   if (out.empty()) out.emplace_back("", "no rewrite is rooted at " + n->op_type);
   return out;
 }

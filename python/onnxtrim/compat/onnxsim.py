@@ -19,7 +19,8 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
              skip_shape_inference: bool = False, input_data: Optional[Dict[str, object]] = None,
              dynamic_input_shape: bool = False, custom_lib: Optional[str] = None, include_subgraph: bool = False,
              unused_output: Optional[Sequence[str]] = None, tensor_size_threshold: Optional[str] = None,
-             mutable_initializer: bool = False, **kwargs) -> Tuple[object, bool]:
+             mutable_initializer: bool = False, custom_rewriter=None, function_rewrite_rules=None,
+             **kwargs) -> Tuple[object, bool]:
     """onnxsim.simplify: returns ``(simplified onnx.ModelProto, check_ok)``.
 
     Each parameter is the CLI's onnxsim flag of the same name (one option table):
@@ -35,6 +36,11 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
     they need (an unknown name is a UsageError, as onnxsim's RuntimeError); dynamic_input_shape
     and include_subgraph are what onnxtrim always does. input_data, custom_lib and
     mutable_initializer=True raise a TypeError naming them.
+    User rewrite rules (docs/rewrite-rules.md), run in every round of the fixed point:
+    custom_rewriter (fn(onnx.ModelProto) -> the changed model, None after changing it in place,
+    False when it changed nothing) -> onnxtrim.simplify(rewriters=...), the pass
+    user:custom_rewriter; function_rewrite_rules ([(pattern, replacement)] onnx.FunctionProto
+    pairs) -> rewrite_rules=..., matched by onnxtrim's rewrite engine. Both may be given.
     """
     if "input_shapes" in kwargs:  # onnxsim's deprecated spelling
         overwrite_input_shapes = kwargs.pop("input_shapes")
@@ -73,6 +79,12 @@ def simplify(model, check_n: int = 0, perform_optimization: bool = True, skip_fu
         settings.extend(("unused_output", onnxtrim._quote(n)) for n in names)
     for k, v in settings:
         opts.setdefault(k, []).append(v)  # type: ignore[union-attr]
+    if custom_rewriter is not None:
+        if not callable(custom_rewriter):
+            raise TypeError("simplify(): custom_rewriter must be callable")
+        opts["rewriters"] = [("custom_rewriter", custom_rewriter)]
+    if function_rewrite_rules:
+        opts["rewrite_rules"] = list(function_rewrite_rules)
     try:
         out, _ = onnxtrim.simplify(model, **opts)  # type: ignore[arg-type]
     except onnxtrim.VerificationFailed:

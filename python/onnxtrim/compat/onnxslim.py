@@ -5,7 +5,10 @@ from typing import Dict, List, Optional
 
 import onnxtrim
 
-__all__ = ["slim"]
+from .onnxslim_pattern import (NodeDescriptor, Pattern, PatternMatcher, fusion_rewriter,  # noqa: F401
+                               get_fusion_patterns, register_fusion_pattern)
+
+__all__ = ["slim", "Pattern", "PatternMatcher", "register_fusion_pattern"]
 
 # OnnxSlim's skip_optimizations (the option table's --skip-optimizations maps them to passes)
 _OPTIMIZATIONS = ("constant_folding", "graph_fusion", "dead_node_elimination", "subexpression_elimination",
@@ -89,8 +92,16 @@ def slim(model, *args, **kwargs):
             raise TypeError(f"slim(): unknown optimization '{o}' in skip_optimizations "
                             f"(known: {', '.join(_OPTIMIZATIONS)})")
         opts.setdefault("skip_optimizations", []).append(o)  # type: ignore[union-attr]
-    if kwargs.get("skip_fusion_patterns"):
-        opts["skip_fusion_patterns"] = " ".join(kwargs["skip_fusion_patterns"])
+    # Patterns registered with register_fusion_pattern run as user rewrites (user:NAME), unless
+    # skipped by name or graph_fusion is skipped; the other names go to the option table.
+    skipped = list(kwargs.get("skip_fusion_patterns") or [])
+    registered = get_fusion_patterns(skipped)
+    if registered and "graph_fusion" not in (opts.get("skip_optimizations") or []):
+        opts["rewriters"] = [(name, fusion_rewriter(name, matchers)) for name, matchers in registered.items()]
+    from .onnxslim_pattern import DEFAULT_FUSION_PATTERNS
+    builtin_skipped = [p for p in skipped if p not in DEFAULT_FUSION_PATTERNS]
+    if builtin_skipped:
+        opts["skip_fusion_patterns"] = " ".join(builtin_skipped)
     if kwargs.get("dtype"):
         # OnnxSlim's "fp16" / "fp32" (and onnxtrim's "bf16"): inputs and outputs keep their types
         opts["dtype"] = str(kwargs["dtype"])
