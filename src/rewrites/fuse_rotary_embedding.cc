@@ -1,19 +1,34 @@
 // x * cos + rotate_half(x) * sin,  rotate_half(x) = Concat(-x[.., h:], x[.., :h], axis -1),
 //   cos = Unsqueeze(Gather(cos_table, position_ids), 1), sin likewise, h = D / 2
 //   -> RotaryEmbedding(x, cos_table[:, :h], sin_table[:, :h], position_ids)
+// x * cos + rotate_every_two(x) * sin,
+//   rotate_every_two(x) = Reshape(Concat(Unsqueeze(-odd(x), -1), Unsqueeze(even(x), -1), axis -1), shape of x),
+//   even(x) = x[.., 0::2] and odd(x) = x[.., 1::2], as Slices of step 2 or as Gather(Reshape(x, [.., h, 2]), 0 | 1, axis -1)
+//   -> RotaryEmbedding(x, cos_table[:, 0::2], sin_table[:, 0::2], position_ids; interleaved = 1)
 // HF's apply_rotary_pos_emb (Llama, Mistral, Qwen, ...) as torch exports it, on q or k in the
-// BNSH layout [B, H, S, D] that RotaryEmbedding-23 takes as it is (4D, interleaved 0, the whole
-// head rotated). HF's tables are cat(freqs, freqs): each row's two halves are equal, so element d
-// and d + h of the decomposition use the same angle, which is what RotaryEmbedding computes from
-// its caches of [max_pos, D / 2]: the fusion checks the halves are equal, bit for bit, and writes
-// the first halves as the caches. Per element the fused op computes x[d] cos - x[d + h] sin and
+// BNSH layout [B, H, S, D] that RotaryEmbedding-23 takes as it is (4D, the whole head rotated).
+// HF's tables are cat(freqs, freqs): each row's two halves are equal, so element d and d + h of
+// the decomposition use the same angle, which is what RotaryEmbedding computes from its caches of
+// [max_pos, D / 2]: the fusion checks the halves are equal, bit for bit, and writes the first
+// halves as the caches. Per element the fused op computes x[d] cos - x[d + h] sin and
 // x[d + h] cos + x[d] sin: the decomposition's products and sums.
+// The interleaved form (GPT-J/CodeGen's rotate_every_two, Cohere's rotate_half: torch's
+// stack((-x2, x1), -1).flatten(-2)) pairs element 2i with 2i + 1: rotate_every_two(x)[2i] =
+// -x[2i + 1] and [2i + 1] = x[2i], because the Concat of the two [.., h, 1] halves is
+// [.., h, 2] with -odd at [.., i, 0] and even at [.., i, 1], and a Reshape to [.., D] with the
+// leading dims unchanged puts [.., i, j] at 2i + j (row-major). Its tables are
+// repeat_interleave(freqs, 2): each row's elements 2i and 2i + 1 are equal (checked bit for bit)
+// and the caches are the even elements; the fused op (interleaved 1) computes x[2i] cos - x[2i + 1]
+// sin and x[2i + 1] cos + x[2i] sin.
 // Refuses: opset < 23; x not rank 4 with a constant, even head size; position ids that are not
 // int64 [B, S] matching x's batch and length; tables that are not constants of [max_pos, D] of x's
-// type with equal halves; Slices that are not exactly the two halves of the last axis; the
-// products in another arrangement; an intermediate read elsewhere or that is a graph output. Not
-// matched yet: the interleaved (GPT-J) and partial-rotary (NeoX, Phi) forms, tables sliced by
-// length without position ids.
+// type with equal halves (equal pairs when interleaved); Slices that are not exactly the two
+// halves of the last axis (the even and odd elements: start 0 | 1, step 2, to the end); Reshapes
+// whose shapes are not proved [B, H, S, h, 2] and x's [B, H, S, D]; the products in another
+// arrangement; an intermediate read elsewhere or that is a graph output. Not matched yet: the
+// repeat_interleave of GPT-J's tables written after the Gather (torch writes it as a cone of
+// Split/Expand/Reshape per pair), the BSHD layout GPT-J rotates in, tables sliced by length
+// without position ids.
 #include <cstring>
 
 #include "ops/fold.h"
@@ -32,6 +47,7 @@ struct Rotary {
   ir::Value* cos_table = nullptr;
   ir::Value* sin_table = nullptr;
   ir::Value* positions = nullptr;
+  bool interleaved = false;
 };
 
 class FuseRotaryEmbedding final : public Rule<Rotary> {
@@ -54,7 +70,9 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
           Rotary m;
           m.x = plain->input(static_cast<size_t>(a));
           const ir::Value* rot = rotated->input(static_cast<size_t>(b));
-          if (!rotate_half_of(rot, rotated, m.x, *si, ctx.opset())) continue;
+          if (rotate_half_of(rot, rotated, m.x, *si, ctx.opset())) m.interleaved = false;
+          else if (rotate_every_two_of(rot, rotated, m.x, *si, ctx.opset())) m.interleaved = true;
+          else continue;
           if (!table_lookup(plain->input(static_cast<size_t>(1 - a)), m.cos_table, m.positions) ||
               !table_lookup(rotated->input(static_cast<size_t>(1 - b)), m.sin_table, m.positions)) {
             why = "cos and sin are not Unsqueeze(Gather(table, position_ids), 1) of the same position ids";
@@ -68,10 +86,11 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
   }
 
   void apply(ir::Node& n, Rotary& m, RuleContext& ctx, ir::Rewriter& rw) override {
-    ir::Value* cos_half = half_table(m.cos_table, ctx.graph(), rw);
-    ir::Value* sin_half = half_table(m.sin_table, ctx.graph(), rw);
+    ir::Value* cos_half = half_table(m.cos_table, m.interleaved, ctx.graph(), rw);
+    ir::Value* sin_half = half_table(m.sin_table, m.interleaved, ctx.graph(), rw);
     ir::Node* rope = rw.insert_node(ctx.graph(), &n, "RotaryEmbedding", {m.x, cos_half, sin_half, m.positions}, 1,
                                     n.output(0)->name() + "_rotary");
+    if (m.interleaved) rw.set_attribute(rope, ir::Attribute::make_int("interleaved", 1));
     rw.set_type(rope->output(0), n.output(0)->type);
     if (rw.replace_all_uses_with(n.output(0), rope->output(0))) rw.erase_node_and_dead_producers(&n);
     else rw.erase_node_and_dead_producers(rope);
@@ -100,14 +119,80 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
     return half(hi, h, *d) && half(lo, 0, h);
   }
 
+  // rot = Reshape(Concat(Unsqueeze(Neg(odd), -1), Unsqueeze(even, -1), axis -1)) of x's shape,
+  // each read only by the next; odd and even pick x's elements 1::2 and 0::2 of the last axis.
+  static bool rotate_every_two_of(const ir::Value* rot, const ir::Node* by, const ir::Value* x, const ShapeInference& si,
+                                  int64_t opset) {
+    const ops::TypeInfo* fx = si.facts(x);
+    if (!fx || fx->rank() != 4) return false;
+    const SymShape& xs = *fx->shape;
+    auto d = xs[3].constant_value();
+    if (!d || *d % 2 != 0 || *d <= 0) return false;
+    const ir::Node* flat = private_producer(rot, "Reshape", by);
+    if (!flat) return false;
+    const ops::TypeInfo* fr = si.facts(rot);
+    if (!fr || fr->rank() != 4 || *fr->shape != xs) return false;
+    const ir::Node* cat = private_producer(flat->input(0), "Concat", flat);
+    if (!cat || cat->num_inputs() != 2 || !split_last_axis(cat->output(0), xs, si)) return false;
+    const int64_t axis = cat->attr_int("axis", 0);
+    if (axis != -1 && axis != 4) return false;
+    const ir::Node* u_odd = private_producer(cat->input(0), "Unsqueeze", cat);
+    const ir::Node* u_even = private_producer(cat->input(1), "Unsqueeze", cat);
+    for (const ir::Node* u : {u_odd, u_even}) {
+      if (!u) return false;
+      const std::vector<int64_t> axes = unsqueeze_axes(*u);
+      if (axes != std::vector<int64_t>{-1} && axes != std::vector<int64_t>{4}) return false;
+    }
+    const ir::Node* neg = private_producer(u_odd->input(0), "Neg", u_odd);
+    return neg && picks(neg->input(0), neg, x, 1, *d, si, opset) && picks(u_even->input(0), u_even, x, 0, *d, si, opset);
+  }
+
+  // v is x[.., k::2] of the last axis (of size d), read only by `by`: a Slice of x from k (or
+  // k - d) to the end with step 2, or Gather(Reshape(x, [.., d / 2, 2]), k, axis -1).
+  static bool picks(const ir::Value* v, const ir::Node* by, const ir::Value* x, int64_t k, int64_t d,
+                    const ShapeInference& si, int64_t opset) {
+    if (const ir::Node* s = private_producer(v, "Slice", by)) {
+      if (s->input(0) != x) return false;
+      auto w = slice_windows(*s, opset, 4);
+      if (!w || w->size() != 1 || w->begin()->first != 3) return false;
+      const AxisWindow& a = w->begin()->second;
+      return a.step == 2 && (a.start == k || a.start == k - d) && a.end >= d;
+    }
+    const ir::Node* g = private_producer(v, "Gather", by);
+    if (!g) return false;
+    const int64_t axis = g->attr_int("axis", 0);
+    if (axis != -1 && axis != 4) return false;
+    const ir::Tensor* idx = ops::FoldContext::constant(g->input(1));
+    if (!idx || idx->rank() != 0 || !idx->bytes() || !ir::dtype_is_signed(idx->dtype())) return false;
+    const int64_t i = ops::to_int64_vector(*idx)[0];
+    if (i != k && i != k - 2) return false;
+    const ir::Node* r = g->input(0) ? g->input(0)->producer() : nullptr;
+    const ops::TypeInfo* fx = si.facts(x);
+    return is_op(r, "Reshape") && r->input(0) == x && split_last_axis(g->input(0), *fx->shape, si);
+  }
+
+  // v is proved [B, H, S, D / 2, 2] for x of xs = [B, H, S, D].
+  static bool split_last_axis(const ir::Value* v, const SymShape& xs, const ShapeInference& si) {
+    const ops::TypeInfo* f = si.facts(v);
+    if (!f || f->rank() != 5) return false;
+    const SymShape& s = *f->shape;
+    return s[0] == xs[0] && s[1] == xs[1] && s[2] == xs[2] && s[3].constant_value() == *xs[3].constant_value() / 2 &&
+           s[4].constant_value() == 2;
+  }
+
+  // The axes of an Unsqueeze (attribute before opset 13, a constant input after); empty when
+  // they are not constant.
+  static std::vector<int64_t> unsqueeze_axes(const ir::Node& u) {
+    if (const ir::Attribute* a = u.attr("axes")) return a->ints;
+    if (const ir::Tensor* t = u.num_inputs() > 1 && u.input(1) ? ops::FoldContext::constant(u.input(1)) : nullptr)
+      return ops::to_int64_vector(*t);
+    return {};
+  }
+
   // v = Unsqueeze(Gather(table, positions, axis 0), [1]); positions agree with `positions`.
   static bool table_lookup(const ir::Value* v, ir::Value*& table, ir::Value*& positions) {
     const ir::Node* u = v ? v->producer() : nullptr;
-    if (!is_op(u, "Unsqueeze")) return false;
-    std::vector<int64_t> axes;
-    if (const ir::Attribute* a = u->attr("axes")) axes = a->ints;
-    else if (const ir::Tensor* t = u->input(1) ? ops::FoldContext::constant(u->input(1)) : nullptr) axes = ops::to_int64_vector(*t);
-    if (axes != std::vector<int64_t>{1}) return false;
+    if (!is_op(u, "Unsqueeze") || unsqueeze_axes(*u) != std::vector<int64_t>{1}) return false;
     const ir::Node* g = u->input(0) ? u->input(0)->producer() : nullptr;
     if (!is_op(g, "Gather") || g->attr_int("axis", 0) != 0 || !ops::FoldContext::constant(g->input(0))) return false;
     if (positions && positions != g->input(1)) return false;
@@ -117,6 +202,7 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
   }
 
   static bool fits(const Rotary& m, const ShapeInference& si, std::string* why) {
+    const size_t esize = ir::dtype_storage_bytes(si.facts(m.x)->elem, 1);
     const ops::TypeInfo* fx = si.facts(m.x);
     const ops::TypeInfo* fp = si.facts(m.positions);
     const SymShape& xs = *fx->shape;
@@ -135,28 +221,39 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
         *why = "a table is not a constant [max_pos, D] of x's type";
         return false;
       }
-      const size_t row = static_cast<size_t>(d) * ir::dtype_storage_bytes(t->dtype(), 1);
+      const size_t row = static_cast<size_t>(d) * esize;
       for (int64_t r = 0; r < t->dims()[0]; ++r) {
         const uint8_t* p = t->bytes() + static_cast<size_t>(r) * row;
-        if (std::memcmp(p, p + row / 2, row / 2) != 0) {
+        if (!m.interleaved && std::memcmp(p, p + row / 2, row / 2) != 0) {
           *why = "a table's rows do not have equal halves";
           return false;
         }
+        for (size_t e = 0; m.interleaved && e < row; e += 2 * esize)
+          if (std::memcmp(p + e, p + e + esize, esize) != 0) {
+            *why = "a table's rows do not have equal pairs (elements 2i and 2i + 1)";
+            return false;
+          }
       }
     }
     return true;
   }
 
-  // table[:, :D/2], made once per table (found again by name).
-  static ir::Value* half_table(ir::Value* table, ir::Graph& g, ir::Rewriter& rw) {
-    const std::string name = table->name() + "_half";
+  // table[:, :D/2] (table[:, 0::2] when interleaved), made once per table (found again by name).
+  static ir::Value* half_table(ir::Value* table, bool interleaved, ir::Graph& g, ir::Rewriter& rw) {
+    const std::string name = table->name() + (interleaved ? "_even" : "_half");
     if (ir::Value* v = g.lookup(name); v && v->is_initializer()) return v;
     const ir::Tensor& t = *ops::FoldContext::constant(table);
     const int64_t rows = t.dims()[0], d = t.dims()[1];
     ir::Tensor half(t.dtype(), {rows, d / 2});
-    const size_t row = static_cast<size_t>(d) * ir::dtype_storage_bytes(t.dtype(), 1);
-    for (int64_t r = 0; r < rows; ++r)
-      std::memcpy(half.mutable_bytes() + static_cast<size_t>(r) * row / 2, t.bytes() + static_cast<size_t>(r) * row, row / 2);
+    const size_t esize = ir::dtype_storage_bytes(t.dtype(), 1);
+    const size_t row = static_cast<size_t>(d) * esize;
+    for (int64_t r = 0; r < rows; ++r) {
+      uint8_t* to = half.mutable_bytes() + static_cast<size_t>(r) * row / 2;
+      const uint8_t* from = t.bytes() + static_cast<size_t>(r) * row;
+      if (!interleaved) std::memcpy(to, from, row / 2);
+      for (int64_t i = 0; interleaved && i < d / 2; ++i)
+        std::memcpy(to + static_cast<size_t>(i) * esize, from + static_cast<size_t>(2 * i) * esize, esize);
+    }
     ir::Value* v = rw.add_initializer(g, std::move(half), name);
     return v;
   }
@@ -166,7 +263,7 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
 
 ONNXTRIM_REGISTER_RULE(FuseRotaryEmbedding, "fuse_rotary_embedding",
                        "x * cos + rotate_half(x) * sin with HF's cos/sin tables gathered by position ids becomes "
-                       "RotaryEmbedding (opset >= 23; off for --target wasm); refuses tables whose halves differ, "
-                       "interleaved and partial forms");
+                       "RotaryEmbedding (opset >= 23; off for --target wasm), and the interleaved rotate_every_two with "
+                       "repeat_interleave'd tables (interleaved 1); refuses tables whose halves (pairs) differ");
 
 }  // namespace onnxtrim::passes

@@ -26,6 +26,7 @@ MODELS = os.path.join(ROOT, "tests", "models")
 # Option sets run on every fixture besides the default.
 EXTRA = {
     "llama_tiny.onnx": [["--opset", "23"]],
+    "rope_interleaved_tiny.onnx": [["--opset", "23"]],
     "gpt_kv_tiny.onnx": [["--opset", "23"]],
     "bert_tiny_op13.onnx": [["--opset", "23"]],
     "vit_tiny_op13.onnx": [["--opset", "17"]],

@@ -104,6 +104,12 @@ initializers). torch stays the judge: the cached step equals a full pass before 
     [seq, past + seq]) -> Unsqueeze(0) -> Unsqueeze(1): [1, 1, seq, past + seq], query i seeing
     keys 0 .. past + i (the bottom-right-aligned causal of a cache).
   - SwiGLU MLP: Mul(Mul(g, Sigmoid(g)), up) -> down, g and up two MatMuls of the same input.
+- rope_interleaved_tiny.onnx (opset 17): llama_tiny (same sizes, inputs and outputs) whose rotary
+  is GPT-J/CodeGen's: rotate_every_two (torch's x[..., ::2], x[..., 1::2], stack((-x2, x1), -1)
+  .flatten(-2): Slices of step 2 -> Neg -> Unsqueeze(-1) x2 -> Concat(-1) -> Reshape) on the first
+  rotary_dim 8 of each head of 16, the rest passed through (Slices and a Concat), with tables
+  [2048, 8] = repeat_interleave(freqs, 2) gathered by position ids (Cohere's layout; GPT-J
+  itself repeats after the lookup and rotates before the head transpose, which is not fused).
 - gpt_kv_tiny.onnx (opset 17): a GPT-2-like decoder, 2 blocks, hidden 64, 4 heads of dim 16,
   MLP 256, vocab 128, 1280 learned positions (Range(past, past + seq)). Inputs input_ids, past_*
   [batch, 4, past_seq, 16]; outputs hidden [batch, seq, 64], present_* [batch, 4, total_seq, 16].
@@ -790,6 +796,57 @@ class LlamaTiny(nn.Module):
         return (self.lm_head(self.norm(x)), *presents)
 
 
+def rotate_every_two(x):
+    """GPT-J/CodeGen's rotate_every_two (Cohere's rotate_half): pairs (2i, 2i + 1) -> (-x[2i + 1], x[2i])."""
+    x1 = x[..., ::2]
+    x2 = x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+class RopeInterleavedAttention(LlamaAttention):
+    """LlamaAttention whose rotary is GPT-J's: rotate_every_two on the first rotary_dim features
+    of each head (the rest passed through), with tables repeat_interleave'd before the lookup."""
+
+    def __init__(self, d, heads, kv_heads, rotary_dim):
+        super().__init__(d, heads, kv_heads)
+        self.rd = rotary_dim
+
+    def rope(self, x, cos, sin):
+        r, p = x[..., : self.rd], x[..., self.rd:]
+        return torch.cat(((r * cos) + (rotate_every_two(r) * sin), p), dim=-1)
+
+    def forward(self, x, cos, sin, mask, past_k, past_v):
+        b, s, _ = x.shape
+        q = self.q_proj(x).view(b, s, self.h, self.hd).transpose(1, 2)
+        k = self.k_proj(x).view(b, s, self.kv, self.hd).transpose(1, 2)
+        v = self.v_proj(x).view(b, s, self.kv, self.hd).transpose(1, 2)
+        q, k = self.rope(q, cos, sin), self.rope(k, cos, sin)
+        k = torch.cat([past_k, k], dim=2)
+        v = torch.cat([past_v, v], dim=2)
+        present = (k, v)
+        k = repeat_kv(k, self.h // self.kv)
+        v = repeat_kv(v, self.h // self.kv)
+        att = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.hd)
+        att = F.softmax(att + mask, dim=-1, dtype=torch.float32).to(q.dtype)
+        y = torch.matmul(att, v).transpose(1, 2).reshape(b, s, self.h * self.hd)
+        return self.o_proj(y), present
+
+
+class RopeInterleavedTiny(LlamaTiny):
+    """llama_tiny with GPT-J's partial interleaved rotary (rotary_dim 8 of head dim 16)."""
+
+    def __init__(self, rotary_dim=8, max_pos=2048, theta=10000.0, **kw):
+        super().__init__(max_pos=max_pos, theta=theta, **kw)
+        for layer in self.layers:
+            old = layer.self_attn
+            layer.self_attn = RopeInterleavedAttention(old.h * old.hd, old.h, old.kv, rotary_dim)
+        inv_freq = 1.0 / (theta ** (torch.arange(0, rotary_dim, 2).float() / rotary_dim))
+        freqs = torch.outer(torch.arange(max_pos).float(), inv_freq)
+        emb = torch.repeat_interleave(freqs, 2, dim=-1)  # (max_pos, rotary_dim): (f0, f0, f1, f1, ..)
+        self.register_buffer("cos_cached", emb.cos(), persistent=False)
+        self.register_buffer("sin_cached", emb.sin(), persistent=False)
+
+
 def new_gelu(x):
     """HF NewGELUActivation (GPT-2's gelu_new): the tanh approximation, written out."""
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
@@ -890,6 +947,13 @@ def llama_tiny():
     torch.manual_seed(0)
     m = LlamaTiny()
     export_decoder(m, "llama_tiny.onnx", ["input_ids", "position_ids"], "logits", 2, 2, 16,
+                   lambda mod: _check_cache(mod, True))
+
+
+def rope_interleaved_tiny():
+    torch.manual_seed(0)
+    m = RopeInterleavedTiny()
+    export_decoder(m, "rope_interleaved_tiny.onnx", ["input_ids", "position_ids"], "logits", 2, 2, 16,
                    lambda mod: _check_cache(mod, True))
 
 
@@ -1043,6 +1107,7 @@ FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_
             "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
             "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny, "llama_tiny": llama_tiny,
+            "rope_interleaved_tiny": rope_interleaved_tiny,
             "gpt_kv_tiny": gpt_kv_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
             "vits_noise_tiny": vits_noise_tiny, "stft_lstm_tiny": stft_lstm_tiny}
 

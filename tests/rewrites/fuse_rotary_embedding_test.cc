@@ -295,5 +295,169 @@ g (bool c, float[1,2,3,4] x, int64[1,3] pos) => (float[1,2,3,4] y)
   expect_same_outputs(s);
 }
 
+// The interleaved form (GPT-J/CodeGen's rotate_every_two, Cohere's rotate_half): tables of
+// repeat_interleave(freqs, 2), so each row's elements 2i and 2i + 1 are equal. Row 0 is the
+// identity, row 1 rotate_every_two itself.
+const char* kCosI = "float[4,4] {1, 1, 1, 1, 0, 0, 0, 0, 0.5, 0.5, 0.25, 0.25, -0.75, -0.75, 0.125, 0.125}";
+const char* kSinI = "float[4,4] {0, 0, 0, 0, 1, 1, 1, 1, 0.25, 0.25, 0.5, 0.5, 0.375, 0.375, -1, -1}";
+
+// torch's x[..., ::2], x[..., 1::2] (Slices of step 2) or, with `gather`, x.view(.., D/2, 2)[..., 0 | 1]
+// (Gathers of a Reshape), then stack((-odd, even), -1).flatten(-2) as Unsqueeze/Concat/Reshape.
+std::string rope_interleaved(const std::string& opset = "23", bool gather = false, const std::string& cos = kCosI,
+                             const std::string& extra_output = "", int64_t even = 0) {
+  const std::string odd = std::to_string(1 - even), ev = std::to_string(even);
+  const std::string picks =
+      gather ? "r5 = Constant <value = int64[5] {0, 2, 0, 2, 2}> ()\n  xr = Reshape(x, r5)\n"
+               "  i0 = Constant <value = int64 {" + ev + "}> ()\n  i1 = Constant <value = int64 {" + odd + "}> ()\n"
+               "  ev = Gather <axis = -1> (xr, i0)\n  od = Gather <axis = 4> (xr, i1)"
+             : "z = Constant <value = int64[1] {" + ev + "}> ()\n  o = Constant <value = int64[1] {" + odd + "}> ()\n"
+               "  e = Constant <value = int64[1] {9223372036854775807}> ()\n  ax = Constant <value = int64[1] {-1}> ()\n"
+               "  two = Constant <value = int64[1] {2}> ()\n  ev = Slice(x, z, e, ax, two)\n  od = Slice(x, o, e, ax, two)";
+  return R"(
+<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
+g (float[B,2,S,4] x, int64[B,S] pos) => (float[B,2,S,4] y)" + extra_output + R"()
+  <)" + init("cos_t", cos) + ", " + init("sin_t", kSinI) + R"(> {
+  cg = Gather <axis = 0> (cos_t, pos)
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cg, a1)
+  sg = Gather <axis = 0> (sin_t, pos)
+  su = Unsqueeze(sg, a1)
+  m1 = Mul(x, cu)
+  )" + picks + R"(
+  no = Neg(od)
+  am = Constant <value = int64[1] {-1}> ()
+  u0 = Unsqueeze(no, am)
+  u1 = Unsqueeze(ev, am)
+  st = Concat <axis = -1> (u0, u1)
+  shp = Constant <value = int64[4] {0, 2, 0, 4}> ()
+  rot = Reshape(st, shp)
+  m2 = Mul(rot, su)
+  y = Add(m1, m2)
+}
+)";
+}
+
+TEST(FuseRotaryEmbedding, InterleavedEvenTablesAndOneNode) {
+  for (bool gather : {false, true}) {
+    SCOPED_TRACE(gather ? "Gather of a Reshape" : "Slices of step 2");
+    auto s = simplify_text(rope_interleaved("23", gather));
+    ASSERT_EQ(s.nodes(), 1u) << s.printed;
+    const ir::Node* r = s.model->graph->first_node();
+    EXPECT_EQ(r->op_type, "RotaryEmbedding");
+    EXPECT_EQ(r->attr_int("interleaved", 0), 1);
+    EXPECT_EQ(r->input(0)->name(), "x");
+    EXPECT_EQ(r->input(3)->name(), "pos");
+    const ir::Tensor* cos = r->input(1)->initializer();
+    const ir::Tensor* sin = r->input(2)->initializer();
+    ASSERT_TRUE(cos && sin);
+    EXPECT_EQ(cos->dims(), (std::vector<int64_t>{4, 2}));
+    EXPECT_EQ(cos->to_vector<float>(), (std::vector<float>{1, 1, 0, 0, 0.5, 0.25, -0.75, 0.125}));
+    EXPECT_EQ(sin->to_vector<float>(), (std::vector<float>{0, 0, 1, 1, 0.25, 0.5, 0.375, -1}));
+    EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+    expect_same_outputs(s, 3, {{"B", 2}, {"S", 3}});
+    // Exact values: position 0 is the identity, position 1 rotate_every_two: (a, b) -> (-b, a).
+    eval::Interpreter interp(*s.model);
+    std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8};  // [1, 2, 2, 4]
+    auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 2, 4}, x))},
+                           {"pos", ir::RuntimeValue::of(ops::make_tensor<int64_t>({1, 2}, {0, 1}))}});
+    ASSERT_TRUE(out.is_ok()) << out.status().message();
+    EXPECT_EQ(out.value()[0].tensor.to_vector<float>(),
+              (std::vector<float>{1, 2, 3, 4, -6, 5, -8, 7, 1, 2, 3, 4, -6, 5, -8, 7}));
+  }
+}
+
+TEST(FuseRotaryEmbedding, InterleavedRefusals) {
+  EXPECT_EQ(reason(rope_interleaved("22")), "opset 22 < 23 has no RotaryEmbedding");
+  // A cos table whose pairs differ (element 1 of row 0): not repeat_interleave(freqs, 2).
+  std::string uneven = rope_interleaved("23", false, "float[4,4] {1, 0.5, 1, 1, 0, 0, 0, 0, 0.5, 0.5, 0.25, 0.25, -0.75, -0.75, 0.125, 0.125}");
+  auto u = simplify_text(uneven);
+  EXPECT_EQ(count_ops(*u.model->graph, "RotaryEmbedding"), 0u) << u.printed;
+  expect_same_outputs(u, 2, {{"B", 2}, {"S", 3}});
+  EXPECT_EQ(reason(uneven), "a table's rows do not have equal pairs (elements 2i and 2i + 1)");
+  // HF's halves-equal tables with the interleaved rotation: pairs differ, no fusion.
+  std::string halves = rope_interleaved("23", false, kCos);
+  EXPECT_EQ(count_ops(*simplify_text(halves).model->graph, "RotaryEmbedding"), 0u);
+  // Even and odd swapped, stack((-x[0::2], x[1::2])): (a, b) -> (b, -a), another rotation.
+  for (bool gather : {false, true}) {
+    std::string swapped = rope_interleaved("23", gather, kCosI, "", 1);
+    auto w = simplify_text(swapped);
+    EXPECT_EQ(count_ops(*w.model->graph, "RotaryEmbedding"), 0u) << w.printed;
+    expect_same_outputs(w, 2, {{"B", 2}, {"S", 3}});
+    EXPECT_EQ(reason(swapped), "the Add is not x * cos + rotate_half(x) * sin");
+  }
+  // The rotated x is a graph output too.
+  auto shared = simplify_text(rope_interleaved("23", true, kCosI, ", float[B,2,S,4] rot"));
+  EXPECT_EQ(count_ops(*shared.model->graph, "RotaryEmbedding"), 0u) << shared.printed;
+  expect_same_outputs(shared, 2, {{"B", 2}, {"S", 3}});
+}
+
+TEST(FuseRotaryEmbedding, InterleavedInsideABranch) {
+  std::string body = rope_interleaved("23", true);
+  body = body.substr(body.find("cg = Gather"));
+  body = body.substr(0, body.rfind('}'));
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (bool c, float[1,2,3,4] x, int64[1,3] pos) => (float[1,2,3,4] out)
+  <)" + init("cos_t", kCosI) + ", " + init("sin_t", kSinI) + R"(> {
+  out = If(c) <then_branch = t () => (float[1,2,3,4] y) {
+  )" + body + R"(
+    }, else_branch = e () => (float[1,2,3,4] o2) { o2 = Neg(x) }>
+}
+)");
+  const ir::Node* iff = s.model->graph->first_node();
+  ASSERT_TRUE(iff && iff->op_type == "If") << s.printed;
+  EXPECT_EQ(count_ops(*iff->subgraphs()[0], "RotaryEmbedding"), 1u) << s.printed;
+  EXPECT_EQ(iff->subgraphs()[0]->first_node()->attr_int("interleaved", 0), 1) << s.printed;
+  expect_same_outputs(s);
+}
+
+// GPT-J's partial rotate_every_two: the first R = 4 of 8 features rotated in pairs, the rest
+// passed through.
+TEST(FusePartialRotaryEmbedding, InterleavedKeepsItsPairs) {
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,8] y)
+  <)" + init("cos_t", kCosI) + ", " + init("sin_t", kSinI) + R"(> {
+  cg = Gather <axis = 0> (cos_t, pos)
+  a1 = Constant <value = int64[1] {1}> ()
+  cu = Unsqueeze(cg, a1)
+  sg = Gather <axis = 0> (sin_t, pos)
+  su = Unsqueeze(sg, a1)
+  z = Constant <value = int64[1] {0}> ()
+  o = Constant <value = int64[1] {1}> ()
+  r = Constant <value = int64[1] {4}> ()
+  e = Constant <value = int64[1] {9223372036854775807}> ()
+  ax = Constant <value = int64[1] {-1}> ()
+  two = Constant <value = int64[1] {2}> ()
+  xr = Slice(x, z, r, ax)
+  xp = Slice(x, r, e, ax)
+  m1 = Mul(xr, cu)
+  ev = Slice(xr, z, e, ax, two)
+  od = Slice(xr, o, e, ax, two)
+  no = Neg(od)
+  u0 = Unsqueeze(no, ax)
+  u1 = Unsqueeze(ev, ax)
+  st = Concat <axis = -1> (u0, u1)
+  shp = Constant <value = int64[4] {0, 2, 0, 4}> ()
+  rot = Reshape(st, shp)
+  m2 = Mul(rot, su)
+  yr = Add(m1, m2)
+  y = Concat <axis = -1> (yr, xp)
+}
+)");
+  ASSERT_EQ(s.nodes(), 1u) << s.printed;
+  const ir::Node* r = s.model->graph->first_node();
+  EXPECT_EQ(r->op_type, "RotaryEmbedding");
+  EXPECT_EQ(r->attr_int("rotary_embedding_dim", 0), 4);
+  EXPECT_EQ(r->attr_int("interleaved", 0), 1);
+  expect_same_outputs(s, 3, {{"B", 2}, {"S", 3}});
+  eval::Interpreter interp(*s.model);
+  std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8};  // [1, 2, 1, 8]
+  auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 1, 8}, x))},
+                         {"pos", ir::RuntimeValue::of(ops::make_tensor<int64_t>({1, 1}, {1}))}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(), (std::vector<float>{-2, 1, -4, 3, 5, 6, 7, 8, -2, 1, -4, 3, 5, 6, 7, 8}));
+}
+
 }  // namespace
 }  // namespace onnxtrim

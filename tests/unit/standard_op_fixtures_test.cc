@@ -23,6 +23,8 @@ TEST(StandardOpFixtures, Opset23FusesEveryBlock) {
   const std::vector<Case> cases{
       {"llama_tiny", 508, 53, {{"RMSNormalization", 5}, {"RotaryEmbedding", 4}, {"Attention", 2}},
        {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
+      {"rope_interleaved_tiny", 564, 53, {{"RMSNormalization", 5}, {"RotaryEmbedding", 4}, {"Attention", 2}},
+       {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
       {"gpt_kv_tiny", 201, 57, {{"Gelu", 2}, {"Attention", 2}},
        {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
       {"bert_tiny_op13", 221, 65, {{"LayerNormalization", 4}, {"Gelu", 2}}, {{{"batch", 2}, {"seq", 9}}}},
