@@ -24,7 +24,8 @@
 // output has other readers, e.g. is a graph output), the pattern up to here fuses alone and the
 // Mul or Add stays after the LayerNormalization: the same values.
 // Refuses: opset < 17; ReduceMeans over axes that are not the last ones, over axes that are not
-// constant (the attribute before opset 18, the second input from 18), with keepdims = 0 (ONNX
+// constant (the attribute before opset 18, the second input from 18; the other way round is not
+// valid ONNX for the opset and is refused, not read: rewrites/reduce_axes.h), with keepdims = 0 (ONNX
 // Runtime #30513 matched that form wrongly), or over different axes; a Sub whose first operand
 // is not the x the first ReduceMean averages; eps not a one-element constant >= 0, or added
 // outside the square root ((x - mean) / (Sqrt(var) + eps) is another formula); a scale or bias
@@ -40,6 +41,7 @@
 #include "ops/normalization/normalization_util.h"
 #include "passes/rule.h"
 #include "passes/shape_inference.h"
+#include "rewrites/reduce_axes.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -52,6 +54,7 @@ struct LayerNormFit {
   float epsilon = 0;
   ir::DataType elem = ir::DataType::kUndefined;
   std::vector<int64_t> norm_dims;  // x's dims from axis on
+  int64_t opset = 0;               // the model's: how its ReduceMeans take their axes
 };
 
 class FuseLayerNormalization final : public Rule<LayerNormFit> {
@@ -66,6 +69,7 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
     const ShapeInference* si = ctx.facts();
     if (!si) return refuse("shape inference fails on the model");
     LayerNormFit m;
+    m.opset = ctx.model().opset("");  // the real one (count_matches pretends another)
     std::string why;
     if (!root_fits(n, *si, m, &why)) return refuse(why);
     // Not the last node of the pattern: the Mul of a scale or the Add of a bias follows.
@@ -148,6 +152,7 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
     // No constant operand: say so when the other side is the rest of the pattern.
     for (int i = 0; i < 2; ++i) {
       LayerNormFit tmp;
+      tmp.opset = m.opset;
       std::string ignored;
       if (const ir::Node* inner = normalizer(n.input(1 - i), &n); inner && scaled(*inner, si, tmp, &ignored)) {
         *why = "the bias is not a constant";
@@ -177,6 +182,7 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
     if (is_op(&node, "Mul"))
       for (int i = 0; i < 2; ++i) {
         LayerNormFit tmp;
+        tmp.opset = m.opset;
         std::string ignored;
         if (const ir::Node* p = normalizer(node.input(i), &node); p && normalization(*p, si, tmp, &ignored)) {
           *why = "the scale is not a constant";
@@ -320,9 +326,9 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
       *why = "the mean subtracted is not of the Sub's first operand";
       return false;
     }
-    const std::optional<int64_t> mean_axis = trailing_axis(*mean, rank, why);
+    const std::optional<int64_t> mean_axis = trailing_reduce_axis(*mean, m.opset, rank, why);
     if (!mean_axis) return false;
-    const std::optional<int64_t> var_axis = trailing_axis(*var, rank, why);
+    const std::optional<int64_t> var_axis = trailing_reduce_axis(*var, m.opset, rank, why);
     if (!var_axis) return false;
     if (*mean_axis != *var_axis) {
       *why = "the two ReduceMeans reduce different axes";
@@ -342,35 +348,6 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
     m.epsilon = static_cast<float>(eps);
     m.elem = fx->elem;
     return true;
-  }
-
-  // The first axis of a ReduceMean over the last axes with keepdims.
-  static std::optional<int64_t> trailing_axis(const ir::Node& mean, int64_t rank, std::string* why) {
-    if (mean.attr_int("keepdims", 1) != 1) {
-      *why = "the ReduceMean drops the reduced axes (keepdims = 0)";
-      return std::nullopt;
-    }
-    std::vector<int64_t> axes;
-    if (const ir::Attribute* a = mean.attr("axes")) {
-      axes = a->ints;
-    } else if (const ir::Tensor* t = mean.input(1) ? ops::FoldContext::constant(mean.input(1)) : nullptr) {
-      axes = ops::to_int64_vector(*t);
-    } else {
-      *why = "the ReduceMean's axes are not constant";
-      return std::nullopt;
-    }
-    if (axes.empty()) {
-      *why = "the ReduceMean reduces no axes or all of them by default";
-      return std::nullopt;
-    }
-    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
-    std::sort(axes.begin(), axes.end());
-    for (size_t i = 0; i < axes.size(); ++i)
-      if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i)) {
-        *why = "the ReduceMean's axes are not the last ones";
-        return std::nullopt;
-      }
-    return axes.front();
   }
 
   static bool fits_value(const ir::Value* v, const LayerNormFit& m, const char* what, std::string* why) {

@@ -8,7 +8,8 @@
 // Refuses: opset < 23; an x that is x' - ReduceMean(x') (a LayerNorm: fuse_layer_normalization,
 // which runs first from opset 17, takes it with its bias; counted apart, --opset 23's hint would
 // name each LayerNorm twice); a reduction over axes that are not the last ones, keepdims = 0, or axes
-// that are not constant; eps not a one-element constant >= 0; a scale that is not a constant of
+// that are not a constant input (an axes attribute is not valid ONNX from opset 18 on: refused, not
+// read); eps not a one-element constant >= 0; a scale that is not a constant of
 // exactly x's trailing dims (no more than the normalized ones: a scale that broadcasts would
 // change the output's shape); an x of unknown rank or dims; an intermediate read elsewhere or
 // that is a graph output; element types RMSNormalization does not take.
@@ -18,6 +19,7 @@
 #include "ops/kernel_util.h"
 #include "passes/rule.h"
 #include "passes/shape_inference.h"
+#include "rewrites/reduce_axes.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -27,6 +29,7 @@ struct RmsNorm {
   ir::Value* scale = nullptr;
   int64_t axis = 0;
   float epsilon = 0;
+  int64_t opset = 0;  // the model's: how its ReduceMean takes its axes
 };
 
 // A one-element constant of value v (within rounding), of rank at most `rank`.
@@ -51,6 +54,7 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
       if (!ops::FoldContext::constant(scale)) continue;
       RmsNorm m;
       m.scale = scale;
+      m.opset = ctx.model().opset("");  // the real one (count_matches pretends another)
       if (normalized(n.input(1 - i), &n, *si, m, &why)) {
         if (!scale_fits(*ops::FoldContext::constant(scale), m, *si, &why)) return refuse(why);
         return m;
@@ -154,31 +158,9 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
 
   // ReduceMean(x^2) over the last axes, keepdims; sets m.axis.
   static bool mean_of_squares(const ir::Node& mean, const ir::Value* x, int64_t rank, RmsNorm& m, std::string* why) {
-    if (mean.attr_int("keepdims", 1) != 1) {
-      *why = "the ReduceMean drops the reduced axes (keepdims = 0)";
-      return false;
-    }
-    std::vector<int64_t> axes;
-    if (const ir::Attribute* a = mean.attr("axes")) {
-      axes = a->ints;
-    } else if (const ir::Tensor* t = mean.input(1) ? ops::FoldContext::constant(mean.input(1)) : nullptr) {
-      axes = ops::to_int64_vector(*t);
-    } else {
-      *why = "the ReduceMean's axes are not constant";
-      return false;
-    }
-    if (axes.empty()) {
-      *why = "the ReduceMean reduces no axes or all of them by default";
-      return false;
-    }
-    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
-    std::sort(axes.begin(), axes.end());
-    for (size_t i = 0; i < axes.size(); ++i)
-      if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i)) {
-        *why = "the ReduceMean's axes are not the last ones";
-        return false;
-      }
-    m.axis = axes.front();
+    const std::optional<int64_t> axis = trailing_reduce_axis(mean, m.opset, rank, why);
+    if (!axis) return false;
+    m.axis = *axis;
     const ir::Value* sq = mean.input(0);
     if (const ir::Node* p = private_producer(sq, "Pow", &mean); p && p->input(0) == x && scalar_is(p->input(1), 2.0, rank))
       return true;

@@ -284,6 +284,14 @@ TEST(FuseLayerNormalization, RefusesOpsetAxesAndKeepdims) {
   EXPECT_EQ(count_ops(*sd.model->graph, "LayerNormalization"), 0u) << sd.printed;
   expect_same_outputs(sd);
   EXPECT_EQ(reason(differ.text()), "the two ReduceMeans reduce different axes");
+  // Axes as an input at opset 17 (not valid ONNX there: an opset-17 ReduceMean has no second
+  // input) and as an attribute at opset 18 (removed there): refused, not read.
+  Ln input17 = opset18();
+  input17.opset = "17";
+  EXPECT_EQ(reason(input17.text()), "the ReduceMean has axes as an input, not valid at opset 17");
+  Ln attr18;
+  attr18.opset = "18";
+  EXPECT_EQ(reason(attr18.text()), "the ReduceMean has axes as an attribute, not valid at opset 18");
 }
 
 TEST(FuseLayerNormalization, RefusesAnotherXAndEps) {

@@ -102,6 +102,9 @@ TEST(FuseRmsNormalization, Refusals) {
             "the ReduceMean's axes are not the last ones");
   EXPECT_EQ(reason(rms("23", kDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4")),
             "the scale's dims are not x's trailing dims");
+  // Axes as an attribute at opset 23 (removed from ReduceMean at 18): refused, not read.
+  EXPECT_EQ(reason(rms("23", kDiv, "ReduceMean <axes = [-1], keepdims = 1> (sq)")),
+            "the ReduceMean has axes as an attribute, not valid at opset 23");
 }
 
 TEST(FuseRmsNormalization, LeavesLayerNormsToTheirFusion) {
