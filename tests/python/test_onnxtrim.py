@@ -198,7 +198,15 @@ def test_every_documented_compat_parameter_is_mapped_or_refused_by_name(tmp_path
         "skipped_optimizers": ["fuse_bn_into_conv"], "skip_constant_folding": True, "skip_shape_inference": True,
         "input_data": {"image": np.zeros((1, 3, 32, 32), np.float32)}, "dynamic_input_shape": True,
         "custom_lib": "libcustom.so", "include_subgraph": True, "unused_output": ["logits"],
-        "tensor_size_threshold": "1MB", "mutable_initializer": True, "input_shapes": {"image": [1, 3, 32, 32]},
+        "tensor_size_threshold": "1MB", "mutable_initializer": True,
+        # newer onnxsim's user rewrite rules (tests/python/test_user_rules.py)
+        "custom_rewriter": lambda m: False,
+        "function_rewrite_rules": [(
+            helper.make_function("r", "neg_neg", ["x"], ["y"], [helper.make_node("Neg", ["x"], ["n"]),
+                                 helper.make_node("Neg", ["n"], ["y"])], [helper.make_opsetid("", 13)]),
+            helper.make_function("r", "neg_neg_r", ["x"], ["y"], [helper.make_node("Identity", ["x"], ["y"])],
+                                 [helper.make_opsetid("", 13)]))],
+        "input_shapes": {"image": [1, 3, 32, 32]},
     }
     params = [n for n in pyinspect.signature(onnxsim.simplify).parameters if n not in ("model", "kwargs")]
     assert params == [n for n in onnxsim_values if n != "input_shapes"]  # the same order (positional use)

@@ -256,3 +256,37 @@ def test_onnxslim_register_fusion_pattern():
         DEFAULT_FUSION_PATTERNS.pop("FusionHardSwish", None)
     with pytest.raises(TypeError):
         onnxslim.register_fusion_pattern(object())
+
+
+def attr_ref(name, ref, kind):
+    """An attribute of a function's node that refers to the function's attribute `ref` (ONNX text's
+    `name = @ref`)."""
+    a = onnx.AttributeProto()
+    a.name, a.ref_attr_name, a.type = name, ref, kind
+    return a
+
+
+def test_attribute_wildcard_passes_to_the_replacement():
+    """Relu(Transpose<perm=@p>(x)) -> Transpose<perm=@p>(Relu(x)): the matched node's perm (or its
+    absence) reaches the replacement."""
+    t = helper.make_node("Transpose", ["x"], ["t"])
+    t.attribute.append(attr_ref("perm", "p", onnx.AttributeProto.INTS))
+    pattern = helper.make_function("rules", "relu_after_transpose", ["x"], ["y"],
+                                   [t, helper.make_node("Relu", ["t"], ["y"])], [helper.make_opsetid("", 17)], ["p"])
+    t2 = helper.make_node("Transpose", ["r"], ["y"])
+    t2.attribute.append(attr_ref("perm", "p", onnx.AttributeProto.INTS))
+    replacement = helper.make_function("rules", "r", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["r"]), t2],
+                                       [helper.make_opsetid("", 17)], ["p"])
+    for perm, shape in (([1, 0, 2], [3, 2, 4]), (None, [4, 3, 2])):
+        kw = {} if perm is None else {"perm": perm}
+        g = helper.make_graph([helper.make_node("Transpose", ["x"], ["t"], **kw), helper.make_node("Relu", ["t"], ["y"])],
+                              "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        out, rep = onnxtrim.simplify(m, rewrite_rules=[(pattern, replacement)])
+        assert ops(out) == ["Relu", "Transpose"], ops(out)
+        got = {a.name: list(a.ints) for a in out.graph.node[1].attribute}
+        assert got == ({} if perm is None else {"perm": perm})
+        assert out.graph.output[0].name == "y"
+        x = np.random.default_rng(1).uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+        np.testing.assert_array_equal(onnxtrim.run(out, {"x": x})["y"], onnxtrim.run(m, {"x": x})["y"])
