@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "ops/fold.h"
-#include "passes/pass.h"
+#include "passes/rule.h"
 #include "rewrites/conv_channel.h"
 
 namespace onnxtrim::passes {
@@ -19,55 +19,71 @@ namespace {
 
 bool is_float(ir::DataType t) { return t == ir::DataType::kFloat || t == ir::DataType::kDouble; }
 
-class FuseMatmulBn final : public Pass {
+// The product (MatMul or Gemm) the BatchNormalization reads.
+struct MatmulBn {
+  ir::Node* product;
+};
+
+class FuseMatmulBn final : public Rule<MatmulBn> {
  public:
-  void run(ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) override {
-    if (ctx.model.opset("") < 7) return;  // Gemm broadcasts C from opset 7
-    for (ir::Node* bn : g.node_list())
-      if (!bn->is_dead() && matches(*bn)) apply(*bn, g, rw);
+  std::vector<std::string> roots() const override { return {"BatchNormalization"}; }
+
+ protected:
+  Match<MatmulBn> match(const ir::Node& bn, RuleContext& ctx) override {
+    const int64_t opset = ctx.opset();
+    if (opset < 7) return refuse("opset " + std::to_string(opset) + " < 7 (Gemm's C broadcasts from 7)");
+    if (bn.attr_int("training_mode", 0) != 0) return refuse("training mode");
+    if (bn.attr_int("spatial", 1) != 1) return refuse("spatial = 0");
+    if (bn.has_attr("is_test") && bn.attr_int("is_test", 0) == 0) return refuse("is_test = 0 (training)");
+    for (size_t i = 1; i < bn.num_outputs(); ++i)
+      if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output()))
+        return refuse("its running statistics are used");
+    ir::Value* y = bn.input(0);
+    if (!y || !y->producer()) return refuse("its input is not made by a node");
+    ir::Node& p = *y->producer();
+    if (!is_op(&p, "MatMul") && !is_op(&p, "Gemm")) return refuse("its input is not made by a MatMul or Gemm");
+    if (!read_only_by(y, &bn)) return refuse("the " + p.op_type + " has other readers or is a graph output");
+    if (p.num_outputs() != 1) return refuse("the Gemm has more than one output");
+    Match<int64_t> n = product_columns(p);
+    if (!n) return refuse(n.why());
+    if (*n == 0) return refuse("the product has no columns");
+    ir::DataType dt = ops::FoldContext::constant(p.input(1))->dtype();
+    for (size_t i = 1; i <= 4; ++i) {
+      const ir::Tensor* t = ops::FoldContext::constant(bn.input(i));
+      if (!t) return refuse("a scale, bias, mean or variance is not a constant");
+      if (t->dtype() != dt || t->numel() != *n)
+        return refuse("a scale, bias, mean or variance is not one " + std::string(ir::dtype_name(dt)) + " per output column");
+    }
+    if (!ir::Rewriter::can_replace(bn.output(0), y)) return refuse("the BatchNormalization's output name cannot be kept");
+    return MatmulBn{&p};
   }
 
+  void apply(ir::Node& bn, MatmulBn&, RuleContext& ctx, ir::Rewriter& rw) override { fuse(bn, ctx.graph(), rw); }
+
  private:
-  // Columns N of the 2-D product, or 0 when the pattern does not apply.
-  static int64_t product_columns(const ir::Node& p) {
+  // Columns N of the 2-D product, or why the product does not fit.
+  static Match<int64_t> product_columns(const ir::Node& p) {
     const ir::Tensor* w = ops::FoldContext::constant(p.input(1));
-    if (!w || w->rank() != 2 || !is_float(w->dtype())) return 0;
+    if (!w || w->rank() != 2) return refuse("the " + p.op_type + "'s weight is not a constant 2-D tensor");
+    if (!is_float(w->dtype())) return refuse("the weight is not float or double");
     if (p.op_type == "MatMul") {
       const ir::Value* x = p.input(0);
-      if (!x || x->type.rank() != 2 || x->type.elem != w->dtype()) return 0;
+      if (!x || x->type.rank() != 2) return refuse("the MatMul's input is not 2-D (the BatchNormalization would not normalise its features)");
+      if (x->type.elem != w->dtype()) return refuse("the input's element type is not the weight's");
       return w->dims()[1];
     }
     // Gemm
-    if (p.input(2) && !ops::FoldContext::constant(p.input(2))) return 0;
+    if (p.input(2) && !ops::FoldContext::constant(p.input(2))) return refuse("the Gemm's C is not a constant");
     int64_t n = p.attr_int("transB", 0) != 0 ? w->dims()[0] : w->dims()[1];
     if (const ir::Tensor* c = ops::FoldContext::constant(p.input(2))) {
-      if (c->dtype() != w->dtype() || c->rank() > 2) return 0;
-      if (c->rank() >= 1 && c->dims().back() != 1 && c->dims().back() != n) return 0;
+      if (c->dtype() != w->dtype() || c->rank() > 2) return refuse("the Gemm's C is of another type or of rank > 2");
+      if (c->rank() >= 1 && c->dims().back() != 1 && c->dims().back() != n)
+        return refuse("the Gemm's C does not broadcast along the output columns");
     }
     return n;
   }
 
-  static bool matches(const ir::Node& bn) {
-    if (bn.op_type != "BatchNormalization" || !bn.is_default_domain()) return false;
-    if (bn.attr_int("training_mode", 0) != 0 || bn.attr_int("spatial", 1) != 1) return false;
-    if (bn.has_attr("is_test") && bn.attr_int("is_test", 0) == 0) return false;
-    for (size_t i = 1; i < bn.num_outputs(); ++i)
-      if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output())) return false;
-    const ir::Value* y = bn.input(0);
-    if (!y || !y->producer() || y->uses().size() != 1 || y->is_graph_output()) return false;
-    const ir::Node& p = *y->producer();
-    if (!p.is_default_domain() || (p.op_type != "MatMul" && p.op_type != "Gemm") || p.num_outputs() != 1) return false;
-    int64_t n = product_columns(p);
-    if (n == 0) return false;
-    ir::DataType dt = ops::FoldContext::constant(p.input(1))->dtype();
-    for (size_t i = 1; i <= 4; ++i) {
-      const ir::Tensor* t = ops::FoldContext::constant(bn.input(i));
-      if (!t || t->dtype() != dt || t->numel() != n) return false;
-    }
-    return ir::Rewriter::can_replace(bn.output(0), y);
-  }
-
-  static void apply(ir::Node& bn, ir::Graph& g, ir::Rewriter& rw) {
+  static void fuse(ir::Node& bn, ir::Graph& g, ir::Rewriter& rw) {
     ir::Node& p = *bn.input(0)->producer();
     bool gemm = p.op_type == "Gemm";
     const ir::Tensor& w = *ops::FoldContext::constant(p.input(1));
@@ -126,7 +142,7 @@ class FuseMatmulBn final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FuseMatmulBn, "fuse_matmul_bn",
+ONNXTRIM_REGISTER_RULE(FuseMatmulBn, "fuse_matmul_bn",
                        "2-D MatMul/Gemm with constant weights + inference BatchNormalization over the output features -> "
                        "Gemm with scaled weights and C; refuses other ranks, shared intermediates, non-constant weights");
 

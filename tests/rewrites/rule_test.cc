@@ -91,5 +91,56 @@ g (float[2,3] x, float lo) => (float[2,3] y) {
   EXPECT_EQ(r2.to_json().find("explain"), std::string::npos);
 }
 
+// fuse_matmul_add, fuse_matmul_bn and simplify_shape_chains are rules: --explain gives their
+// reasons at an Add, a BatchNormalization, a Reshape and an Expand.
+TEST(RewriteRule, ExplainTheMatmulAndShapeRules) {
+  auto m = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x, float[4] b, float[2,3,3] x3, float[2,3] y3) => (float[2,4] ya, float[2,4] yb, float[2,4] yc, float[2,3,4] yd, float[2,4] ye, float[3,2] r, float[2,3] e) {
+  w = Constant <value = float[3,4] {1,2,3,4,5,6,7,8,9,10,11,12}> ()
+  bias = Constant <value = float[4] {1,1,1,1}> ()
+  p1 = MatMul(x, w)
+  ya = Add(p1, bias)
+  p2 = MatMul(x, w)
+  yb = Add(b, p2)
+  p3 = MatMul(x, w)
+  yc = Add(p3, bias)
+  keep = Identity(p3)
+  p4 = MatMul(x3, w)
+  yd = Add(p4, bias)
+  sc = Constant <value = float[4] {1,1,1,1}> ()
+  mu = Constant <value = float[4] {0,0,0,0}> ()
+  p5 = MatMul(x, w)
+  ye = BatchNormalization(p5, sc, b, mu, sc)
+  s = Shape(x)
+  i1 = Constant <value = int64 {1}> ()
+  i0 = Constant <value = int64 {0}> ()
+  ax = Constant <value = int64[1] {0}> ()
+  d0 = Gather <axis = 0> (s, i1)
+  d1 = Gather <axis = 0> (s, i0)
+  u0 = Unsqueeze(d0, ax)
+  u1 = Unsqueeze(d1, ax)
+  t = Concat <axis = 0> (u0, u1)
+  r = Reshape(x, t)
+  es = Shape(y3)
+  e2 = Expand(x, es)
+  e = Relu(e2)
+}
+)");
+  ASSERT_TRUE(m);
+  passes::SimplifyOptions o;
+  EXPECT_EQ(result_of(passes::explain(*m, "ya", o), "fuse_matmul_add"), "fires");
+  EXPECT_EQ(result_of(passes::explain(*m, "yb", o), "fuse_matmul_add"), "the bias is neither a constant nor a splat");
+  EXPECT_EQ(result_of(passes::explain(*m, "yc", o), "fuse_matmul_add"), "the MatMul has other readers or is a graph output");
+  EXPECT_EQ(result_of(passes::explain(*m, "yd", o), "fuse_matmul_add"),
+            "the MatMul's input is not 2-D (MatMul+Add is kept for other ranks)");
+  EXPECT_EQ(result_of(passes::explain(*m, "ye", o), "fuse_matmul_bn"), "a scale, bias, mean or variance is not a constant");
+  // [2,3] -> [3,2] through Shape/Gather/Concat: the target becomes the constant [3, 2].
+  EXPECT_EQ(result_of(passes::explain(*m, "r", o), "simplify_shape_chains"), "fires") << ::testing::PrintToString(passes::explain(*m, "r", o));
+  // Expand of x [2,3] to y3's shape [2,3]: it does nothing.
+  EXPECT_EQ(result_of(passes::explain(*m, "e2", o), "simplify_shape_chains"), "fires");
+  EXPECT_EQ(m->graph->find_value("r")->producer()->input(1)->name(), "t");  // explain applies nothing
+}
+
 }  // namespace
 }  // namespace onnxtrim
