@@ -65,6 +65,17 @@ int onnxtrim_simplify_file(const char* in_path, const char* out_path, const onnx
 int onnxtrim_simplify_buffer(const void* in, size_t in_size, const onnxtrim_options* options, void** out,
                              size_t* out_size, char** report_json, char** error);
 
+/* The CLI's `inspect`: *json receives the summary of the model at path (inputs, outputs,
+ * opsets, op histogram, sizes). Returns 0, or the CLI's exit code with *error set. */
+int onnxtrim_inspect_file(const char* path, char** json, char** error);
+
+/* The CLI's `verify A B`: runs both models on the same inputs (options: the check's, e.g.
+ * "samples", "dim", "rtol") and compares their outputs. *json receives the check (the report's
+ * "verification" object) whenever it ran. Returns 0 when the outputs agree, 1 when they differ
+ * (*error: the first difference), or another CLI exit code with *error set. */
+int onnxtrim_verify_files(const char* a_path, const char* b_path, const onnxtrim_options* options, char** json,
+                          char** error);
+
 /* Frees anything the library returned (strings, buffers). NULL is fine. */
 void onnxtrim_free(void* p);
 

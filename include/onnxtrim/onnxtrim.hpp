@@ -196,6 +196,9 @@ struct Verification {
   std::vector<std::string> random_alike;      // "RandomNormalLike 'noise1'"
   std::vector<std::string> random_unmatched;  // "RandomNormalLike 'n3' (only in the original)"
   int random_seeded = 0;                      // nodes with a `seed` attribute (deterministic)
+
+  // The JSON of the check: the report's "verification" object (Report::to_json).
+  std::string to_json() const;
 };
 
 // --dtype: what the precision conversion did.

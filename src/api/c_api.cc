@@ -151,6 +151,26 @@ int onnxtrim_simplify_buffer(const void* in, size_t in_size, const onnxtrim_opti
   });
 }
 
+int onnxtrim_inspect_file(const char* path, char** json, char** error) {
+  return guarded(json, error, [&] {
+    if (!path) throw onnxtrim::Error(onnxtrim::kExitUsage, "path is required");
+    set_out(json, onnxtrim::inspect_json(onnxtrim::Model::load(path)));
+  });
+}
+
+int onnxtrim_verify_files(const char* a_path, const char* b_path, const onnxtrim_options* options, char** json,
+                          char** error) {
+  return guarded(json, error, [&] {
+    if (!a_path || !b_path) throw onnxtrim::Error(onnxtrim::kExitUsage, "a_path and b_path are required");
+    onnxtrim::Options o = options ? options->opts : onnxtrim::Options();
+    onnxtrim::Model a = onnxtrim::Model::load(a_path);
+    onnxtrim::Model b = onnxtrim::Model::load(b_path);
+    onnxtrim::Verification v = onnxtrim::verify(a, b, o);
+    set_out(json, v.to_json());
+    if (!v.ok) throw onnxtrim::Error(onnxtrim::kExitMismatch, "the models compute different outputs: " + v.why);
+  });
+}
+
 void onnxtrim_free(void* p) { std::free(p); }
 
 }  // extern "C"

@@ -207,7 +207,39 @@ nlohmann::json stats_json(const ModelStats& s) {
           {"file_bytes", s.file_bytes},
           {"op_histogram", s.op_histogram}};
 }
+nlohmann::ordered_json verification_json(const Verification& v) {
+  nlohmann::ordered_json vj;
+  vj["ran"] = v.ran;
+  vj["ok"] = v.ok;
+  if (!v.skipped.empty()) vj["skipped"] = v.skipped;
+  vj["samples"] = v.samples;
+  vj["rtol"] = v.rtol;
+  vj["atol"] = v.atol;
+  if (v.l2_tol > 0) vj["l2_tol"] = v.l2_tol;
+  vj["dims"] = v.dims;
+  if (!v.sizes.empty()) vj["sizes"] = v.sizes;
+  vj["outputs"] = nlohmann::json::array();
+  for (const auto& o : v.outputs)
+    vj["outputs"].push_back(
+        {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"rel_l2", o.rel_l2},
+         {"ok", o.ok}, {"why", o.why}, {"comparable", o.comparable}});
+  if (!v.why.empty()) vj["why"] = v.why;
+  if (!v.random.empty()) {
+    nlohmann::ordered_json rj;
+    rj["summary"] = v.random;
+    rj["drawn_alike"] = v.random_alike;
+    rj["unmatched"] = v.random_unmatched;
+    rj["seeded"] = v.random_seeded;
+    vj["random"] = rj;
+  }
+  if (!v.compared.empty()) vj["compared"] = v.compared;
+  return vj;
+}
 }  // namespace
+
+std::string Verification::to_json() const {
+  return verification_json(*this).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 std::string Report::to_json() const {
   nlohmann::ordered_json j;
@@ -236,33 +268,7 @@ std::string Report::to_json() const {
     for (const auto& [rule, why] : explain) ej["rewrites"].push_back({{"rewrite", rule}, {"result", why}});
     j["explain"] = ej;
   }
-  const Verification& v = verification;
-  nlohmann::ordered_json vj;
-  vj["ran"] = v.ran;
-  vj["ok"] = v.ok;
-  if (!v.skipped.empty()) vj["skipped"] = v.skipped;
-  vj["samples"] = v.samples;
-  vj["rtol"] = v.rtol;
-  vj["atol"] = v.atol;
-  if (v.l2_tol > 0) vj["l2_tol"] = v.l2_tol;
-  vj["dims"] = v.dims;
-  if (!v.sizes.empty()) vj["sizes"] = v.sizes;
-  vj["outputs"] = nlohmann::json::array();
-  for (const auto& o : v.outputs)
-    vj["outputs"].push_back(
-        {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"rel_l2", o.rel_l2},
-         {"ok", o.ok}, {"why", o.why}, {"comparable", o.comparable}});
-  if (!v.why.empty()) vj["why"] = v.why;
-  if (!v.random.empty()) {
-    nlohmann::ordered_json rj;
-    rj["summary"] = v.random;
-    rj["drawn_alike"] = v.random_alike;
-    rj["unmatched"] = v.random_unmatched;
-    rj["seeded"] = v.random_seeded;
-    vj["random"] = rj;
-  }
-  if (!v.compared.empty()) vj["compared"] = v.compared;
-  j["verification"] = vj;
+  j["verification"] = verification_json(verification);
   if (opset.to != 0) {
     nlohmann::ordered_json oj;
     oj["from"] = opset.from;

@@ -1,7 +1,6 @@
 #include "ir/mapped.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,20 +8,18 @@
 #include <cstring>
 #include <map>
 
+#include "support/platform.h"
+
 namespace onnxtrim::ir {
 
 MappedBuffer::~MappedBuffer() {
-  if (base_ != nullptr && map_size_ != 0) munmap(base_, map_size_);
+  platform::unmap(base_, map_size_);
   if (on_unmap_) on_unmap_();
 }
 
 void MappedBuffer::release(size_t off, size_t n) const {
   if (base_ == nullptr || n == 0) return;
-  static const size_t ps = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  auto start = reinterpret_cast<uintptr_t>(base_) + off;  // (not data(): that counts as a touch)
-  uintptr_t lo = (start + ps - 1) & ~(ps - 1);  // whole pages inside the range only
-  uintptr_t hi = (start + n) & ~(ps - 1);
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+  platform::release_pages(static_cast<const uint8_t*>(base_) + off, n);  // (not data(): that counts as a touch)
 }
 
 const uint8_t* AlignedView::data() const {

@@ -1,7 +1,6 @@
 #include "ir/scratch.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,13 +10,12 @@
 #include <mutex>
 #include <vector>
 
+#include "support/platform.h"
+
 namespace onnxtrim::ir {
 
 namespace {
-size_t page_size() {
-  static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return p;
-}
+size_t page_size() { return platform::page_size(); }
 }  // namespace
 
 namespace scratch {
@@ -68,7 +66,7 @@ void give_back(State& s, const FileOrigin* origin, uint64_t off, uint64_t len) {
   if (s.origin.get() != origin) return;  // detached: the region belongs to a saved file now
   s.in_use -= len;
   // Frees the blocks and drops the pages without writing them back.
-  fallocate(origin->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(off), static_cast<off_t>(len));
+  platform::punch_hole(origin->fd, static_cast<off_t>(off), static_cast<off_t>(len));
   if (s.in_use == 0 && ftruncate(origin->fd, 0) == 0) s.end = 0;
 }
 
@@ -109,10 +107,10 @@ std::shared_ptr<MappedBuffer> allocate(size_t n) {
   uint64_t off = s.end;
   int fd = s.origin->fd;
   // Reserve the blocks now: a full disk is a fallback to the heap here, not a SIGBUS later.
-  if (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) != 0) return nullptr;
-  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(off));
-  if (p == MAP_FAILED) {
-    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(off), static_cast<off_t>(len));
+  if (!platform::reserve_file(fd, static_cast<off_t>(off), static_cast<off_t>(len))) return nullptr;
+  void* p = platform::map_file_shared(fd, static_cast<off_t>(off), len);
+  if (p == nullptr) {
+    platform::punch_hole(fd, static_cast<off_t>(off), static_cast<off_t>(len));
     return nullptr;
   }
   // The pages are faulted in as they are written (front to back, they come in large batches

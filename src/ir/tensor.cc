@@ -3,43 +3,21 @@
 #include "ir/mapped.h"
 #include "ir/scratch.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <new>
 
 #include "support/limits.h"
+#include "support/platform.h"
 
 namespace onnxtrim::ir {
 
-MmapBuffer::~MmapBuffer() {
-  if (base_ != nullptr && map_size_ != 0) munmap(base_, map_size_);
-}
+MmapBuffer::~MmapBuffer() { platform::unmap(base_, map_size_); }
 
 std::shared_ptr<MmapBuffer> MmapBuffer::anonymous(size_t n) {
   if (n == 0) return std::make_shared<MmapBuffer>(nullptr, 0, 0, 0);
-  constexpr size_t kHuge = size_t{2} << 20;
-  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-  if (n < 2 * kHuge) {
-    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    return std::make_shared<MmapBuffer>(p, n, 0, n);
-  }
-  // Large buffers start on a huge-page boundary and ask for huge pages (where the kernel grants
-  // them): a 100 MB folded weight then takes 50 page faults instead of 25,000.
-  void* raw = mmap(nullptr, n + kHuge, PROT_READ | PROT_WRITE, flags, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  auto a = reinterpret_cast<uintptr_t>(raw);
-  uintptr_t b = (a + kHuge - 1) & ~(kHuge - 1);
-  if (b > a) munmap(raw, b - a);
-  size_t tail = (a + n + kHuge) - (b + n);
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t len = (n + page - 1) / page * page;  // what stays mapped: whole pages from b
-  if (tail > len - n) munmap(reinterpret_cast<void*>(b + len), tail - (len - n));
-  void* p = reinterpret_cast<void*>(b);
-  madvise(p, len, MADV_HUGEPAGE);
-  return std::make_shared<MmapBuffer>(p, len, 0, n);
+  size_t reserved = 0;
+  void* p = platform::map_anonymous(n, &reserved);
+  return std::make_shared<MmapBuffer>(p, reserved, 0, n);
 }
 
 namespace {

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
 #include "onnx_io/wire.h"
+#include "support/platform.h"
 #include "ir/verifier.h"
 #include "ir/mapped.h"
 
@@ -95,8 +95,8 @@ Result<std::shared_ptr<ir::MappedBuffer>> map_file(const std::string& path) {
   origin->ino = static_cast<uint64_t>(st.st_ino);
   void* p = nullptr;
   if (n != 0) {
-    p = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
+    p = platform::map_file_readonly(fd, n);
+    if (p == nullptr) {
       int e = errno;
       ::close(fd);
       return err(ErrorCode::kIo, std::string("cannot map: ") + std::strerror(e));

@@ -26,6 +26,7 @@
 #include "onnx_io/onnx_io.h"
 #include "onnx_io/proto_fields.h"
 #include "onnx_io/wire.h"
+#include "support/platform.h"
 #include "ir/mapped.h"
 #include "ir/scratch.h"
 
@@ -442,7 +443,7 @@ class FdSink final : public Sink {
   // Where the file system cannot, writes simply extend the file as before.
   void expect(uint64_t bytes) override {
     off_t at = lseek(fd_, 0, SEEK_CUR);
-    if (bytes > 0 && at >= 0) (void)fallocate(fd_, 0, at + static_cast<off_t>(buf_.size()), static_cast<off_t>(bytes));
+    if (bytes > 0 && at >= 0) (void)platform::reserve_file(fd_, at + static_cast<off_t>(buf_.size()), static_cast<off_t>(bytes));
   }
   bool write(const void* p, size_t n) override {
     const char* c = static_cast<const char*>(p);
@@ -467,9 +468,9 @@ class FdSink final : public Sink {
     size_t done = 0;
     int in = sources_ ? sources_->fd_for(ref.file) : -1;
     if (in >= 0 && can_copy_ && flush()) {
-      loff_t off = static_cast<loff_t>(ref.offset);
+      off_t off = static_cast<off_t>(ref.offset);
       while (done < n) {
-        ssize_t c = copy_file_range(in, &off, fd_, nullptr, n - done, 0);
+        ssize_t c = platform::copy_file_range(in, &off, fd_, n - done);
         if (c > 0) {
           done += static_cast<size_t>(c);
           continue;
@@ -491,7 +492,8 @@ class FdSink final : public Sink {
     return ok;
   }
   void will_write_deferred(std::vector<Placed> placed) override {
-    if (placed.empty()) return;
+    // Without threads (wasm), each is made where it is written.
+    if (placed.empty() || !platform::threads_supported()) return;
     off_t base = lseek(fd_, 0, SEEK_CUR);
     if (base < 0) return;  // written here, one after another
     maker_ = std::make_unique<PieceMaker>(fd_, static_cast<uint64_t>(base) + buf_.size() - written_, std::move(placed),

@@ -1,10 +1,10 @@
 #include "support/limits.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+
+#include "support/platform.h"
 
 namespace onnxtrim {
 
@@ -19,11 +19,7 @@ std::string dims_text(const std::vector<int64_t>& dims) {
 }  // namespace
 
 uint64_t physical_memory_bytes() {
-  static const uint64_t bytes = [] {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : (uint64_t{1} << 36);
-  }();
-  return bytes;
+  return platform::physical_memory();
 }
 
 std::string human_bytes(double b) {

@@ -6,13 +6,15 @@
 #include <thread>
 #include <vector>
 
+#include "support/platform.h"
+
 namespace onnxtrim {
 
 // Runs f(begin, end) over consecutive parts of [0, n) on up to `max_threads` threads (the
 // calling thread takes the first part). Parts are multiples of `grain` except the last.
 template <typename F>
 void parallel_for(int64_t n, int64_t grain, F&& f, unsigned max_threads = 0) {
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned hw = platform::hardware_threads();
   unsigned threads = std::min<unsigned>(max_threads ? max_threads : hw, 8);
   grain = std::max<int64_t>(grain, 1);
   int64_t chunks = (n + grain - 1) / grain;

@@ -1,8 +1,5 @@
 #include "ops/nn/nn_util.h"
 
-#include <cblas.h>
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cassert>
@@ -11,61 +8,23 @@
 #include <mutex>
 #include <thread>
 
+#include "ops/nn/gemm_kernel.h"
+#include "support/platform.h"
+
 namespace onnxtrim::ops::nn {
 
 namespace {
 bool fits_blas(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max(); }
-
-template <typename T>
-void gemm_fallback(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
-                   int64_t ldb, T beta, T* C, int64_t ldc) {
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      T acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += (ta ? A[k * lda + m] : A[m * lda + k]) * (tb ? B[n * ldb + k] : B[k * ldb + n]);
-      T& c = C[m * ldc + n];
-      c = alpha * acc + (beta == T(0) ? T(0) : beta * c);
-    }
-}
-}  // namespace
-}  // namespace onnxtrim::ops::nn
-
-namespace onnxtrim::ops::nn {
-namespace {
-// OpenBLAS is loaded when a product first needs it, not with the program: binding its symbols
-// took most of the process start (12,000 of 20,000 dynamic bindings, 5 ms), which every run paid,
-// and most runs (a model without foldable products, --no-passes) never multiply.
-struct Blas {
-  decltype(&cblas_sgemm) sgemm = nullptr;
-  decltype(&cblas_dgemm) dgemm = nullptr;
-};
-const Blas& blas() {
-  static const Blas b = [] {
-    Blas r;
-    void* h = nullptr;
-    for (const char* name : {"libopenblas.so.0", ONNXTRIM_OPENBLAS_PATH})
-      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
-    if (!h) return r;  // the loops below stand in (slowly)
-    r.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
-    r.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(h, "cblas_dgemm"));
-    // Single-threaded (its multithreaded SGEMM gave wrong results on this Debian build's Zen
-    // kernels): large products are split by output columns over our own threads instead.
-    if (auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"))) set_threads(1);
-    // The pool OpenBLAS started when it was loaded spins (sched_yield) for about 0.1 s before it
-    // sleeps: a core taken from the passes. Nothing will use it now. (Not in cblas.h.)
-    if (auto shutdown = reinterpret_cast<void (*)()>(dlsym(h, "blas_thread_shutdown_"))) shutdown();
-    if (!r.sgemm || !r.dgemm) r = Blas{};
-    return r;
-  }();
-  return b;
-}
+// BLAS through the platform seam: OpenBLAS natively, none in the web build (the portable
+// kernel of gemm_kernel.h stands in).
+const platform::Blas& blas() { return platform::blas(); }
 }  // namespace
 
 namespace {
 
 template <typename F>
 void split_columns(int64_t M, int64_t N, int64_t K, F&& call) {
-  static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, std::thread::hardware_concurrency()));
+  static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, platform::hardware_threads()));
   int64_t parts = M * N * K >= (int64_t{1} << 22) ? std::min<int64_t>(hw, N / 32) : 1;
   if (parts <= 1) {
     call(0, N);
@@ -92,11 +51,11 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
   }
   if (!blas().sgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
       !fits_blas(ldc)) {
-    gemm_fallback(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm_kernel(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    blas().sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+    blas().sgemm(ta, tb, static_cast<int>(M),
                 static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
                 static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
   });
@@ -112,11 +71,11 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
   }
   if (!blas().dgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
       !fits_blas(ldc)) {
-    gemm_fallback(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm_kernel(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    blas().dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(M),
+    blas().dgemm(ta, tb, static_cast<int>(M),
                 static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
                 static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
   });
@@ -300,7 +259,7 @@ int64_t saturate_round(double v, int64_t zero_point, DataType dtype) {
 }
 
 int64_t workers() {
-  static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, std::thread::hardware_concurrency()));
+  static const int64_t hw = std::max<int64_t>(1, std::min<int64_t>(8, platform::hardware_threads()));
   return hw;
 }
 
@@ -347,7 +306,7 @@ void gemm_exact_int(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda
   float* T = scratch->data();
   for (int64_t k0 = 0; k0 < K; k0 += chunk) {
     int64_t kn = std::min(chunk, K - k0);
-    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn),
+    blas().sgemm(false, false, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn),
                 1.0f, A + k0, static_cast<int>(lda), B + k0 * ldb, static_cast<int>(ldb), 0.0f, T, static_cast<int>(N));
     for (int64_t m = 0; m < M; ++m) {
       const float* t = T + m * N;
