@@ -212,6 +212,37 @@ g (float[4] x) => (float[4] y, float[4] h) {
   EXPECT_EQ(explain_rule(*m, "y", "user:hard_swish"), "'h' (inside the match) is a graph output");
 }
 
+// A pattern of two outputs: the second (an inner value) may be read outside, and its readers
+// read the replacement's second output.
+TEST(UserRules, SecondPatternOutputIsRewired) {
+  const char* rules = R"(
+<domain: "rules", opset_import: ["" : 17]>
+hs2 (x) => (y, h) {
+  h = HardSigmoid <alpha = 0.16666667, beta = 0.5> (x)
+  y = Mul(x, h)
+}
+<domain: "rules", opset_import: ["" : 17]>
+hs2_replacement (x) => (y, h) {
+  h = HardSigmoid <alpha = 0.16666667, beta = 0.5> (x)
+  y = HardSwish(x)
+}
+)";
+  auto s = with_user_rules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y, float[4] z) {
+  h = HardSigmoid <alpha = 0.16666667, beta = 0.5> (x)
+  y = Mul(x, h)
+  z = Neg(h)
+}
+)", rules);
+  ASSERT_TRUE(s.model);
+  EXPECT_EQ(test::count_ops(*s.model->graph, "HardSwish"), 1u) << s.printed;
+  EXPECT_EQ(test::count_ops(*s.model->graph, "Mul"), 0u) << s.printed;
+  EXPECT_EQ(test::count_ops(*s.model->graph, "HardSigmoid"), 1u) << s.printed;
+  EXPECT_EQ(s.nodes(), 3u) << s.printed;
+  test::expect_same_outputs(s);
+}
+
 TEST(UserRules, MatchesInsideASubgraph) {
   auto s = with_user_rules(R"(
 <ir_version: 8, opset_import: ["" : 17]>
