@@ -677,7 +677,9 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     const std::map<std::string, int64_t> ops_before = compute_stats(m).op_histogram;
     auto res = passes::simplify(m, sopts);
     throw_if_error(res.is_ok() ? Status::ok() : res.status());
-    rep.passes = res.value().passes;
+    rep.passes.clear();
+    for (const passes::PassStats& ps : res.value().passes)
+      rep.passes.push_back(PassStats{ps.name, ps.runs, ps.changes, ps.nodes_removed, ps.seconds});
     rep.rounds = res.value().rounds;
     rep.converged = res.value().converged;
     rep.warnings = res.value().warnings;

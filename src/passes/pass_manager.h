@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "api/report.h"
 #include "eval/verify.h"
 #include "ir/graph.h"
 #include "support/status.h"
@@ -55,6 +54,16 @@ struct SimplifyOptions {
   // Called before each pass runs (round, pass name): the CLI shows it as progress.
   std::function<void(int, const std::string&)> on_pass;
   std::vector<UserPass> user_passes;  // --rewrite-rules, the APIs' callbacks
+};
+
+// What one pass did over a run: the report's per-pass figures (the API copies them into the
+// public onnxtrim::PassStats).
+struct PassStats {
+  std::string name;
+  int64_t runs = 0;
+  int64_t changes = 0;
+  int64_t nodes_removed = 0;  // removed minus added
+  double seconds = 0;
 };
 
 struct SimplifyResult {
