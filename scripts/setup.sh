@@ -23,19 +23,34 @@ if [ "${1:-}" != "--build" ]; then
     clang libclang-rt-14-dev                        # libFuzzer and sanitizers
     python3-torch python3-torchvision               # real exports made by the tests (random weights)
     chromium                                        # the web page's test (headless, tests/web)
+    emscripten dpkg-dev unicode-data                # the WebAssembly build (scripts/web.sh; RE2's tables)
   )
 fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# scripts/web.sh builds libprotobuf and RE2 for wasm from Debian's source packages (apt-get
+# source): the archive's deb-src entries, added once where only binary packages are listed.
+if [ "${1:-}" != "--build" ]; then
+  SOURCES=/etc/apt/sources.list.d/debian.sources
+  if [ -f "$SOURCES" ] && grep -q '^Types: deb$' "$SOURCES"; then
+    echo "setup: adding deb-src to $SOURCES"
+    $SUDO sed -i 's/^Types: deb$/Types: deb deb-src/' "$SOURCES"
+    NEED_UPDATE=1
+  fi
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+if ((${#missing[@]})) || [ -n "${NEED_UPDATE:-}" ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
