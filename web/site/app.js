@@ -153,12 +153,19 @@ async function inspectChosen() {
   const id = ++state.inspectId;
   $('chosen-summary').textContent = '';
   if (!state.model || !state.ready) return;
-  const bytes = new Uint8Array(await state.model.file.arrayBuffer());
   const files = {};
-  const buffers = [bytes.buffer];
-  for (const [name, file] of Object.entries(dataFiles())) {
-    files[name] = new Uint8Array(await file.arrayBuffer());
-    buffers.push(files[name].buffer);
+  let bytes;
+  let buffers;
+  try {
+    bytes = new Uint8Array(await state.model.file.arrayBuffer());
+    buffers = [bytes.buffer];
+    for (const [name, file] of Object.entries(dataFiles())) {
+      files[name] = new Uint8Array(await file.arrayBuffer());
+      buffers.push(files[name].buffer);
+    }
+  } catch (e) {
+    showSummary(null, `cannot read: ${(e && e.message) || e}`);
+    return;
   }
   if (id !== state.inspectId) return;
   const name = state.model.path.slice(state.model.path.lastIndexOf('/') + 1);
@@ -300,11 +307,19 @@ async function run() {
   $('progress').removeAttribute('value');
   const files = {};
   const buffers = [];
-  const bytes = new Uint8Array(await state.model.file.arrayBuffer());
-  buffers.push(bytes.buffer);
-  for (const [name, file] of Object.entries(dataFiles())) {
-    files[name] = new Uint8Array(await file.arrayBuffer());
-    buffers.push(files[name].buffer);
+  let bytes;
+  try {
+    bytes = new Uint8Array(await state.model.file.arrayBuffer());
+    buffers.push(bytes.buffer);
+    for (const [name, file] of Object.entries(dataFiles())) {
+      files[name] = new Uint8Array(await file.arrayBuffer());
+      buffers.push(files[name].buffer);
+    }
+  } catch (e) {
+    // a file that went away or cannot be read since it was picked (the CLI's exit code 3)
+    finishJob();
+    showError(`${state.model.path}: cannot read: ${(e && e.message) || e}`, 3);
+    return;
   }
   setStatus(`Simplifying ${state.model.path}…`);
   const name = state.model.path.slice(state.model.path.lastIndexOf('/') + 1);
