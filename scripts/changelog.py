@@ -1,5 +1,5 @@
-"""The spec's Changelog.md as the generators of src/ read it (gen_float_types.py,
-gen_opset_schemas.py): the section of every version of every operator of the default domain,
+"""The spec's Changelog.md as the generator of src/ops/spec_table.inc reads it (gen_spec_table.py):
+the section of every version of every operator of the default domain,
 and the entries of its subsections (attributes, inputs, outputs, type constraints)."""
 import re
 

@@ -19,6 +19,7 @@
 #include "eval/sizes.h"
 #include "eval/verify.h"
 #include "ir/clone.h"
+#include "ir/inline_functions.h"
 #include "ir/printer.h"
 #include "ir/rewriter.h"
 #include "ir/scratch.h"
@@ -30,7 +31,7 @@
 #include "passes/user_rules.h"
 #include "passes/shape_inference.h"
 #include "convert/opset.h"
-#include "rewrites/convert_float.h"
+#include "convert/convert_float.h"
 #include "support/cancel.h"
 #include "support/limits.h"
 #include "support/text.h"
@@ -489,7 +490,7 @@ bool uses_dtype(const ir::Graph& g, ir::DataType t) {
 }
 
 // One run of `m` on the check's kind of inputs with the observer on, when no check runs.
-bool observe_once(const ir::Model& m, const Options& o, rewrites::FloatObservations& seen) {
+bool observe_once(const ir::Model& m, const Options& o, convert::FloatObservations& seen) {
   eval::Interpreter interp(m);
   if (!interp.check_supported().is_ok()) return false;
   interp.set_fast_float(true);
@@ -515,8 +516,8 @@ bool observe_once(const ir::Model& m, const Options& o, rewrites::FloatObservati
 bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o, const passes::SimplifyOptions& sopts,
                       Report& rep) {
   ir::DataType target;
-  if (!rewrites::parse_float_dtype(o.dtype, &target)) throw Error(kExitUsage, "--dtype: needs fp16, bf16 or fp32");
-  rewrites::ConvertFloatOptions co;
+  if (!convert::parse_float_dtype(o.dtype, &target)) throw Error(kExitUsage, "--dtype: needs fp16, bf16 or fp32");
+  convert::ConvertFloatOptions co;
   co.target = target;
   co.keep_io_types = o.keep_io_types;
   // The check's tolerance: relative L2 error 1e-2 for float16, 5e-2 for bfloat16 (for a
@@ -525,7 +526,7 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
   double l2_tol = target == ir::DataType::kBFloat16 || (target == ir::DataType::kFloat && had_bf16) ? 5e-2 : 1e-2;
   co.tolerance = l2_tol;
   double t = now_s();
-  rewrites::FloatObservations seen(m, co);
+  convert::FloatObservations seen(m, co);
   std::unique_ptr<eval::Verifier> checker;
   std::string skipped;
   if (original) checker = make_checker(*original, m, o, &skipped, nullptr);
@@ -538,7 +539,7 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
     rep.warnings.push_back("--dtype: the model could not run, so no value range was observed: only the spec's "
                            "types and the shape arithmetic decide what stays in float32");
   }
-  auto res = rewrites::convert_float(m, co, seen.ran ? &seen : nullptr);
+  auto res = convert::convert_float(m, co, seen.ran ? &seen : nullptr);
   throw_if_error(res.is_ok() ? Status::ok() : res.status());
   m.changed_by = "--dtype conversion";
   Conversion& c = rep.conversion;
@@ -636,8 +637,25 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   std::unique_ptr<ir::Model> original;
   bool convert = !o.dtype.empty();
   const bool reopset = o.opset != 0;
-  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert || reopset))
+  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert || reopset || o.inline_functions))
     original = ir::clone_model(m);
+
+  if (o.inline_functions) {
+    // --inline-functions: first, so that every later stage sees the bodies as ordinary nodes.
+    double t = now_s();
+    throw_if_error(ir::verify_model(m));
+    auto res = ir::inline_functions(m);
+    throw_if_error(res.is_ok() ? Status::ok() : res.status());
+    m.changed_by = "--inline-functions";
+    throw_if_error(ir::verify_model(m));
+    FunctionInlining& fi = rep.inlining;
+    fi.ran = true;
+    fi.calls = res.value().calls;
+    fi.inlined = res.value().inlined;
+    fi.removed = res.value().removed;
+    fi.opsets_added = res.value().opsets_added;
+    rep.stages.emplace_back("inline", now_s() - t);
+  }
 
   surgery::Plan plan;
   if (cutting) {
@@ -710,7 +728,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   }
   if (o.verify == Options::Verify::kOff) {
     rep.verification.skipped = "--no-verify";
-  } else if (!o.run_passes && !cutting && !reopset) {
+  } else if (!o.run_passes && !cutting && !reopset && !o.inline_functions) {
     rep.verification.skipped = "--no-passes (nothing changed)";
   } else {
     double t = now_s();

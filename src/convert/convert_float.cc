@@ -3,7 +3,7 @@
 //   Op(x:f32, w:f32) -> y:f32   =>   Op(Cast(x, f16), w':f16) -> y:f16 [-> Cast(y, f32) at a kept reader]
 //
 // Which inputs share a type with which outputs comes from the spec's type constraints, per
-// version (convert_float_types.inc, generated from Changelog.md): the inputs and outputs of
+// version (the spec table, ops/spec_table.h, generated from Changelog.md): the inputs and outputs of
 // one type variable form a group, and a group converts as a whole. What stays float32, and why
 // (each kept node is reported with its reason):
 // - inputs the spec types as tensor(float) only (Resize scales, ...), and groups whose type
@@ -28,7 +28,7 @@
 // what makes a second conversion change nothing), except when converting back to float32.
 // A Cast whose input is itself an exact widening Cast of a value of the wanted type is not made:
 // that value is read instead (fp16 -> fp32 -> fp16 folds; fp32 -> fp16 -> fp32 never does).
-#include "rewrites/convert_float.h"
+#include "convert/convert_float.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,8 +43,9 @@
 #include "ir/scratch.h"
 #include "ops/kernel_util.h"
 #include "ops/registry.h"
+#include "ops/spec_table.h"
 
-namespace onnxtrim::rewrites {
+namespace onnxtrim::convert {
 
 using ir::DataType;
 using ir::Node;
@@ -54,20 +55,9 @@ namespace {
 
 // ---------------------------------------------------------------- the spec's type variables
 
-struct Row {
-  const char* op;
-  int since;
-  const char* inputs;
-  const char* outputs;
-  const char* vars;
-};
-const Row kRows[] = {
-#include "rewrites/convert_float_types.inc"
-};
-
 enum : unsigned { kMaskF32 = 1, kMaskF16 = 2, kMaskBF16 = 4 };
 
-struct Formal {
+struct FloatFormal {
   std::string var;       // type variable, or "@float" for a fixed type
   bool fixed = false;
   DataType fixed_type = DataType::kUndefined;
@@ -75,26 +65,22 @@ struct Formal {
   bool variadic = false;
 };
 
-struct Signature {
-  std::vector<Formal> ins, outs;
+struct FloatSignature {
+  std::vector<FloatFormal> ins, outs;
   std::map<std::string, unsigned> masks;
   int since = 0;
 };
 
-std::vector<Formal> parse_formals(const char* s) {
-  std::vector<Formal> out;
-  std::istringstream is(s);
-  std::string tok;
-  while (is >> tok) {
-    Formal f;
-    while (!tok.empty() && (tok.back() == '!' || tok.back() == '*')) {
-      (tok.back() == '!' ? f.non_diff : f.variadic) = true;
-      tok.pop_back();
-    }
-    f.var = tok;
-    if (tok[0] == '@') {
+std::vector<FloatFormal> float_formals(const char* s) {
+  std::vector<FloatFormal> out;
+  for (const ops::SpecFormal& sf : ops::parse_spec_formals(s)) {
+    FloatFormal f;
+    f.var = sf.type;
+    f.non_diff = sf.non_differentiable;
+    f.variadic = sf.variadic;
+    if (!f.var.empty() && f.var[0] == '@') {
       f.fixed = true;
-      auto t = ir::dtype_from_name(tok.substr(1));
+      auto t = ir::dtype_from_name(f.var.substr(1));
       f.fixed_type = t ? *t : DataType::kUndefined;
     }
     out.push_back(f);
@@ -102,23 +88,25 @@ std::vector<Formal> parse_formals(const char* s) {
   return out;
 }
 
-const std::map<std::string, std::vector<Signature>>& signatures() {
-  static const std::map<std::string, std::vector<Signature>> m = [] {
-    std::map<std::string, std::vector<Signature>> out;
-    for (const Row& r : kRows) {
-      Signature s;
+// Which of float, float16 and bfloat16 a type variable admits (as a tensor type, or inside a
+// sequence or optional type).
+unsigned float_mask(const std::vector<std::string>& types) {
+  unsigned mask = 0;
+  for (const std::string& t : types)
+    for (auto [name, bit] : {std::pair{"float", kMaskF32}, std::pair{"float16", kMaskF16}, std::pair{"bfloat16", kMaskBF16}})
+      if (t == name || t.find("tensor(" + std::string(name) + ")") != std::string::npos) mask |= bit;
+  return mask;
+}
+
+const std::map<std::string, std::vector<FloatSignature>>& signatures() {
+  static const std::map<std::string, std::vector<FloatSignature>> m = [] {
+    std::map<std::string, std::vector<FloatSignature>> out;
+    for (const ops::SpecRow& r : ops::spec_rows()) {
+      FloatSignature s;
       s.since = r.since;
-      s.ins = parse_formals(r.inputs);
-      s.outs = parse_formals(r.outputs);
-      std::istringstream is(r.vars);
-      std::string tok;
-      while (is >> tok) {
-        auto colon = tok.rfind(':');
-        unsigned mask = 0;
-        for (char c : tok.substr(colon + 1))
-          mask |= c == 'f' ? kMaskF32 : c == 'h' ? kMaskF16 : c == 'b' ? kMaskBF16 : 0u;
-        s.masks[tok.substr(0, colon)] = mask;
-      }
+      s.ins = float_formals(r.inputs);
+      s.outs = float_formals(r.outputs);
+      for (const auto& [var, types] : ops::parse_spec_constraints(r.constraints)) s.masks[var] = float_mask(types);
       out[r.op].push_back(std::move(s));
     }
     return out;
@@ -127,16 +115,16 @@ const std::map<std::string, std::vector<Signature>>& signatures() {
 }
 
 // The version of the op that applies at `opset` (nullptr: unknown here).
-const Signature* find_signature(const std::string& op, int64_t opset) {
+const FloatSignature* find_signature(const std::string& op, int64_t opset) {
   auto it = signatures().find(op);
   if (it == signatures().end()) return nullptr;
-  const Signature* best = nullptr;
-  for (const Signature& s : it->second)
+  const FloatSignature* best = nullptr;
+  for (const FloatSignature& s : it->second)
     if (s.since <= opset) best = &s;
   return best;
 }
 
-const Formal* formal_at(const std::vector<Formal>& fs, size_t i) {
+const FloatFormal* formal_at(const std::vector<FloatFormal>& fs, size_t i) {
   if (i < fs.size()) return &fs[i];
   if (!fs.empty() && fs.back().variadic) return &fs.back();
   return nullptr;
@@ -573,7 +561,7 @@ void Converter::decide(Node* n) {
     if (v && !v->type.is_tensor() && v->type.is_known()) return keep_all("sequence, optional or map values");
   for (const Value* v : n->outputs())
     if (v && !v->type.is_tensor() && v->type.is_known()) return keep_all("sequence, optional or map values");
-  const Signature* sig = find_signature(n->op_type, m_.opset(""));
+  const FloatSignature* sig = find_signature(n->op_type, m_.opset(""));
   if (!sig) return keep_all("no type constraints known for " + n->op_type);
   const unsigned tmask = mask_of(o_.target);
   const std::string opv = n->op_type + "-" + std::to_string(sig->since);
@@ -581,12 +569,12 @@ void Converter::decide(Node* n) {
   // Groups: type variable -> input and output positions.
   struct Group {
     std::vector<size_t> ins, outs;
-    const Formal* formal = nullptr;
+    const FloatFormal* formal = nullptr;
   };
   std::map<std::string, Group> groups;
   for (size_t i = 0; i < n->num_inputs(); ++i) {
     if (!n->input(i)) continue;
-    const Formal* f = formal_at(sig->ins, i);
+    const FloatFormal* f = formal_at(sig->ins, i);
     if (!f) return keep_all("input " + std::to_string(i) + " beyond " + opv + "'s inputs");
     std::string key = f->fixed ? f->var + "#in" + std::to_string(i) : f->var;
     groups[key].ins.push_back(i);
@@ -594,7 +582,7 @@ void Converter::decide(Node* n) {
   }
   for (size_t i = 0; i < n->num_outputs(); ++i) {
     if (!n->output(i)) continue;
-    const Formal* f = formal_at(sig->outs, i);
+    const FloatFormal* f = formal_at(sig->outs, i);
     if (!f) return keep_all("output " + std::to_string(i) + " beyond " + opv + "'s outputs");
     std::string key = f->fixed ? f->var + "#out" + std::to_string(i) : f->var;
     groups[key].outs.push_back(i);
@@ -638,7 +626,7 @@ void Converter::decide(Node* n) {
           if (Value* v = n->input(i); v->type.is_tensor() && is_float(orig(v))) want(n, i, orig(v));
         continue;
       }
-      const Formal* f = grp.formal;
+      const FloatFormal* f = grp.formal;
       if (f->fixed) {
         for (size_t i : grp.ins) {
           want(n, i, f->fixed_type != DataType::kUndefined ? f->fixed_type : orig(n->input(i)));
@@ -1045,4 +1033,4 @@ Result<ConvertFloatResult> convert_float(ir::Model& model, const ConvertFloatOpt
   return c.run();
 }
 
-}  // namespace onnxtrim::rewrites
+}  // namespace onnxtrim::convert

@@ -10,7 +10,7 @@
 #include "ir/graph.h"
 #include "support/status.h"
 
-namespace onnxtrim::rewrites {
+namespace onnxtrim::convert {
 
 struct ConvertFloatOptions {
   ir::DataType target = ir::DataType::kFloat16;  // kFloat16, kBFloat16 or kFloat (back to float32)
@@ -61,4 +61,4 @@ Result<ConvertFloatResult> convert_float(ir::Model& model, const ConvertFloatOpt
 // "fp16" / "float16" -> kFloat16, "bf16" / "bfloat16" -> kBFloat16, "fp32" / "float32" / "float" -> kFloat.
 bool parse_float_dtype(const std::string& s, ir::DataType* out);
 
-}  // namespace onnxtrim::rewrites
+}  // namespace onnxtrim::convert

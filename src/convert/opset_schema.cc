@@ -1,26 +1,15 @@
-// The per-version operator facts of opset_schemas.inc, parsed once into OpVersion records.
+// The per-version operator facts of the spec table (ops/spec_table.h), parsed once into
+// OpVersion records.
 #include "convert/opset_schema.h"
 
 #include <algorithm>
 #include <unordered_map>
 
+#include "ops/spec_table.h"
+
 namespace onnxtrim::convert {
 
 namespace {
-
-struct Row {
-  const char* op;
-  int since;
-  bool deprecated;
-  const char* attrs;
-  const char* inputs;
-  const char* outputs;
-  const char* constraints;
-};
-
-const Row kRows[] = {
-#include "convert/opset_schemas.inc"
-};
 
 std::vector<std::string> split(std::string_view s, char sep) {
   std::vector<std::string> out;
@@ -35,20 +24,9 @@ std::vector<std::string> split(std::string_view s, char sep) {
   return out;
 }
 
-std::vector<Formal> parse_formals(std::string_view s) {
+std::vector<Formal> formals_of(std::string_view s) {
   std::vector<Formal> out;
-  for (const auto& tok : split(s, ';')) {
-    Formal f;
-    size_t colon = tok.rfind(':');
-    std::string name = tok.substr(0, colon);
-    f.type = colon == std::string::npos ? "" : tok.substr(colon + 1);
-    while (!name.empty() && (name.back() == '?' || name.back() == '*')) {
-      (name.back() == '?' ? f.optional : f.variadic) = true;
-      name.pop_back();
-    }
-    f.name = name;
-    out.push_back(std::move(f));
-  }
+  for (ops::SpecFormal& f : ops::parse_spec_formals(s)) out.push_back(Formal{std::move(f.name), f.optional, f.variadic, std::move(f.type)});
   return out;
 }
 
@@ -78,19 +56,15 @@ struct Table {
   std::unordered_map<std::string, std::vector<OpVersion>> ops;
   int newest = 0;
   Table() {
-    for (const Row& r : kRows) {
+    for (const ops::SpecRow& r : ops::spec_rows()) {
       OpVersion v;
       v.op = r.op;
       v.since = r.since;
       v.deprecated = r.deprecated;
       v.attrs = parse_attrs(r.attrs);
-      v.inputs = parse_formals(r.inputs);
-      v.outputs = parse_formals(r.outputs);
-      for (const auto& c : split(r.constraints, '|')) {
-        size_t eq = c.find('=');
-        if (eq == std::string::npos) continue;
-        v.constraints[c.substr(0, eq)] = split(std::string_view(c).substr(eq + 1), ',');
-      }
+      v.inputs = formals_of(r.inputs);
+      v.outputs = formals_of(r.outputs);
+      v.constraints = ops::parse_spec_constraints(r.constraints);
       newest = std::max(newest, r.since);
       ops[r.op].push_back(std::move(v));
     }

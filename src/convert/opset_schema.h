@@ -1,7 +1,8 @@
 // What the spec says of each version of each default-domain operator, as the opset converter
 // needs it: attributes with their defaults, inputs and outputs (optional, variadic), and the
-// types each type variable admits. Generated from Changelog.md (scripts/gen_opset_schemas.py
-// writes opset_schemas.inc); the registry (ops/registry.h) keeps only the version numbers.
+// types each type variable admits, read from the spec table (ops/spec_table.h, generated from
+// Changelog.md by scripts/gen_spec_table.py); the registry (ops/registry.h) keeps only the
+// version numbers.
 #pragma once
 
 #include <cstdint>

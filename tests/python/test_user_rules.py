@@ -290,3 +290,74 @@ def test_attribute_wildcard_passes_to_the_replacement():
         assert out.graph.output[0].name == "y"
         x = np.random.default_rng(1).uniform(-1, 1, (2, 3, 4)).astype(np.float32)
         np.testing.assert_array_equal(onnxtrim.run(out, {"x": x})["y"], onnxtrim.run(m, {"x": x})["y"])
+
+
+BERT = os.path.join(ROOT, "tests", "models", "bert_tiny.onnx")
+ERF_GELU_RULES = os.path.join(ROOT, "examples", "rewrite_rules", "erf_gelu.txt")
+
+
+def bert_feeds():
+    rng = np.random.default_rng(3)
+    return {"input_ids": rng.integers(0, 50, (2, 7)).astype(np.int64),
+            "attention_mask": np.ones((2, 7), np.int64)}
+
+
+def same_in_ort(path_a, path_b, feeds):
+    a, b = run_ort(path_a, feeds), run_ort(path_b, feeds)
+    assert sorted(a) == sorted(b)
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-4, atol=1e-5)
+
+
+class ErfGeluMatcher(onnxslim.PatternMatcher):
+    """x * (erf(x / sqrt 2) + 1) * 0.5 -> com.microsoft.Gelu(x), in OnnxSlim's pattern text."""
+
+    def __init__(self, priority):
+        super().__init__(onnxslim.Pattern("""
+            input  input  0 2 mul_0 div_0
+            Div    div_0  2 1 input ? erf_0
+            Erf    erf_0  1 1 div_0 add_0
+            Add    add_0  2 1 erf_0 ? mul_0
+            Mul    mul_0  2 1 input add_0 mul_1
+            Mul    mul_1  2 1 mul_0 ? output
+            output output 1 0 mul_1
+            """), priority)
+
+    @property
+    def name(self):
+        return "FusionErfGelu"
+
+    def parameter_check(self):
+        def const(node, i):
+            v = node.inputs[i].values
+            return None if v is None or v.size != 1 else float(v.reshape(-1)[0])
+        return (const(self.div_0, 1) == np.float32(np.sqrt(2)) and const(self.add_0, 1) == 1.0
+                and const(self.mul_1, 1) == 0.5)
+
+    def rewrite(self, opset=11):
+        x, y = self.div_0.inputs[0], self.mul_1.outputs[0]
+        return {y.name: {"op": "Gelu", "inputs": [x], "outputs": [y], "name": y.name, "domain": "com.microsoft"}}
+
+
+def test_a_python_rule_fuses_the_erf_gelu_of_a_fixture(tmp_path):
+    """bert_tiny's two erf Gelus become com.microsoft.Gelu by a rule written in Python (OnnxSlim's
+    matcher shape), and by the same rule as a function pair on the command line; ONNX Runtime
+    gives the original's outputs. (The evaluator has no com.microsoft kernels: the check is off.)"""
+    from onnxtrim.compat.onnxslim_pattern import fusion_rewriter
+    out, rep = onnxtrim.simplify(BERT, verify=False,
+                                 rewriters=[("FusionErfGelu", fusion_rewriter("FusionErfGelu", [ErfGeluMatcher(1)]))])
+    assert ops(out).count("Gelu") == 2 and "Erf" not in ops(out)
+    assert any(p["name"] == "user:FusionErfGelu" and p["changes"] > 0 for p in rep.passes)
+    py_out = tmp_path / "py.onnx"
+    onnx.save(out, py_out)
+    same_in_ort(BERT, str(py_out), bert_feeds())
+    cli_out = tmp_path / "cli.onnx"
+    subprocess.run([CLI, BERT, str(cli_out), "--rewrite-rules", ERF_GELU_RULES, "--no-verify", "--quiet"], check=True)
+    cm = onnx.load(cli_out)
+    assert [n.op_type for n in cm.graph.node if n.domain == "com.microsoft"] == ["Gelu", "Gelu"]
+    assert len(cm.graph.node) == len(out.graph.node)
+    same_in_ort(BERT, str(cli_out), bert_feeds())
+    # With the check on, the result's com.microsoft.Gelu cannot be evaluated: exit 6 naming it.
+    r = subprocess.run([CLI, BERT, str(tmp_path / "x.onnx"), "--rewrite-rules", ERF_GELU_RULES, "--verify"],
+                       capture_output=True, text=True)
+    assert r.returncode == 6 and "com.microsoft" in r.stderr, r.stderr

@@ -1,4 +1,4 @@
-// --dtype: the float precision conversion (src/rewrites/convert_float.cc), through the public API
+// --dtype: the float precision conversion (src/convert/convert_float.cc), through the public API
 // so that each case also runs the check (relative L2 error per output against the original).
 #include <gtest/gtest.h>
 

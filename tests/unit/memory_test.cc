@@ -17,7 +17,7 @@
 #include "eval/interpreter.h"
 #include "eval/verify.h"
 #include "passes/pass_manager.h"
-#include "rewrites/convert_float.h"
+#include "convert/convert_float.h"
 #include "test_util.h"
 
 namespace onnxtrim {
@@ -210,8 +210,8 @@ g (float[2048, 1024] x) => (float[1024, 2048] y) {
 )");
   ASSERT_TRUE(parsed.is_ok());
   const ir::Model& model = *parsed.value();
-  rewrites::ConvertFloatOptions co;
-  auto observe = [&](rewrites::FloatObservations& seen) {
+  convert::ConvertFloatOptions co;
+  auto observe = [&](convert::FloatObservations& seen) {
     eval::Interpreter interp(model);
     interp.set_fast_float(true);
     interp.set_observer(seen.observer());
@@ -220,10 +220,10 @@ g (float[2048, 1024] x) => (float[1024, 2048] y) {
     ASSERT_TRUE(interp.run(feeds.value()).is_ok());
   };
   {
-    rewrites::FloatObservations warm(model, co);
+    convert::FloatObservations warm(model, co);
     observe(warm);
   }
-  rewrites::FloatObservations seen(model, co);
+  convert::FloatObservations seen(model, co);
   bool peak_known = reset_peak();
   int64_t before = status_bytes("VmRSS:");
   observe(seen);
