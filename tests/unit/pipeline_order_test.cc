@@ -3,6 +3,7 @@
 // --list-passes) follows it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -49,6 +50,13 @@ TEST(PipelineOrder, TheRegistryFollowsTheList) {
   EXPECT_LT(at("fuse_rotary_embedding"), at("fuse_partial_rotary_embedding"));
   EXPECT_LT(at("fuse_partial_rotary_embedding"), at("eliminate_dead_nodes"));
   EXPECT_EQ(at("legalize_coreml"), passes::pipeline_order().size() - 1);
+  // A pass the list does not name (write_verifier_test.cc registers test_break_graph) runs after
+  // every listed one.
+  std::vector<const passes::PassInfo*> all = passes::PassRegistry::instance().all();
+  auto unlisted = std::find_if(all.begin(), all.end(), [](const passes::PassInfo* p) { return p->name == "test_break_graph"; });
+  ASSERT_NE(unlisted, all.end());
+  EXPECT_GE(static_cast<size_t>(unlisted - all.begin()), passes::pipeline_order().size());
+  EXPECT_EQ(passes::pipeline_position("test_break_graph"), passes::pipeline_order().size());
   // The default pipeline is the list without the passes off by default.
   std::vector<std::string> defaults = passes::default_pipeline();
   EXPECT_EQ(defaults.front(), "infer_shapes");
