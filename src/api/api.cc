@@ -774,6 +774,13 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
         }
       }
     }
+    // A user rewrite rule may write an op the evaluator lacks (ONNX Runtime's com.microsoft.Gelu):
+    // in auto mode the check cannot run then, and is skipped saying so; with --verify it is an error.
+    if (skipped.empty() && o.verify != Options::Verify::kOn && (!o.rewrite_rules.empty() || !o.rewriters.empty())) {
+      eval::Interpreter probe(m);
+      Status st = probe.check_supported();
+      if (!st.is_ok()) skipped = "the result of the user rewrite rules: " + st.message() + "; the result was written unchecked";
+    }
     std::unique_ptr<eval::Verifier> checker;
     if (skipped.empty())
       checker = make_checker(reference ? *reference : *original, m, o, &skipped, nullptr, cutting ? &plan : nullptr,
