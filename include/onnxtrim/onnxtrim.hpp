@@ -90,6 +90,7 @@ struct Options {
   uint64_t max_folded_tensor = 0;         // --no-large-tensor SIZE (onnxsim): no folded tensor past SIZE (0: none)
   int64_t fold_budget = -1;               // --fold-budget BYTES (< 0: 1/16 of the model's tensor bytes, >= 64 KiB)
   bool keep_constant_nodes = false;       // --keep-constant-nodes
+  bool inline_functions = false;          // --inline-functions: calls of model-local functions become their bodies
   // User rewrite rules (docs/rewrite-rules.md): --rewrite-rules FILE (pattern/replacement pairs of
   // ONNX functions, NAME and NAME_replacement), and callbacks; each is the pass "user:NAME".
   std::vector<std::string> rewrite_rules;
@@ -216,6 +217,15 @@ struct Conversion {
   std::vector<Kept> kept;  // nodes whose float computation stays in float32, and why
 };
 
+// --inline-functions: what the inlining did.
+struct FunctionInlining {
+  bool ran = false;
+  int64_t calls = 0;                      // call nodes replaced by their function's body (nested calls included)
+  std::vector<std::string> inlined;       // "domain:name" of each function inlined
+  std::vector<std::string> removed;       // functions removed from the model (nothing calls them now)
+  std::vector<std::string> opsets_added;  // "domain=version": imports the functions' bodies needed
+};
+
 // --opset: what the opset conversion did.
 struct OpsetConversion {
   int64_t from = 0, to = 0;      // 0: no conversion ran
@@ -241,6 +251,7 @@ struct Report {
   std::string input_path, output_path;
   Conversion conversion;
   OpsetConversion opset;
+  FunctionInlining inlining;
   ModelStats before, after;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::vector<PassStats> passes;

@@ -341,6 +341,10 @@ const std::vector<Entry>& entries() {
                       [](Options& o, std::string_view v) { o.fold_budget = static_cast<int64_t>(parse_bytes("fold-budget", v)); }));
     t.push_back(flag("keep-constant-nodes", "simplify", "keep Constant nodes instead of turning them into initializers",
                      [](Options& o, bool b) { o.keep_constant_nodes = b; }));
+    t.push_back(flag("inline-functions", "simplify",
+                     "replace each call of a function the model defines (ModelProto.functions) by the function's "
+                     "body, nested calls too; functions nothing calls any more are removed",
+                     [](Options& o, bool b) { o.inline_functions = b; }));
     t.push_back(value("rewrite-rules", "FILE", "simplify",
                       "your own rewrites, run in every round after the built-in passes as the passes user:NAME: "
                       "pattern/replacement pairs of ONNX functions NAME and NAME_replacement, in a .onnx model's "

@@ -125,6 +125,19 @@ std::string Report::to_text() const {
     os << "explain '" << explain_node << "':\n";
     for (const auto& [rule, why] : explain) os << "  " << (rule.empty() ? "" : rule + ": ") << why << "\n";
   }
+  if (inlining.ran) {
+    os << "functions inlined: " << inlining.calls << " call" << (inlining.calls == 1 ? "" : "s");
+    std::string names;
+    for (const auto& f : inlining.inlined) names += (names.empty() ? "" : ", ") + f;
+    if (!names.empty()) os << " of " << names;
+    if (!inlining.removed.empty()) os << "; " << inlining.removed.size() << " removed from the model";
+    if (!inlining.opsets_added.empty()) {
+      std::string imps;
+      for (const auto& i : inlining.opsets_added) imps += (imps.empty() ? "" : ", ") + i;
+      os << "; opsets imported: " << imps;
+    }
+    os << "\n";
+  }
   if (opset.to != 0 && opset.from != opset.to) {
     os << "opset " << opset.from << " -> " << opset.to << ": " << opset.nodes_converted << " node"
        << (opset.nodes_converted == 1 ? "" : "s") << " changed version, " << opset.nodes_rewritten << " rewritten, "
@@ -269,6 +282,14 @@ std::string Report::to_json() const {
     j["explain"] = ej;
   }
   j["verification"] = verification_json(verification);
+  if (inlining.ran) {
+    nlohmann::ordered_json ij;
+    ij["calls"] = inlining.calls;
+    ij["inlined"] = inlining.inlined;
+    ij["removed"] = inlining.removed;
+    ij["opsets_added"] = inlining.opsets_added;
+    j["inlined_functions"] = ij;
+  }
   if (opset.to != 0) {
     nlohmann::ordered_json oj;
     oj["from"] = opset.from;
