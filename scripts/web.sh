@@ -8,10 +8,11 @@
 # native build links) into build-web/deps/, once: a later run reuses them.
 #   scripts/web.sh            deps (if missing), the library, the site
 #   JOBS=N scripts/web.sh     parallel jobs (default 2)
+#   WEB_OUT=DIR scripts/web.sh  everything in DIR instead of build-web/ (a from-scratch build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-OUT=$ROOT/build-web
+OUT=${WEB_OUT:-$ROOT/build-web}
 DEPS=$OUT/deps
 JOBS=${JOBS:-2}
 # Debian's emcc runs its JS tools with the system node; they need acorn from /usr/share/nodejs.
