@@ -106,5 +106,5 @@ SITE=$OUT/site
 mkdir -p "$SITE"
 if [ -d web/site ]; then cp -r web/site/. "$SITE/"; fi
 cp "$OUT/lib/onnxtrim.js" "$OUT/lib/onnxtrim-core.js" "$OUT/lib/onnxtrim-core.wasm" "$SITE/"
-echo "web.sh: site written to build-web/site ($(stat -c %s "$SITE/onnxtrim-core.wasm") bytes of wasm," \
-  "$(stat -c %s "$SITE/onnxtrim-core.js") of JS glue); serve it with: python3 -m http.server -d build-web/site"
+echo "web.sh: site written to ${SITE#"$ROOT"/} ($(stat -c %s "$SITE/onnxtrim-core.wasm") bytes of wasm," \
+  "$(stat -c %s "$SITE/onnxtrim-core.js") of JS glue); serve it with: python3 -m http.server -d ${SITE#"$ROOT"/}"
