@@ -5,6 +5,14 @@
 // Sqrt). RMSNormalization-23 is this formula over the axes from `axis` on, with eps inside the
 // square root; it computes in float32 (stash_type 1), as the float32 decomposition does, and
 // rounds once where the decomposition rounds at each step (the check compares at its tolerance).
+// HF's float16 (and bfloat16) LlamaRMSNorm computes in float32 between two Casts:
+//   w * Cast(Cast(x, to float) / Sqrt(ReduceMean(..^2) + eps), to x's type)
+//   -> RMSNormalization(x, w, axis, epsilon)   (stash_type 1, the default)
+// which is the op's definition: stage one in float32 (stash_type 1) on x cast to float, the
+// normalized value cast back to x's type, then multiplied by the scale in x's type - the same
+// two roundings to float16 as the decomposition (the float32 steps may round otherwise, and a
+// runtime may skip the middle rounding to float16: at most one unit of float16's precision per
+// element, inside the check's float16 tolerance of 4 units).
 // Refuses: opset < 23; an x that is x' - ReduceMean(x') (a LayerNorm: fuse_layer_normalization,
 // which runs first from opset 17, takes it with its bias; counted apart, --opset 23's hint would
 // name each LayerNorm twice); a reduction over axes that are not the last ones, keepdims = 0, or axes
@@ -12,7 +20,9 @@
 // read); eps not a one-element constant >= 0; a scale that is not a constant of
 // exactly x's trailing dims (no more than the normalized ones: a scale that broadcasts would
 // change the output's shape); an x of unknown rank or dims; an intermediate read elsewhere or
-// that is a graph output; element types RMSNormalization does not take.
+// that is a graph output; element types RMSNormalization does not take; a Cast between the
+// normalization and the scale's Mul unless x is Cast(float16 or bfloat16 x, to float) and the Cast
+// returns to that type.
 #include <algorithm>
 
 #include "ops/fold.h"
@@ -55,7 +65,10 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
       RmsNorm m;
       m.scale = scale;
       m.opset = ctx.model().opset("");  // the real one (count_matches pretends another)
-      if (normalized(n.input(1 - i), &n, *si, m, &why)) {
+      // HF's float16 form: w * Cast(x32 / Sqrt(..), to x's type), x32 = Cast(x, to float).
+      const ir::Node* back = private_producer(n.input(1 - i), "Cast", &n);
+      if (back ? normalized(back->input(0), back, *si, m, &why) && narrowed(*back, *si, m, &why)
+               : normalized(n.input(1 - i), &n, *si, m, &why)) {
         if (!scale_fits(*ops::FoldContext::constant(scale), m, *si, &why)) return refuse(why);
         return m;
       }
@@ -169,6 +182,24 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
     return false;
   }
 
+  // The float16 (bfloat16) wrapper: m.x is Cast(x16, to float) and `back` casts the float32
+  // normalized value to x16's type; m.x becomes x16.
+  static bool narrowed(const ir::Node& back, const ShapeInference& si, RmsNorm& m, std::string* why) {
+    const ir::Node* up = m.x->producer();
+    const ops::TypeInfo* fx = is_op(up, "Cast") ? si.facts(up->input(0)) : nullptr;
+    if (!fx || (fx->elem != ir::DataType::kFloat16 && fx->elem != ir::DataType::kBFloat16) ||
+        up->attr_int("to", 0) != static_cast<int64_t>(ir::DataType::kFloat)) {
+      *why = "a Cast follows the normalization but x is not Cast(float16 or bfloat16 x, to float)";
+      return false;
+    }
+    if (back.attr_int("to", 0) != static_cast<int64_t>(fx->elem)) {
+      *why = "the Cast after the normalization does not return to x's type";
+      return false;
+    }
+    m.x = up->input(0);
+    return true;
+  }
+
   // The scale is x's trailing dims exactly, within the normalized ones.
   static bool scale_fits(const ir::Tensor& scale, const RmsNorm& m, const ShapeInference& si, std::string* why) {
     const ops::TypeInfo* fx = si.facts(m.x);
@@ -192,7 +223,7 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
 
 ONNXTRIM_REGISTER_RULE(FuseRmsNormalization, "fuse_rms_normalization",
                        "w * x / Sqrt(ReduceMean(x^2, last axes) + eps) (Div, Reciprocal or Pow -0.5 forms) becomes "
-                       "RMSNormalization (opset >= 23); refuses other axes, keepdims 0, scales that broadcast, shared "
-                       "intermediates");
+                       "RMSNormalization (opset >= 23), also HF's float16 form between Casts to float and back; refuses "
+                       "other axes, keepdims 0, scales that broadcast, shared intermediates");
 
 }  // namespace onnxtrim::passes

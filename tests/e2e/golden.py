@@ -27,6 +27,7 @@ MODELS = os.path.join(ROOT, "tests", "models")
 EXTRA = {
     "llama_tiny.onnx": [["--opset", "23"]],
     "rope_interleaved_tiny.onnx": [["--opset", "23"]],
+    "fp16_norms_tiny.onnx": [["--opset", "23"]],
     "gpt_kv_tiny.onnx": [["--opset", "23"]],
     "bert_tiny_op13.onnx": [["--opset", "23"]],
     "vit_tiny_op13.onnx": [["--opset", "17"]],

@@ -110,6 +110,14 @@ initializers). torch stays the judge: the cached step equals a full pass before 
   rotary_dim 8 of each head of 16, the rest passed through (Slices and a Concat), with tables
   [2048, 8] = repeat_interleave(freqs, 2) gathered by position ids (Cohere's layout; GPT-J
   itself repeats after the lookup and rotates before the head transpose, which is not fused).
+- fp16_norms_tiny.onnx (opset 17, float16, built with onnx.helper): x [batch, seq, 64] float16
+  through two blocks of HF's float16 LlamaRMSNorm (Cast(to float) -> Pow(2) -> ReduceMean(axes
+  [-1]) -> Add(1e-6) -> Sqrt -> Div(1.0, .) -> Mul(x32, .) -> Cast(to float16) -> Mul(weight
+  float16)), a float16 MatMul and residual Add, a MatMul and a residual Add; output y [batch,
+  seq, 64] float16. (CLIP/Whisper's float16 LayerNorm, Cast(to float) -> LayerNorm in float32
+  with a float32 affine -> Cast(to float16), is not in it: ONNX Runtime 1.30's own LayerNormFusion
+  fails to load that graph at level basic and above, mixing float16 and float in one
+  LayerNormalization.)
 - gpt_kv_tiny.onnx (opset 17): a GPT-2-like decoder, 2 blocks, hidden 64, 4 heads of dim 16,
   MLP 256, vocab 128, 1280 learned positions (Range(past, past + seq)). Inputs input_ids, past_*
   [batch, 4, past_seq, 16]; outputs hidden [batch, seq, 64], present_* [batch, 4, total_seq, 16].
@@ -957,6 +965,46 @@ def rope_interleaved_tiny():
                    lambda mod: _check_cache(mod, True))
 
 
+def fp16_norms_tiny():
+    """Built with onnx.helper so that the Casts are exactly as HF writes them (torch 1.13 cannot
+    export float16 on CPU): two blocks of x [batch, seq, 64] float16 -> RMSNorm -> MatMul ->
+    residual Add -> LayerNorm -> MatMul -> residual Add, the last one's output y (float16)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    N = helper.make_node
+    nodes, inits = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(np.asarray(a), name))
+        return name
+
+    F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
+    two, one = const("two", np.float32(2.0)), const("one", np.float32(1.0))
+    for b in range(2):
+        p = f"b{b}_"
+        x = "x" if b == 0 else "h0"
+        # HF LlamaRMSNorm in float16: x.to(float32); x * rsqrt(mean(x^2) + eps); w * x.to(float16).
+        nodes += [N("Cast", [x], [p + "xf"], to=F32),
+                  N("Pow", [p + "xf", two], [p + "sq"]),
+                  N("ReduceMean", [p + "sq"], [p + "ms"], axes=[-1], keepdims=1),
+                  N("Add", [p + "ms", const(p + "eps", np.float32(1e-6))], [p + "a"]),
+                  N("Sqrt", [p + "a"], [p + "s"]),
+                  N("Div", [one, p + "s"], [p + "r"]),
+                  N("Mul", [p + "xf", p + "r"], [p + "n"]),
+                  N("Cast", [p + "n"], [p + "n16"], to=F16),
+                  N("Mul", [const(p + "rms_w", rng.uniform(0.5, 1.5, 64).astype(np.float16)), p + "n16"], [p + "rms"]),
+                  N("MatMul", [p + "rms", const(p + "w1", (rng.standard_normal((64, 64)) / 8).astype(np.float16))],
+                    [p + "m1"]),
+                  N("Add", [x, p + "m1"], [p + "h"])]
+        nodes += [N("MatMul", [p + "h", const(p + "w2", (rng.standard_normal((64, 64)) / 8).astype(np.float16))],
+                    [p + "m2"]),
+                  N("Add", [p + "h", p + "m2"], ["h0" if b == 0 else "y"])]
+    save_helper_model("fp16_norms_tiny.onnx", nodes, [helper.make_tensor_value_info("x", F16, ["batch", "seq", 64])],
+                      [helper.make_tensor_value_info("y", F16, ["batch", "seq", 64])], inits, 17)
+
+
 def gpt_kv_tiny():
     torch.manual_seed(0)
     m = random_layer_norms(GptKvTiny())
@@ -1107,7 +1155,7 @@ FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_
             "swin_static_tiny": swin_static_tiny, "channel_pad_tiny": channel_pad_tiny, "if_nest_tiny": if_nest_tiny,
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
             "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny, "llama_tiny": llama_tiny,
-            "rope_interleaved_tiny": rope_interleaved_tiny,
+            "rope_interleaved_tiny": rope_interleaved_tiny, "fp16_norms_tiny": fp16_norms_tiny,
             "gpt_kv_tiny": gpt_kv_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
             "vits_noise_tiny": vits_noise_tiny, "stft_lstm_tiny": stft_lstm_tiny}
 
