@@ -12,7 +12,8 @@
 // element type ConstantOfShape cannot produce at the model's opset; ops with a random, a
 // positional or an old-broadcast (axis/broadcast attribute) meaning.
 #include <cstring>
-#include <unordered_set>
+#include <string>
+#include <vector>
 
 #include "eval/interpreter.h"
 #include "ops/kernel_util.h"
@@ -24,8 +25,9 @@
 namespace onnxtrim::passes {
 namespace {
 
-bool splat_elementwise_op(const ir::Node& n) {
-  static const std::unordered_set<std::string> kOps = {
+// Elementwise ops whose value at each element depends only on the inputs' elements there.
+const std::vector<std::string>& splat_elementwise_ops() {
+  static const std::vector<std::string> kOps = {
       "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Mod", "Where", "Equal", "Less",
       "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "BitShift", "BitwiseAnd",
       "BitwiseOr", "BitwiseXor", "BitwiseNot", "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Sigmoid",
@@ -33,8 +35,7 @@ bool splat_elementwise_op(const ir::Node& n) {
       "Ceil", "Round", "Sign", "Cast", "CastLike", "Clip", "Softplus", "Softsign", "Sin", "Cos", "Tan",
       "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Mish", "Gelu",
       "ThresholdedRelu", "Shrink"};
-  return n.is_default_domain() && kOps.count(n.op_type) && n.num_outputs() == 1 && n.subgraphs().empty() &&
-         !n.has_attr("axis") && !n.has_attr("broadcast");
+  return kOps;
 }
 
 struct SplatResult {
@@ -44,19 +45,12 @@ struct SplatResult {
 
 class FoldSplatElementwise final : public Rule<SplatResult> {
  public:
-  std::vector<std::string> roots() const override {
-    return {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Mod", "Where", "Equal", "Less",
-            "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "BitShift", "BitwiseAnd",
-            "BitwiseOr", "BitwiseXor", "BitwiseNot", "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Sigmoid",
-            "HardSigmoid", "HardSwish", "Tanh", "Erf", "Neg", "Abs", "Exp", "Log", "Sqrt", "Reciprocal", "Floor",
-            "Ceil", "Round", "Sign", "Cast", "CastLike", "Clip", "Softplus", "Softsign", "Sin", "Cos", "Tan",
-            "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Mish", "Gelu",
-            "ThresholdedRelu", "Shrink"};
-  }
+  std::vector<std::string> roots() const override { return splat_elementwise_ops(); }
 
  protected:
   Match<SplatResult> match(const ir::Node& n, RuleContext& ctx) override {
-    if (!splat_elementwise_op(n)) return refuse("not an elementwise op with numpy broadcasting");
+    if (n.num_outputs() != 1 || !n.subgraphs().empty() || n.has_attr("axis") || n.has_attr("broadcast"))
+      return refuse("old broadcasting (axis/broadcast attributes) or not one output");
     if (!n.output(0)) return refuse("no output");
     std::vector<ir::Tensor> values;
     bool generated = false;
