@@ -294,6 +294,26 @@ TEST(FuseLayerNormalization, RefusesOpsetAxesAndKeepdims) {
   EXPECT_EQ(reason(attr18.text()), "the ReduceMean has axes as an attribute, not valid at opset 18");
 }
 
+// CLIP/Whisper's float16 LayerNorm: super().forward(x.float()).type(x.dtype), with a float32
+// affine. The float32 LayerNorm between the Casts fuses as it is and the Casts stay: taking them
+// into a float16 LayerNormalization would round the affine's products and sums to float16 where
+// the decomposition rounds once at the end.
+TEST(FuseLayerNormalization, Float16BetweenCastsKeepsTheCasts) {
+  Ln l;
+  l.inputs = "float16[2,3,4] x16";
+  l.outputs = "float16[2,3,4] y";
+  l.mean = "x = Cast <to = 1> (x16)\n  " + l.mean;
+  l.affine = replace_all(l.affine, "y = Add(nw, b)", "yf = Add(nw, b)\n  y = Cast <to = 10> (yf)");
+  auto s = simplify_text(l.text());
+  ASSERT_EQ(s.nodes(), 3u) << s.printed;
+  EXPECT_EQ(count_ops(*s.model->graph, "Cast"), 2u) << s.printed;
+  const ir::Node* ln = s.model->graph->first_node()->output(0)->uses()[0].node;
+  ASSERT_EQ(ln->op_type, "LayerNormalization") << s.printed;
+  EXPECT_EQ(ln->input(0)->type.elem, ir::DataType::kFloat);
+  EXPECT_EQ(ln->input(1)->initializer()->dtype(), ir::DataType::kFloat);
+  expect_same_outputs(s);
+}
+
 TEST(FuseLayerNormalization, RefusesAnotherXAndEps) {
   // z - mean(x).
   Ln twox;

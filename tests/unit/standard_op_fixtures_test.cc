@@ -27,6 +27,7 @@ TEST(StandardOpFixtures, Opset23FusesEveryBlock) {
        {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
       {"gpt_kv_tiny", 201, 57, {{"Gelu", 2}, {"Attention", 2}},
        {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
+      {"fp16_norms_tiny", 26, 10, {{"RMSNormalization", 2}}, {{{"batch", 2}, {"seq", 9}}}},
       {"bert_tiny_op13", 221, 65, {{"LayerNormalization", 4}, {"Gelu", 2}}, {{{"batch", 2}, {"seq", 9}}}},
       {"vit_tiny_op13", 469, 100, {{"LayerNormalization", 7}, {"Gelu", 3}}, {{{"batch", 2}}}},
   };
