@@ -662,6 +662,26 @@ onnx.save_model(m, sys.argv[2], save_as_external_data=True, all_tensors_to_one_f
                check: v.ran ? (shown.verdict === 'true' ? 'passed' : 'failed') : 'skipped', same });
   }
 
+  // 2d. Cancel at once: no result, no error, and onnxtrim restarts ready for the next job (the
+  // invalid model below runs after it)
+  await page.reload({ waitUntil: 'load' });
+  await waitReady(page);
+  await (await page.$('#model-input')).uploadFile(modelPath('resnet_small.onnx'));
+  await page.waitForFunction(() => !document.getElementById('run').disabled, { timeout: 60000 });
+  const afterCancel = await page.evaluate(() => {
+    document.getElementById('run').click();
+    document.getElementById('cancel').click();
+    return document.getElementById('status').textContent;
+  });
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'Ready.', { timeout: 60000 });
+  await new Promise((r) => setTimeout(r, 1500));
+  const leftover = await page.evaluate(() => ({
+    result: !document.getElementById('result').hidden, error: !document.getElementById('error').hidden,
+    runDisabled: document.getElementById('run').disabled }));
+  check(`cancel: the job is dropped ("${afterCancel}"), nothing shown after it, Simplify enabled again`,
+        afterCancel.startsWith('Cancelled') && !leftover.result && !leftover.error && !leftover.runDisabled,
+        JSON.stringify(leftover));
+
   // 3. an invalid model: the CLI's message, no download
   const bad = path.join(work, 'broken.onnx');
   fs.writeFileSync(bad, Buffer.from('not an onnx model at all, just text\n'));

@@ -299,7 +299,7 @@ async function run() {
   clearOutput();
   state.busy = true;
   state.started = performance.now();
-  state.jobId++;
+  const id = ++state.jobId;
   updateRunButton();
   setStatus('Reading the files…');
   $('progress-row').hidden = false;
@@ -316,14 +316,16 @@ async function run() {
       buffers.push(files[name].buffer);
     }
   } catch (e) {
+    if (id !== state.jobId) return;
     // a file that went away or cannot be read since it was picked (the CLI's exit code 3)
     finishJob();
     showError(`${state.model.path}: cannot read: ${(e && e.message) || e}`, 3);
     return;
   }
+  if (id !== state.jobId) return;   // cancelled while the files were read
   setStatus(`Simplifying ${state.model.path}…`);
   const name = state.model.path.slice(state.model.path.lastIndexOf('/') + 1);
-  state.worker.postMessage({ id: state.jobId, cmd: 'simplify', bytes, options, files, name }, buffers);
+  state.worker.postMessage({ id, cmd: 'simplify', bytes, options, files, name }, buffers);
 }
 
 function finishJob() {
@@ -334,6 +336,7 @@ function finishJob() {
 
 function cancel() {
   if (!state.busy) return;
+  state.jobId++;   // whatever the cancelled job still sends or starts is dropped
   state.worker.terminate();
   finishJob();
   setStatus('Cancelled. Restarting onnxtrim…');
