@@ -91,6 +91,9 @@ struct Options {
   int64_t fold_budget = -1;               // --fold-budget BYTES (< 0: 1/16 of the model's tensor bytes, >= 64 KiB)
   bool keep_constant_nodes = false;       // --keep-constant-nodes
   bool inline_functions = false;          // --inline-functions: calls of model-local functions become their bodies
+  bool graph_diff = false;                // --graph-diff: the report says which nodes, values and initializers changed
+  bool profile = false;                   // --profile: time and peak memory of each stage
+  std::string node_reduction_plot;        // --node-reduction-plot FILE: an SVG of nodes per round ("" none)
   // User rewrite rules (docs/rewrite-rules.md): --rewrite-rules FILE (pattern/replacement pairs of
   // ONNX functions, NAME and NAME_replacement), and callbacks; each is the pass "user:NAME".
   std::vector<std::string> rewrite_rules;
@@ -226,6 +229,52 @@ struct FunctionInlining {
   std::vector<std::string> opsets_added;  // "domain=version": imports the functions' bodies needed
 };
 
+// --graph-diff: what the run changed in the main graph, the original against the result.
+struct GraphDiff {
+  bool ran = false;
+  struct NodeRef {
+    std::string name;  // "" for an unnamed node
+    std::string op;    // "Conv", "com.microsoft.Gelu"
+    std::vector<std::string> outputs;
+  };
+  // Nodes are matched by name (same name and op), else by op and input names.
+  std::vector<NodeRef> removed, added;
+  int64_t kept = 0;
+  struct OpCount {
+    std::string op;
+    int64_t before = 0, after = 0;
+  };
+  std::vector<OpCount> ops;  // the op types whose count changed
+  struct ValueChange {
+    std::string name, before, after;  // types as text: "float[1,3,224,224]"
+  };
+  std::vector<ValueChange> values;  // values of both graphs whose declared or inferred type differs
+  struct InitChange {
+    std::string name;
+    int64_t bytes_before = -1, bytes_after = -1;  // -1: absent on that side
+  };
+  // Changed: another type, shape or contents (tensors still to be computed lazily are compared
+  // by type and shape only).
+  std::vector<InitChange> initializers_added, initializers_removed, initializers_changed;
+  // Graph inputs and outputs added, removed or retyped ("y: float[2,3] -> float[N,3]", "added z").
+  std::vector<std::string> inputs, outputs;
+};
+
+// --profile: one stage of the run. peak_bytes: the peak resident memory during the stage (from the
+// end of the previous one), -1 where it is not measured (the browser build, no /proc).
+struct StageProfile {
+  std::string name;
+  double seconds = 0;
+  int64_t peak_bytes = -1;
+};
+
+// The model's size when a round of the passes ended (round 0: before the first); subgraphs included.
+struct RoundStats {
+  int round = 0;
+  int64_t nodes = 0;
+  int64_t initializer_bytes = 0;
+};
+
 // --opset: what the opset conversion did.
 struct OpsetConversion {
   int64_t from = 0, to = 0;      // 0: no conversion ran
@@ -252,11 +301,14 @@ struct Report {
   Conversion conversion;
   OpsetConversion opset;
   FunctionInlining inlining;
+  GraphDiff graph_diff;
   ModelStats before, after;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::vector<PassStats> passes;
   std::vector<Fusion> fusions;  // only those that wrote or would write something
   int rounds = 0;
+  std::vector<RoundStats> round_stats;  // the passes' rounds, round 0 first (empty when no pass ran)
+  std::vector<StageProfile> profile;    // --profile
   bool converged = true;
   std::vector<std::string> warnings;
   std::vector<std::string> surgery;  // what --inputs/--outputs/--add-outputs/--batch/--rename did

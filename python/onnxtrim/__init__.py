@@ -102,6 +102,12 @@ class Report:
         self.conversion: Optional[Dict[str, Any]] = d.get("conversion")
         # opset=N: the opset conversion (from, to, nodes converted / rewritten / expanded, notes)
         self.opset: Optional[Dict[str, Any]] = d.get("opset")
+        # the passes' size per round: [{round, nodes, initializer_bytes}], round 0 before the first
+        self.round_stats: List[Dict[str, Any]] = d.get("round_stats", [])
+        # graph_diff=True, profile=True, inline_functions=True (None when not asked for)
+        self.graph_diff: Optional[Dict[str, Any]] = d.get("graph_diff")
+        self.profile: Optional[List[Dict[str, Any]]] = d.get("profile")
+        self.inlined_functions: Optional[Dict[str, Any]] = d.get("inlined_functions")
 
     def to_json(self) -> str:
         return self._json

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -34,6 +35,7 @@
 #include "convert/convert_float.h"
 #include "support/cancel.h"
 #include "support/limits.h"
+#include "support/platform.h"
 #include "support/text.h"
 #include "surgery/surgery.h"
 
@@ -170,6 +172,22 @@ namespace {
 double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// --node-reduction-plot and the like: text written whole to `path`, or an Error naming it.
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) throw Error(kExitIo, path + ": cannot write: " + std::strerror(errno));
+}
+
+// Ends the stage begun at t0: its time, and with --profile the peak resident memory since the
+// previous stage ended (then reset for the next one).
+void end_stage(Report& rep, const Options& o, const char* name, double t0) {
+  double sec = now_s() - t0;
+  rep.stages.emplace_back(name, sec);
+  if (o.profile) rep.profile.push_back(StageProfile{name, sec, platform::peak_resident_bytes(true)});
 }
 
 int64_t file_size(const std::string& path) {
@@ -568,14 +586,14 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
   } else {
     throw_if_error(ir::verify_model(m));
   }
-  rep.stages.emplace_back("convert", now_s() - t);
+  end_stage(rep, o, "convert", t);
   if (checker) {
     double t2 = now_s();
     eval::CompareExtras ex;
     ex.l2_tol = l2_tol;
     ex.cast_float_inputs = !o.keep_io_types;
     rep.verification = run_check(*checker, m, o, ex);
-    rep.stages.emplace_back("check", now_s() - t2);
+    end_stage(rep, o, "check", t2);
   } else if (!skipped.empty()) {
     rep.verification.skipped = skipped;
     rep.warnings.push_back("check skipped: " + skipped);
@@ -611,6 +629,7 @@ std::vector<Fusion> fusions_of(ir::Model& m, const std::map<std::string, int64_t
 // Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
 void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   support::CancelScope cancel(o.cancel);
+  if (o.profile && rep.stages.empty()) platform::peak_resident_bytes(true);  // a model given in memory
   passes::SimplifyOptions sopts = simplify_options(o);
   throw_if_error(passes::check_pass_names(sopts));
   sopts.input_shapes = resolve_shapes(m, sopts.input_shapes);
@@ -637,8 +656,16 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   std::unique_ptr<ir::Model> original;
   bool convert = !o.dtype.empty();
   const bool reopset = o.opset != 0;
-  if (o.verify != Options::Verify::kOff && (o.run_passes || cutting || convert || reopset || o.inline_functions))
+  // The original, for the check and --graph-diff (one copy for both).
+  if ((o.verify != Options::Verify::kOff || o.graph_diff) &&
+      (o.run_passes || cutting || convert || reopset || o.inline_functions))
     original = ir::clone_model(m);
+  // --graph-diff and --node-reduction-plot, when the run ends: the original (or the cut model,
+  // with --dtype after surgery) against the result; the passes' rounds as an SVG.
+  auto graph_diff_at_end = [&] {
+    if (o.graph_diff) rep.graph_diff = diff_graphs(original ? *original : m, m);
+    if (!o.node_reduction_plot.empty()) write_text_file(o.node_reduction_plot, node_reduction_svg(rep.round_stats));
+  };
 
   if (o.inline_functions) {
     // --inline-functions: first, so that every later stage sees the bodies as ordinary nodes.
@@ -654,7 +681,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     fi.inlined = res.value().inlined;
     fi.removed = res.value().removed;
     fi.opsets_added = res.value().opsets_added;
-    rep.stages.emplace_back("inline", now_s() - t);
+    end_stage(rep, o, "inline", t);
   }
 
   surgery::Plan plan;
@@ -664,7 +691,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     throw_if_error(surgery::apply(m, req, &plan));
     m.changed_by = "surgery";
     rep.surgery = plan.notes;
-    rep.stages.emplace_back("surgery", now_s() - t);
+    end_stage(rep, o, "surgery", t);
     // With --dtype as well, the simplification and the conversion are checked against the cut
     // model (the surgery's own check needs the float result; it is not run twice).
     if (convert && original) original = ir::clone_model(m);
@@ -686,7 +713,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     oc.nodes_rewritten = res.value().nodes_rewritten;
     oc.nodes_expanded = res.value().nodes_expanded;
     oc.notes = res.value().notes;
-    rep.stages.emplace_back("opset", now_s() - t);
+    end_stage(rep, o, "opset", t);
   }
 
   if (o.run_passes) {
@@ -699,10 +726,13 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
     for (const passes::PassStats& ps : res.value().passes)
       rep.passes.push_back(PassStats{ps.name, ps.runs, ps.changes, ps.nodes_removed, ps.seconds});
     rep.rounds = res.value().rounds;
+    rep.round_stats.clear();
+    for (const passes::RoundStats& r : res.value().round_stats)
+      rep.round_stats.push_back(RoundStats{r.round, r.nodes, r.initializer_bytes});
     rep.converged = res.value().converged;
     rep.warnings = res.value().warnings;
     rep.fusions = fusions_of(m, ops_before, sopts);
-    rep.stages.emplace_back("simplify", now_s() - t);
+    end_stage(rep, o, "simplify", t);
     if (!o.explain.empty()) {
       rep.explain_node = o.explain;
       rep.explain = passes::explain(m, o.explain, sopts);
@@ -724,6 +754,7 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
       si.write_back(rw, /*add_value_info=*/false);
     }
     convert_in_place(m, original.get(), o, sopts, rep);
+    graph_diff_at_end();
     return;
   }
   if (o.verify == Options::Verify::kOff) {
@@ -792,8 +823,9 @@ void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
       rep.verification.skipped = skipped;
       rep.warnings.push_back("check skipped: " + skipped);
     }
-    rep.stages.emplace_back("check", now_s() - t);
+    end_stage(rep, o, "check", t);
   }
+  graph_diff_at_end();
 }
 
 }  // namespace api
@@ -930,6 +962,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   rep.output_path = out_path;
   ScratchFolder scratch(out_path);  // outlives the model below, whose folded weights are in it
   support::CancelScope cancel(opts.cancel);
+  if (opts.profile) platform::peak_resident_bytes(true);  // the load's peak starts here
   double t0 = api::now_s();
   onnx_io::LoadOptions lo;
   if (opts.progress) lo.progress = [p = opts.progress](uint64_t d, uint64_t t) { p("loading", d, t); };
@@ -937,7 +970,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
   check_output_folder(out_path, opts);  // errors of the input first
   ir::Model& m = *r.value();
-  rep.stages.emplace_back("load", api::now_s() - t0);
+  api::end_stage(rep, opts, "load", t0);
   rep.before = compute_stats(m);
   rep.before.file_bytes = api::file_size(in_path);
   try {
@@ -949,7 +982,7 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   if (!rep.verification.ok) throw VerificationFailed(std::move(rep), in_path);
   double t1 = api::now_s();
   api::throw_if_error(onnx_io::save_model(m, out_path, save_opts));
-  rep.stages.emplace_back("save", api::now_s() - t1);
+  api::end_stage(rep, opts, "save", t1);
   rep.after.file_bytes = api::file_size(out_path);
   return rep;
 }

@@ -469,6 +469,17 @@ const std::vector<Entry>& entries() {
                       [](Options& o, std::string_view v) { o.json_path = std::string(v); }));
     t.push_back(flag("quiet", "output", "print nothing but errors", [](Options& o, bool b) { o.quiet = b; }));
     t.push_back(flag("print", "output", "print the resulting graph in text form", [](Options& o, bool b) { o.print = b; }));
+    t.push_back(flag("graph-diff", "output",
+                     "the report lists what the run changed in the main graph: nodes removed and added, op counts, "
+                     "values whose type changed, initializers added, removed and changed, graph inputs and outputs",
+                     [](Options& o, bool b) { o.graph_diff = b; }));
+    t.push_back(flag("profile", "output",
+                     "the report gives each stage's time and peak memory (load, inline, surgery, opset, simplify, "
+                     "convert, check, save) and the passes by time with their runs",
+                     [](Options& o, bool b) { o.profile = b; }));
+    t.push_back(value("node-reduction-plot", "FILE", "output",
+                      "write the nodes and initializer bytes after each round of the passes as an SVG line chart",
+                      [](Options& o, std::string_view v) { o.node_reduction_plot = std::string(v); }));
     t.push_back(value("explain", "NODE", "output",
                       "report why each rewrite rooted at the op type of NODE (a node of the result, or the value it makes) does not fire",
                       [](Options& o, std::string_view v) { o.explain = std::string(v); }));

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -69,7 +70,149 @@ std::string fusions_text(const std::vector<Fusion>& fusions) {
   return out.empty() ? out : "\n" + out;
 }
 
+// --graph-diff as text: one line per kind of change, lists capped at 8 with "... N more".
+std::string graph_diff_text(const GraphDiff& d) {
+  std::ostringstream os;
+  const size_t cap = 8;
+  auto node = [](const GraphDiff::NodeRef& r) {
+    std::string outs;
+    for (const auto& o : r.outputs) outs += (outs.empty() ? "" : ",") + o;
+    return r.op + (r.name.empty() ? "" : " '" + r.name + "'") + (outs.empty() ? "" : " -> " + outs);
+  };
+  auto list = [&](const char* title, size_t n, const std::function<std::string(size_t)>& item) {
+    if (n == 0) return;
+    os << "  " << title << " (" << n << "):";
+    for (size_t i = 0; i < n && i < cap; ++i) os << (i ? "; " : " ") << item(i);
+    if (n > cap) os << "; ... " << n - cap << " more";
+    os << "\n";
+  };
+  auto bytes = [](int64_t b) { return b < 0 ? std::string("-") : human_bytes(b); };
+  os << "\ngraph diff (main graph): " << d.kept << " nodes kept, " << d.removed.size() << " removed, " << d.added.size()
+     << " added\n";
+  std::string ops;
+  for (const auto& c : d.ops)
+    ops += (ops.empty() ? "" : ", ") + c.op + " " + std::to_string(c.before) + " -> " + std::to_string(c.after);
+  if (!ops.empty()) os << "  op counts: " << ops << "\n";
+  list("removed", d.removed.size(), [&](size_t i) { return node(d.removed[i]); });
+  list("added", d.added.size(), [&](size_t i) { return node(d.added[i]); });
+  list("values retyped", d.values.size(),
+       [&](size_t i) { return d.values[i].name + ": " + d.values[i].before + " -> " + d.values[i].after; });
+  list("initializers removed", d.initializers_removed.size(), [&](size_t i) {
+    return d.initializers_removed[i].name + " (" + bytes(d.initializers_removed[i].bytes_before) + ")";
+  });
+  list("initializers added", d.initializers_added.size(), [&](size_t i) {
+    return d.initializers_added[i].name + " (" + bytes(d.initializers_added[i].bytes_after) + ")";
+  });
+  list("initializers changed", d.initializers_changed.size(), [&](size_t i) {
+    const auto& c = d.initializers_changed[i];
+    return c.name + " (" + bytes(c.bytes_before) + " -> " + bytes(c.bytes_after) + ")";
+  });
+  list("graph inputs", d.inputs.size(), [&](size_t i) { return d.inputs[i]; });
+  list("graph outputs", d.outputs.size(), [&](size_t i) { return d.outputs[i]; });
+  if (d.inputs.empty() && d.outputs.empty()) os << "  graph inputs and outputs unchanged\n";
+  return os.str();
+}
+
+// --profile as text: the stages (time, peak memory), then the passes by time.
+std::string profile_text(const std::vector<StageProfile>& stages, const std::vector<PassStats>& passes) {
+  std::ostringstream os;
+  char line[256];
+  os << "\nprofile:\n";
+  std::snprintf(line, sizeof line, "  %-10s %12s %14s\n", "stage", "time", "peak memory");
+  os << line;
+  for (const auto& s : stages) {
+    std::snprintf(line, sizeof line, "  %-10s %9.1f ms %14s\n", s.name.c_str(), s.seconds * 1e3,
+                  s.peak_bytes < 0 ? "not measured" : human_bytes(s.peak_bytes).c_str());
+    os << line;
+  }
+  std::vector<const PassStats*> by_time;
+  for (const auto& p : passes) by_time.push_back(&p);
+  std::stable_sort(by_time.begin(), by_time.end(), [](const PassStats* a, const PassStats* b) { return a->seconds > b->seconds; });
+  if (!by_time.empty()) {
+    std::snprintf(line, sizeof line, "  %-34s %9s %5s\n", "pass (slowest first)", "time", "runs");
+    os << line;
+  }
+  for (size_t i = 0; i < by_time.size() && i < 10; ++i) {
+    std::snprintf(line, sizeof line, "  %-34s %6.3f ms %5lld\n", by_time[i]->name.c_str(), by_time[i]->seconds * 1e3,
+                  static_cast<long long>(by_time[i]->runs));
+    os << line;
+  }
+  if (by_time.size() > 10) os << "  ... " << by_time.size() - 10 << " more (the JSON report lists them all)\n";
+  return os.str();
+}
+
 }  // namespace
+
+std::string node_reduction_svg(const std::vector<RoundStats>& rounds) {
+  // A 640x360 chart: nodes (left axis, blue) and initializer bytes (right axis, orange) per round.
+  const double W = 640, H = 360, L = 70, R = 80, T = 40, B = 50;
+  const double pw = W - L - R, ph = H - T - B;
+  int64_t max_nodes = 1, max_bytes = 1;
+  int last = 1;
+  for (const auto& r : rounds) {
+    max_nodes = std::max(max_nodes, r.nodes);
+    max_bytes = std::max(max_bytes, r.initializer_bytes);
+    last = std::max(last, r.round);
+  }
+  auto x = [&](int round) { return L + pw * round / last; };
+  auto y = [&](double v, double max) { return T + ph - ph * v / max; };
+  std::ostringstream os;
+  char buf[256];
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
+     << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  os << "<title>nodes and initializer bytes per round</title>\n";
+  os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  os << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Nodes and initializer bytes after each round</text>\n";
+  // Axes, ticks at 0, 1/4 .. 1 of each maximum, one tick per round.
+  std::snprintf(buf, sizeof buf, "<path d=\"M%.1f %.1f V%.1f H%.1f V%.1f\" fill=\"none\" stroke=\"black\"/>\n", L, T,
+                T + ph, L + pw, T);
+  os << buf;
+  for (int i = 0; i <= 4; ++i) {
+    double yy = T + ph - ph * i / 4;
+    std::snprintf(buf, sizeof buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, yy, L + pw, yy);
+    os << buf;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#1f77b4\">%lld</text>\n", L - 6,
+                  yy + 4, static_cast<long long>(max_nodes * i / 4));
+    os << buf;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">%s</text>\n", L + pw + 6, yy + 4,
+                  human_bytes(max_bytes * i / 4).c_str());
+    os << buf;
+  }
+  for (int rd = 0; rd <= last; ++rd) {
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", x(rd), T + ph + 16, rd);
+    os << buf;
+  }
+  std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">round (0: before the passes)</text>\n",
+                L + pw / 2, H - 12);
+  os << buf;
+  std::snprintf(buf, sizeof buf,
+                "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\" fill=\"#1f77b4\">nodes</text>\n",
+                T + ph / 2, T + ph / 2);
+  os << buf;
+  std::snprintf(buf, sizeof buf,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(90 %.1f %.1f)\" fill=\"#d62728\">initializer bytes</text>\n",
+                W - 12, T + ph / 2, W - 12, T + ph / 2);
+  os << buf;
+  auto series = [&](const char* id, const char* color, auto value, double max) {
+    os << "<polyline id=\"" << id << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\" points=\"";
+    for (const auto& r : rounds) {
+      std::snprintf(buf, sizeof buf, "%.1f,%.1f ", x(r.round), y(static_cast<double>(value(r)), max));
+      os << buf;
+    }
+    os << "\"/>\n";
+    for (const auto& r : rounds) {
+      std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>round %d: %lld</title></circle>\n",
+                    x(r.round), y(static_cast<double>(value(r)), max), color, r.round, static_cast<long long>(value(r)));
+      os << buf;
+    }
+  };
+  series("nodes", "#1f77b4", [](const RoundStats& r) { return r.nodes; }, static_cast<double>(max_nodes));
+  series("initializer_bytes", "#d62728", [](const RoundStats& r) { return r.initializer_bytes; }, static_cast<double>(max_bytes));
+  if (rounds.empty())
+    os << "<text x=\"" << L + pw / 2 << "\" y=\"" << T + ph / 2 << "\" text-anchor=\"middle\">no pass ran</text>\n";
+  os << "</svg>\n";
+  return os.str();
+}
 
 std::string Report::to_text() const {
   std::ostringstream os;
@@ -163,6 +306,8 @@ std::string Report::to_text() const {
       os << "  kept " << k.node << ": " << k.reason << "\n";
     }
   }
+  if (graph_diff.ran) os << graph_diff_text(graph_diff);
+  if (!profile.empty()) os << profile_text(profile, passes);
   const Verification& v = verification;
   // How random ops were handled, and the outputs not compared because of them.
   auto random_lines = [&] {
@@ -263,6 +408,20 @@ std::string Report::to_json() const {
   j["stages"] = nlohmann::json::array();
   for (const auto& [name, sec] : stages) j["stages"].push_back({{"name", name}, {"seconds", sec}});
   j["rounds"] = rounds;
+  j["round_stats"] = nlohmann::json::array();
+  for (const RoundStats& r : round_stats)
+    j["round_stats"].push_back({{"round", r.round}, {"nodes", r.nodes}, {"initializer_bytes", r.initializer_bytes}});
+  if (!profile.empty()) {
+    j["profile"] = nlohmann::json::array();
+    for (const StageProfile& s : profile) {
+      nlohmann::ordered_json e;
+      e["stage"] = s.name;
+      e["seconds"] = s.seconds;
+      if (s.peak_bytes >= 0) e["peak_bytes"] = s.peak_bytes;
+      else e["peak_bytes"] = nullptr;  // not measured
+      j["profile"].push_back(e);
+    }
+  }
   j["converged"] = converged;
   j["passes"] = nlohmann::json::array();
   for (const auto& p : passes)
@@ -282,6 +441,39 @@ std::string Report::to_json() const {
     j["explain"] = ej;
   }
   j["verification"] = verification_json(verification);
+  if (graph_diff.ran) {
+    const GraphDiff& d = graph_diff;
+    auto nodes = [](const std::vector<GraphDiff::NodeRef>& l) {
+      auto a = nlohmann::json::array();
+      for (const auto& r : l) a.push_back({{"name", r.name}, {"op", r.op}, {"outputs", r.outputs}});
+      return a;
+    };
+    auto inits = [](const std::vector<GraphDiff::InitChange>& l) {
+      auto a = nlohmann::ordered_json::array();
+      for (const auto& c : l) {
+        nlohmann::ordered_json e;
+        e["name"] = c.name;
+        if (c.bytes_before >= 0) e["bytes_before"] = c.bytes_before;
+        if (c.bytes_after >= 0) e["bytes_after"] = c.bytes_after;
+        a.push_back(e);
+      }
+      return a;
+    };
+    nlohmann::ordered_json gj;
+    gj["nodes_kept"] = d.kept;
+    gj["nodes_removed"] = nodes(d.removed);
+    gj["nodes_added"] = nodes(d.added);
+    gj["op_counts"] = nlohmann::json::array();
+    for (const auto& c : d.ops) gj["op_counts"].push_back({{"op", c.op}, {"before", c.before}, {"after", c.after}});
+    gj["values_retyped"] = nlohmann::json::array();
+    for (const auto& c : d.values) gj["values_retyped"].push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
+    gj["initializers_removed"] = inits(d.initializers_removed);
+    gj["initializers_added"] = inits(d.initializers_added);
+    gj["initializers_changed"] = inits(d.initializers_changed);
+    gj["inputs"] = d.inputs;
+    gj["outputs"] = d.outputs;
+    j["graph_diff"] = gj;
+  }
   if (inlining.ran) {
     nlohmann::ordered_json ij;
     ij["calls"] = inlining.calls;

@@ -12,5 +12,9 @@ namespace onnxtrim {
 
 ModelStats compute_stats(const ir::Model& m);
 std::string human_bytes(int64_t n);
+// --graph-diff: the main graph of `before` (the original the run kept for its check) against `after`.
+GraphDiff diff_graphs(const ir::Model& before, const ir::Model& after);
+// --node-reduction-plot: nodes and initializer bytes per round as a self-contained SVG line chart.
+std::string node_reduction_svg(const std::vector<RoundStats>& rounds);
 
 }  // namespace onnxtrim

@@ -159,6 +159,22 @@ Status check_shared_facts(FactsCache& facts, const ir::Model& model, const Infer
   return out;
 }
 
+// Nodes and initializer bytes of g and its subgraphs, for the report's per-round series.
+void add_round_stats(const ir::Graph& g, RoundStats& r) {
+  g.for_each_node([&](const ir::Node* n) {
+    ++r.nodes;
+    for (const ir::Graph* sg : n->subgraphs()) add_round_stats(*sg, r);
+  });
+  for (const ir::Value* v : g.initializers()) r.initializer_bytes += static_cast<int64_t>(v->initializer()->byte_size());
+}
+
+RoundStats round_stats_of(const ir::Graph& g, int round) {
+  RoundStats r;
+  r.round = round;
+  add_round_stats(g, r);
+  return r;
+}
+
 }  // namespace
 
 std::shared_ptr<const ShapeInference> FactsCache::refreshed() {
@@ -259,6 +275,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
 
   PassContext ctx{model, opts, &result.warnings, &facts};
   result.converged = false;
+  result.round_stats.push_back(round_stats_of(*model.graph, 0));
   for (int round = 0; round < opts.max_rounds; ++round) {
     int64_t round_changes = 0;
     for (size_t i = 0; i < instances.size(); ++i) {
@@ -299,6 +316,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       }
     }
     result.rounds = round + 1;
+    result.round_stats.push_back(round_stats_of(*model.graph, round + 1));
     if (round_changes == 0) {
       result.converged = true;
       break;

@@ -66,8 +66,16 @@ struct PassStats {
   double seconds = 0;
 };
 
+// The main graph tree's size when a round ended (round 0: before the first).
+struct RoundStats {
+  int round = 0;
+  int64_t nodes = 0;              // subgraph nodes included
+  int64_t initializer_bytes = 0;  // subgraph initializers included
+};
+
 struct SimplifyResult {
   std::vector<PassStats> passes;
+  std::vector<RoundStats> round_stats;
   int rounds = 0;
   bool converged = true;
   std::vector<std::string> warnings;

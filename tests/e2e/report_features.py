@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The CLI's report features of issue 28, end to end: --inline-functions (a model with local
 functions, nested and with an attribute reference: the written model has none left, the check
-passes, the report says what was inlined; a recursive function is refused with exit 2 or 3 and
-nothing written).
+passes, the report says what was inlined; a recursive function is refused and nothing written);
+--graph-diff (its counts add up to the report's node counts); --profile (every stage, a peak
+per stage on Linux); --node-reduction-plot (an SVG with one point per round, parsed as XML).
 
 usage: report_features.py ONNXTRIM"""
 import json
@@ -84,6 +85,55 @@ bad_out = os.path.join(tmp, "recursive_out.onnx")
 r = run(rec, bad_out, "--inline-functions", "--quiet")
 check(r.returncode != 0 and "calls itself" in r.stderr, f"a recursive function is refused ({r.returncode}: {r.stderr.strip()})")
 check(not os.path.exists(bad_out), "nothing written for the refused model")
+
+# --graph-diff on examples/dirty.onnx: the counts add up to the main graph's before and after.
+DIRTY = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples", "dirty.onnx")
+r = run(DIRTY, os.path.join(tmp, "dirty_out.onnx"), "--graph-diff", "--json", "-", "--quiet")
+check(r.returncode == 0, f"--graph-diff exits 0 ({r.stderr.strip()})")
+if r.returncode == 0:
+    rep = json.loads(r.stdout)
+    d = rep["graph_diff"]
+    kept, removed, added = d["nodes_kept"], len(d["nodes_removed"]), len(d["nodes_added"])
+    check(kept + removed == rep["before"]["top_level_nodes"],
+          f"kept {kept} + removed {removed} = nodes before {rep['before']['top_level_nodes']}")
+    check(kept + added == rep["after"]["top_level_nodes"],
+          f"kept {kept} + added {added} = nodes after {rep['after']['top_level_nodes']}")
+    check(removed > 0 and d["inputs"] == [] and d["outputs"] == [], f"nodes removed, interface unchanged: {d['inputs']} {d['outputs']}")
+    hist = {c["op"]: (c["before"], c["after"]) for c in d["op_counts"]}
+    check(hist and all(rep["before"]["op_histogram"].get(op, 0) == b and rep["after"]["op_histogram"].get(op, 0) == a
+                       for op, (b, a) in hist.items()), f"op counts agree with the report's histograms: {hist}")
+    t = run(DIRTY, os.path.join(tmp, "dirty_out2.onnx"), "--graph-diff")
+    check(f"graph diff (main graph): {kept} nodes kept, {removed} removed, {added} added" in t.stdout,
+          "text report has the graph diff line")
+
+# --profile and --node-reduction-plot on examples/dirty.onnx.
+plot = os.path.join(tmp, "rounds.svg")
+r = run(DIRTY, os.path.join(tmp, "dirty_out3.onnx"), "--profile", "--node-reduction-plot", plot, "--json", "-", "--quiet")
+check(r.returncode == 0, f"--profile --node-reduction-plot exit 0 ({r.stderr.strip()})")
+if r.returncode == 0:
+    rep = json.loads(r.stdout)
+    stages = [p["stage"] for p in rep["profile"]]
+    check(stages[0] == "load" and stages[-1] == "save" and "simplify" in stages and "check" in stages,
+          f"profile stages: {stages}")
+    peaks = [p["peak_bytes"] for p in rep["profile"]]
+    linux = os.path.exists("/proc/self/clear_refs")
+    check(all(isinstance(b, int) and b > 0 for b in peaks) if linux else all(b is None for b in peaks),
+          f"peak memory per stage: {peaks}")
+    rs = rep["round_stats"]
+    check(len(rs) == rep["rounds"] + 1 and rs[0]["round"] == 0, f"round_stats: one per round and round 0 ({len(rs)})")
+    check(rs[0]["nodes"] == rep["before"]["nodes"] and rs[-1]["nodes"] == rep["after"]["nodes"],
+          f"round_stats from {rs[0]['nodes']} to {rs[-1]['nodes']} nodes = before/after")
+    import xml.etree.ElementTree as ET
+    root = ET.parse(plot).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = {pl.get("id"): pl.get("points").split() for pl in root.iter(ns + "polyline")}
+    check(len(lines.get("nodes", [])) == len(rs) and len(lines.get("initializer_bytes", [])) == len(rs),
+          f"the SVG has one point per round on both lines ({ {k: len(v) for k, v in lines.items()} })")
+    texts = [t.text for t in root.iter(ns + "text")]
+    check("round (0: before the passes)" in texts and "nodes" in texts, "the SVG has axis labels")
+    check("href" not in open(plot).read(), "the SVG refers to no external asset")
+    t = run(DIRTY, os.path.join(tmp, "dirty_out4.onnx"), "--profile")
+    check("profile:" in t.stdout and "pass (slowest first)" in t.stdout, "text report has the profile")
 
 if failures:
     print(f"{len(failures)} failed")

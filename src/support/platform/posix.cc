@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <new>
 #include <thread>
 
@@ -129,6 +130,23 @@ const Blas& blas() {
     return r;
   }();
   return b;
+}
+
+int64_t peak_resident_bytes(bool reset) {
+  int64_t kb = -1;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmHWM: %lld kB", reinterpret_cast<long long*>(&kb)) == 1) break;
+    std::fclose(f);
+  }
+  if (reset) {
+    int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    bool done = fd >= 0 && ::write(fd, "5", 1) == 1;
+    if (fd >= 0) ::close(fd);
+    if (!done) return -1;  // a peak that cannot be reset is not the stage's
+  }
+  return kb < 0 ? -1 : kb * 1024;
 }
 
 }  // namespace onnxtrim::platform

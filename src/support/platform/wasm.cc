@@ -65,4 +65,6 @@ const Blas& blas() {
   return none;
 }
 
+int64_t peak_resident_bytes(bool) { return -1; }  // not measured in the browser
+
 }  // namespace onnxtrim::platform
