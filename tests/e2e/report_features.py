@@ -75,6 +75,15 @@ if r.returncode == 0:
     check(rep["verification"]["ran"] and rep["verification"]["ok"], "the check ran and passed")
     onnx.checker.check_model(got)
     check(True, "python3-onnx's checker accepts the written model")
+    # ONNX Runtime runs the original (its calls) and the inlined model alike.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import numpy as np
+    from ort_util import run_ort
+    x = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    want = run_ort(src, {"x": x})["y"]
+    got_y = run_ort(out, {"x": x})["y"]
+    check(np.array_equal(want, got_y), f"ONNX Runtime: inlined == original ({np.abs(want - got_y).max()})")
+    check(np.allclose(want, -(np.maximum(x, 0) * 2 + x)), "ONNX Runtime: y = -(Relu(x) * 2 + x)")
     t = run(src, os.path.join(tmp, "inlined2.onnx"), "--inline-functions")
     check("functions inlined: 2 calls of local:Inner, local:Outer; 2 removed from the model" in t.stdout,
           "text report names the inlined functions")
