@@ -177,7 +177,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
         std::vector<RuntimeValue> ins;
         for (size_t i = 0; i < f.body->inputs().size(); ++i)
           ins.push_back(i < inputs.size() && inputs[i] ? *inputs[i] : RuntimeValue{});
-        return run_graph(*body, std::move(ins), nullptr);
+        return run_graph(*body, std::move(ins), nullptr, /*omitted_inputs_absent=*/true);
       }
     }
     std::string dom = n.domain.empty() ? "ai.onnx" : n.domain;
@@ -224,6 +224,11 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
 
 Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
                                                          const Scope* outer) const {
+  return run_graph(g, std::move(inputs), outer, false);
+}
+
+Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
+                                                         const Scope* outer, bool omitted_inputs_absent) const {
   try {
     charge_step();  // a Loop of 10^12 trips over an empty body still ends under a step limit
   } catch (const LimitExceeded& e) {
@@ -241,9 +246,13 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
   }
   for (const ir::Value* v : g.initializers())
     if (!scope.values.count(v)) scope.values[v] = RuntimeValue::of(*v->initializer());
-  for (const ir::Value* v : gin)
-    if (!scope.values.count(v))
+  std::unordered_set<const ir::Value*> absent;
+  for (const ir::Value* v : gin) {
+    if (scope.values.count(v)) continue;
+    if (!omitted_inputs_absent)
       return Status(ErrorCode::kInvalidModel, "no value given for graph input '" + v->name() + "'");
+    absent.insert(v);
+  }
 
   std::unordered_map<const ir::Value*, int64_t> remaining = plan.use_count;
   std::vector<const RuntimeValue*> ins;
@@ -262,6 +271,10 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
         continue;
       }
       const RuntimeValue* rv = scope.find(v);
+      if (!rv && absent.count(v)) {
+        ins.push_back(nullptr);
+        continue;
+      }
       if (!rv) return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
       ins.push_back(rv);
       auto it = remaining.find(v);

@@ -85,6 +85,10 @@ class Interpreter {
                                              const Scope* outer, std::vector<bool> takeable = {}) const;
 
  private:
+  // run_graph for a function body: an input the call leaves out is absent (the body's nodes
+  // read it as a missing optional input) rather than an error.
+  Result<std::vector<RuntimeValue>> run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
+                                              const Scope* outer, bool omitted_inputs_absent) const;
   struct Plan;
   const Plan& plan_for(const ir::Graph& g) const;
   // A call's copy of a function body with its attribute references resolved (cached per call
