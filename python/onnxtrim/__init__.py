@@ -410,6 +410,7 @@ def simplify(model, *, input_shapes: Optional[Mapping[str, Sequence[int]]] = Non
     callbacks = _rewriters(rewriters)
     with _UserRules(rewrite_rules) as rules:
         data, rep_json, text = _call(_onnxtrim.simplify, src, base, s + rules.settings, callbacks)
+    del src  # the serialized input goes before the result is parsed: one extra copy at a time
     return _to_proto(data), Report(rep_json, text)
 
 

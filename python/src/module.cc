@@ -142,19 +142,34 @@ void add_rewriters(Options& o, const py::list& rewriters) {
   }
 }
 
+// A model argument: serialized bytes (viewed where Python holds them, not copied: the one extra
+// copy of a model passed as a ModelProto is its SerializeToString) or a path.
 struct Loaded {
-  std::string bytes;
+  py::object owner;  // the bytes object, alive while the view is used
+  const char* data = nullptr;
+  size_t size = 0;
   std::string base_dir;
   std::string path;
 };
 
 Loaded source(const py::object& src, const std::string& base_dir) {
-  if (py::isinstance<py::bytes>(src)) return Loaded{src.cast<std::string>(), base_dir, ""};
-  return Loaded{"", "", src.cast<std::string>()};
+  Loaded l;
+  if (py::isinstance<py::bytes>(src)) {
+    char* p = nullptr;
+    Py_ssize_t n = 0;
+    if (PyBytes_AsStringAndSize(src.ptr(), &p, &n) != 0) throw py::error_already_set();
+    l.owner = src;
+    l.data = p;
+    l.size = static_cast<size_t>(n);
+    l.base_dir = base_dir;
+    return l;
+  }
+  l.path = src.cast<std::string>();
+  return l;
 }
 
 onnxtrim::Model load_native(const Loaded& l) {
-  if (l.path.empty()) return onnxtrim::Model::parse(l.bytes.data(), l.bytes.size(), l.base_dir);
+  if (l.path.empty()) return onnxtrim::Model::parse(l.data, l.size, l.base_dir);
   return onnxtrim::Model::load(l.path);
 }
 
