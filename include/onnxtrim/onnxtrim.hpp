@@ -97,6 +97,8 @@ struct Options {
   // User rewrite rules (docs/rewrite-rules.md): --rewrite-rules FILE (pattern/replacement pairs of
   // ONNX functions, NAME and NAME_replacement), and callbacks; each is the pass "user:NAME".
   std::vector<std::string> rewrite_rules;
+  // --custom-op-schema FILE: output types and shapes of custom ops (docs/custom-ops.md), for this run only.
+  std::vector<std::string> custom_op_schemas;
   std::vector<RewriteCallback> rewriters;
   bool value_info = true;                 // --no-value-info
   std::string target;                     // --target coreml

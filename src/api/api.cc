@@ -25,6 +25,7 @@
 #include "ir/rewriter.h"
 #include "ir/scratch.h"
 #include "ir/verifier.h"
+#include "ops/custom_ops.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/rule.h"
@@ -629,6 +630,19 @@ std::vector<Fusion> fusions_of(ir::Model& m, const std::map<std::string, int64_t
 // Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
 void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
   support::CancelScope cancel(o.cancel);
+  // --custom-op-schema: this run's custom ops, seen by shape inference on this thread only.
+  ops::CustomOpRules custom_ops;
+  for (const std::string& f : o.custom_op_schemas) {
+    auto r = ops::load_custom_op_schemas(f);
+    if (!r.is_ok()) throw_if_error(r.status());
+    for (auto& c : r.value()) {
+      for (const auto& prev : custom_ops)
+        if (prev.domain == c.domain && prev.op_type == c.op_type)
+          throw Error(kExitUsage, c.source + ": describes " + c.domain + "::" + c.op_type + " again (" + prev.source + ")");
+      custom_ops.push_back(std::move(c));
+    }
+  }
+  ops::CustomOpScope custom_scope(custom_ops.empty() ? ops::current_custom_ops() : &custom_ops);
   if (o.profile && rep.stages.empty()) platform::peak_resident_bytes(true);  // a model given in memory
   passes::SimplifyOptions sopts = simplify_options(o);
   throw_if_error(passes::check_pass_names(sopts));

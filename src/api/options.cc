@@ -350,6 +350,10 @@ const std::vector<Entry>& entries() {
                       "pattern/replacement pairs of ONNX functions NAME and NAME_replacement, in a .onnx model's "
                       "functions or an ONNX text file of functions (docs/rewrite-rules.md)",
                       [](Options& o, std::string_view v) { add_unique(o.rewrite_rules, std::string(v)); }, true));
+    t.push_back(value("custom-op-schema", "FILE", "simplify",
+                      "the output types and shapes of custom ops (a domain of your own), as a JSON list of rules "
+                      "(docs/custom-ops.md): shape inference then knows their outputs; for this run only",
+                      [](Options& o, std::string_view v) { add_unique(o.custom_op_schemas, std::string(v)); }, true));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
                      [](Options& o, bool b) { o.value_info = !b; }));
     t.push_back(value("target", "NAME", "simplify", "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no RotaryEmbedding)",

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "eval/interpreter.h"
+#include "ops/custom_ops.h"
 #include "ops/fold.h"
 #include "passes/pass_util.h"
 #include "ops/kernel_util.h"
@@ -362,8 +363,10 @@ void ShapeInference::infer_node_once(const ir::Node& n) {
     warnings_.push_back(st.message());
     errors_.push_back(st);
   }
-  if (rule) {
-    Status st = rule(ctx);
+  // A custom op described by --custom-op-schema (ops/custom_ops.h): its rule, when no op file has one.
+  const ops::CustomOpRule* custom = rule ? nullptr : ops::find_custom_op(n.domain, n.op_type, ctx.opset());
+  if (rule || custom) {
+    Status st = rule ? rule(ctx) : ops::infer_custom_op(ctx, *custom);
     // An attribute that names an element type (Cast's `to`, a generator's `dtype` ...) with a
     // code this build does not know: the model is invalid, and no such type reaches a consumer.
     for (size_t i = 0; st.is_ok() && i < ctx.outputs().size(); ++i) {
