@@ -134,6 +134,7 @@ struct Options {
   // output (CLI)
   bool quiet = false, print = false;
   std::string json_path;                  // --json FILE
+  std::string report_html;                // --report FILE.html (turns on profile and graph_diff)
   bool inspect = false;                   // --inspect (OnnxSlim): print a summary instead of simplifying
   bool dump_to_disk = false;              // --dump-to-disk (OnnxSlim), with --inspect: STEM_model_info.csv
   bool verbose = false;                   // --verbose (CLI): log each stage and pass on stderr as it starts

@@ -965,12 +965,57 @@ void check_output_folder(const std::string& out_path, const Options& opts) {
                              opts.external_location + "' is not writable");
 }
 
+// --report FILE.html: why FILE cannot be written ("" when it can), asked before anything is read
+// or written, so that a run never writes OUT and then fails on its report.
+std::string report_path_problem(const std::string& path, const std::vector<std::string>& models) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  if (!fs::is_directory(dir, ec)) return "the folder '" + dir.string() + "' does not exist";
+  if (fs::is_directory(p, ec)) return "'" + path + "' is a folder";
+  for (const std::string& f : models)
+    if (!f.empty() && fs::weakly_canonical(p, ec) == fs::weakly_canonical(fs::path(f), ec))
+      return "'" + path + "' is the model " + f;
+  if (::access(dir.c_str(), W_OK) != 0) return "the folder '" + dir.string() + "' is not writable";
+  return "";
+}
+
+void check_report_path(const Options& opts, const std::vector<std::string>& models) {
+  if (opts.report_html.empty()) return;
+  std::string why = report_path_problem(opts.report_html, models);
+  if (!why.empty()) throw Error(kExitUsage, "--report " + opts.report_html + ": " + why + "; nothing was written");
+}
+
+// The page is written whole beside FILE and renamed over it: FILE is never half-written.
+void write_report_html(const Options& opts, const Report& rep) {
+  if (opts.report_html.empty()) return;
+  const std::string& path = opts.report_html;
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << report_html(rep);
+    f.close();
+    if (!f) {
+      int err = errno;
+      std::remove(tmp.c_str());
+      throw Error(kExitIo, path + ": cannot write the HTML report: " + std::strerror(err));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(kExitIo, path + ": cannot write the HTML report: " + std::strerror(err));
+  }
+}
+
 }  // namespace
 
 Report simplify_file(const std::string& in_path, const std::string& out_path, const Options& opts) {
   // The saving options (an external-data location the loader would refuse ...) before anything
   // is read or written.
   const onnx_io::SaveOptions save_opts = api::save_options(opts, out_path);
+  check_report_path(opts, {in_path, out_path});
   Report rep;
   rep.input_path = in_path;
   rep.output_path = out_path;
@@ -993,11 +1038,15 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
     api::rethrow_naming(e, in_path);  // errors of the model name the input file
   }
   rep.after = compute_stats(m);
-  if (!rep.verification.ok) throw VerificationFailed(std::move(rep), in_path);
+  if (!rep.verification.ok) {
+    write_report_html(opts, rep);  // the check's table says which outputs differ
+    throw VerificationFailed(std::move(rep), in_path);
+  }
   double t1 = api::now_s();
   api::throw_if_error(onnx_io::save_model(m, out_path, save_opts));
   api::end_stage(rep, opts, "save", t1);
   rep.after.file_bytes = api::file_size(out_path);
+  write_report_html(opts, rep);
   return rep;
 }
 

@@ -484,6 +484,17 @@ const std::vector<Entry>& entries() {
     t.push_back(value("node-reduction-plot", "FILE", "output",
                       "write the nodes and initializer bytes after each round of the passes as an SVG line chart",
                       [](Options& o, std::string_view v) { o.node_reduction_plot = std::string(v); }));
+    t.push_back(value("report", "FILE.html", "output",
+                      "write the report as one self-contained HTML page (no script, nothing fetched): before/after "
+                      "counts, op histogram, nodes per round, time and memory per stage and pass, the check's table "
+                      "and the graph diff with links between removed nodes and the nodes that replaced them; "
+                      "turns on --profile and --graph-diff",
+                      [](Options& o, std::string_view v) {
+                        if (v.empty() || v == "-") bad("report", "needs a file name (not stdout)");
+                        o.report_html = std::string(v);
+                        o.profile = true;
+                        o.graph_diff = true;
+                      }));
     t.push_back(value("explain", "NODE", "output",
                       "report why each rewrite rooted at the op type of NODE (a node of the result, or the value it makes) does not fire",
                       [](Options& o, std::string_view v) { o.explain = std::string(v); }));
