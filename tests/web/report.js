@@ -31,8 +31,10 @@ function check(what, ok, detail) {
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onnxtrim-report-'));
   const page = path.join(dir, 'report.html'), json = path.join(dir, 'report.json');
-  const run = spawnSync(cli, [model, path.join(dir, 'out.onnx'), '--report', page, '--json', json, '-q', ...extra],
-                        { encoding: 'utf8' });
+  // Run from the model's folder: the page's title names the model, not this machine's folders.
+  const run = spawnSync(path.resolve(cli), [path.basename(model), path.join(dir, 'out.onnx'), '--report', page,
+                                            '--json', json, '-q', ...extra],
+                        { encoding: 'utf8', cwd: path.dirname(path.resolve(model)) });
   check(`the CLI writes the report of ${path.basename(model)}`, run.status === 0, run.stderr);
   if (run.status !== 0) return;
   const j = JSON.parse(fs.readFileSync(json, 'utf8'));
