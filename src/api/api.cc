@@ -911,59 +911,7 @@ std::vector<std::string> Model::output_names() const {
 
 // ---- runs
 
-Report simplify(Model& model, const Options& opts) {
-  Report rep;
-  ir::Model& m = api::ir_model(model);
-  rep.before = compute_stats(m);
-  const std::string& path = model.impl().path;
-  try {
-    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
-  } catch (const Error& e) {
-    api::rethrow_naming(e, path);
-  }
-  rep.after = compute_stats(m);
-  if (!rep.verification.ok) throw VerificationFailed(std::move(rep), path);
-  return rep;
-}
-
 namespace {
-// Folded weights are computed into a scratch file in OUT's folder rather than into memory:
-// saving then keeps that file as the external data (one file system, no second copy). Each
-// simplify_file has a scratch file of its own (a session of its thread); the in-memory API uses
-// the process's default one, in $TMPDIR or /tmp.
-struct ScratchFolder {
-  explicit ScratchFolder(const std::string& out_path) : session(folder_of(out_path)) {}
-  static std::string folder_of(const std::string& out_path) {
-    std::string dir = std::filesystem::path(out_path).parent_path().string();
-    return dir.empty() ? "." : dir;
-  }
-  ir::scratch::Session session;  // this run's own scratch file: concurrent runs never share one
-};
-}  // namespace
-
-namespace {
-
-// The output's folder must exist and be writable before any work is done: a run of minutes
-// on a large model must not end in "cannot write". So must the folder of an external-data
-// location in a subfolder (--external-location weights/w.data): onnxtrim creates no folders.
-void check_output_folder(const std::string& out_path, const Options& opts) {
-  std::filesystem::path dir = std::filesystem::path(out_path).parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " is not writable");
-  std::filesystem::path sub = std::filesystem::path(opts.external_location).parent_path();
-  if (sub.empty() || opts.external_data == "never") return;
-  std::filesystem::path ext_dir = dir / sub;
-  if (!std::filesystem::is_directory(ext_dir, ec))
-    throw Error(kExitIo, out_path + ": cannot write: the folder " + ext_dir.string() + " of --external-location '" +
-                             opts.external_location + "' does not exist");
-  if (::access(ext_dir.c_str(), W_OK) != 0)
-    throw Error(kExitIo, out_path + ": cannot write: the folder " + ext_dir.string() + " of --external-location '" +
-                             opts.external_location + "' is not writable");
-}
 
 // --report FILE.html: why FILE cannot be written ("" when it can), asked before anything is read
 // or written, so that a run never writes OUT and then fails on its report.
@@ -1007,6 +955,64 @@ void write_report_html(const Options& opts, const Report& rep) {
     std::remove(tmp.c_str());
     throw Error(kExitIo, path + ": cannot write the HTML report: " + std::strerror(err));
   }
+}
+
+}  // namespace
+
+Report simplify(Model& model, const Options& opts) {
+  Report rep;
+  ir::Model& m = api::ir_model(model);
+  const std::string& path = model.impl().path;
+  check_report_path(opts, {path});
+  rep.before = compute_stats(m);
+  try {
+    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
+  } catch (const Error& e) {
+    api::rethrow_naming(e, path);
+  }
+  rep.after = compute_stats(m);
+  write_report_html(opts, rep);  // with a failed check too: its table says which outputs differ
+  if (!rep.verification.ok) throw VerificationFailed(std::move(rep), path);
+  return rep;
+}
+
+namespace {
+// Folded weights are computed into a scratch file in OUT's folder rather than into memory:
+// saving then keeps that file as the external data (one file system, no second copy). Each
+// simplify_file has a scratch file of its own (a session of its thread); the in-memory API uses
+// the process's default one, in $TMPDIR or /tmp.
+struct ScratchFolder {
+  explicit ScratchFolder(const std::string& out_path) : session(folder_of(out_path)) {}
+  static std::string folder_of(const std::string& out_path) {
+    std::string dir = std::filesystem::path(out_path).parent_path().string();
+    return dir.empty() ? "." : dir;
+  }
+  ir::scratch::Session session;  // this run's own scratch file: concurrent runs never share one
+};
+}  // namespace
+
+namespace {
+
+// The output's folder must exist and be writable before any work is done: a run of minutes
+// on a large model must not end in "cannot write". So must the folder of an external-data
+// location in a subfolder (--external-location weights/w.data): onnxtrim creates no folders.
+void check_output_folder(const std::string& out_path, const Options& opts) {
+  std::filesystem::path dir = std::filesystem::path(out_path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + dir.string() + " is not writable");
+  std::filesystem::path sub = std::filesystem::path(opts.external_location).parent_path();
+  if (sub.empty() || opts.external_data == "never") return;
+  std::filesystem::path ext_dir = dir / sub;
+  if (!std::filesystem::is_directory(ext_dir, ec))
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + ext_dir.string() + " of --external-location '" +
+                             opts.external_location + "' does not exist");
+  if (::access(ext_dir.c_str(), W_OK) != 0)
+    throw Error(kExitIo, out_path + ": cannot write: the folder " + ext_dir.string() + " of --external-location '" +
+                             opts.external_location + "' is not writable");
 }
 
 }  // namespace

@@ -141,6 +141,19 @@ g (float[2,3] x) => (float[2,3] y) {
   }
   Options dash;
   EXPECT_THROW(dash.set("report", "-"), Error);
+
+  // The in-memory run writes it too; its model's file is refused as the page.
+  const std::string page2 = tmp.file("mem.html");
+  Model mm = Model::load(in);
+  Options om;
+  om.set("report", page2);
+  Report r2 = simplify(mm, om);
+  EXPECT_EQ(r2.after.nodes, 1);
+  EXPECT_NE(report_html_read(page2).find("<th>nodes (subgraphs included)</th><td>4</td><td>1</td>"), std::string::npos);
+  Model again = Model::load(in);
+  Options onto;
+  onto.set("report", in);
+  EXPECT_THROW(simplify(again, onto), Error);
 }
 
 }  // namespace
