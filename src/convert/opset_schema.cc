@@ -6,23 +6,11 @@
 #include <unordered_map>
 
 #include "ops/spec_table.h"
+#include "support/text.h"
 
 namespace onnxtrim::convert {
 
 namespace {
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  if (s.empty()) return out;
-  size_t start = 0;
-  while (true) {
-    size_t p = s.find(sep, start);
-    out.emplace_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
-    if (p == std::string_view::npos) break;
-    start = p + 1;
-  }
-  return out;
-}
 
 std::vector<Formal> formals_of(std::string_view s) {
   std::vector<Formal> out;
@@ -32,7 +20,7 @@ std::vector<Formal> formals_of(std::string_view s) {
 
 std::vector<AttrSpec> parse_attrs(std::string_view s) {
   std::vector<AttrSpec> out;
-  for (const auto& tok : split(s, ';')) {
+  for (const auto& tok : support::split(s, ';')) {
     AttrSpec a;
     size_t colon = tok.find(':');
     a.name = tok.substr(0, colon);

@@ -1,4 +1,5 @@
 #include "ops/spec_table.h"
+#include "support/text.h"
 
 namespace onnxtrim::ops {
 
@@ -8,26 +9,13 @@ const SpecRow kSpecRows[] = {
 #include "ops/spec_table.inc"
 };
 
-std::vector<std::string> spec_split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  if (s.empty()) return out;
-  size_t start = 0;
-  while (true) {
-    size_t p = s.find(sep, start);
-    out.emplace_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
-    if (p == std::string_view::npos) break;
-    start = p + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::span<const SpecRow> spec_rows() { return kSpecRows; }
 
 std::vector<SpecFormal> parse_spec_formals(std::string_view s) {
   std::vector<SpecFormal> out;
-  for (const std::string& tok : spec_split(s, ';')) {
+  for (const std::string& tok : support::split(s, ';')) {
     SpecFormal f;
     size_t colon = tok.rfind(':');
     std::string name = tok.substr(0, colon);
@@ -44,10 +32,10 @@ std::vector<SpecFormal> parse_spec_formals(std::string_view s) {
 
 std::map<std::string, std::vector<std::string>> parse_spec_constraints(std::string_view s) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const std::string& c : spec_split(s, '|')) {
+  for (const std::string& c : support::split(s, '|')) {
     size_t eq = c.find('=');
     if (eq == std::string::npos) continue;
-    out[c.substr(0, eq)] = spec_split(std::string_view(c).substr(eq + 1), ',');
+    out[c.substr(0, eq)] = support::split(std::string_view(c).substr(eq + 1), ',');
   }
   return out;
 }

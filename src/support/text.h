@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace onnxtrim::support {
 
@@ -12,5 +13,8 @@ bool valid_utf8(std::string_view s);
 // s with every byte that is not printable written as \xNN: control characters and bytes that
 // are not part of well-formed UTF-8. Well-formed UTF-8 text (any language) stays as it is.
 std::string printable(std::string_view s);
+
+// s cut at every `sep` (n separators give n + 1 pieces; an empty s gives none).
+std::vector<std::string> split(std::string_view s, char sep);
 
 }  // namespace onnxtrim::support
