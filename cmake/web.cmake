@@ -66,15 +66,7 @@ target_link_libraries(onnxtrim_core PUBLIC onnxtrim_io onnxtrim_ir ${ONNXTRIM_WE
 set_source_files_properties(src/api/api.cc PROPERTIES COMPILE_DEFINITIONS ONNXTRIM_VERSION="${PROJECT_VERSION}")
 # The same batches as the native unity build (CMakeLists.txt): the same files compile alone.
 set_target_properties(onnxtrim_core PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 32)
-set_source_files_properties(
-  src/ops/nn/causal_conv_with_state.cc src/ops/nn/flex_attention.cc src/ops/nn/linear_attention.cc
-  src/ops/nn/mat_mul_integer.cc src/ops/nn/q_linear_conv.cc src/ops/nn/q_linear_mat_mul.cc
-  src/ops/sequence/sequence_empty.cc src/ops/sequence/sequence_insert.cc src/ops/sequence/split_to_sequence.cc
-  src/ops/tensor/flatten.cc src/ops/tensor/reshape.cc src/ops/tensor/scatter_nd.cc src/ops/tensor/squeeze.cc
-  src/ops/nn/rotary_embedding.cc
-  src/ops/registry.cc
-  src/convert/expand.cc src/convert/moves.cc src/convert/norm.cc src/convert/resize.cc
-  PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+set_source_files_properties(${ONNXTRIM_UNITY_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 
 # -- the module: the C API, called by web/onnxtrim.js
 set(ONNXTRIM_WEB_EXPORTS
