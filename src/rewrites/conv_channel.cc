@@ -90,4 +90,20 @@ std::optional<ChannelOperand> channel_operand(const ir::Node& op) {
   return std::nullopt;
 }
 
+Match<ChannelOperand> match_channel_operand(const ir::Node& op) {
+  auto fit = channel_operand(op);
+  if (!fit) return refuse("no input is a Conv (read only here, constant float weights) and the other a per-channel constant");
+  return std::move(*fit);
+}
+
+void absorb_into_conv(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& b, ir::Graph& g,
+                      ir::Rewriter& rw) {
+  const int64_t m = static_cast<int64_t>(b.size());
+  if ((conv.num_inputs() > 2 && conv.input(2)) || b != std::vector<double>(b.size(), 0.0))
+    rw.set_input(&conv, 2, rw.add_initializer(g, from_doubles(w.dtype(), {m}, b), conv.output(0)->name() + "_bias"));
+  ir::Value* y = conv.output(0);
+  y->type = op.output(0)->type;
+  if (rw.replace_all_uses_with(op.output(0), y)) rw.erase_node(&op);
+}
+
 }  // namespace onnxtrim::passes

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/fold.h"
+#include "passes/rule.h"
 
 namespace onnxtrim::passes {
 
@@ -32,6 +33,12 @@ struct ChannelOperand {
   std::vector<double> c;
 };
 std::optional<ChannelOperand> channel_operand(const ir::Node& op);
+// channel_operand as a rule's match, with the reason both rules give when it does not fit.
+Match<ChannelOperand> match_channel_operand(const ir::Node& op);
+// The end of both rewrites: the Conv gets bias b of its weights' type (left absent when it had
+// none and b is all zero), and its output takes the place of op's.
+void absorb_into_conv(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& b, ir::Graph& g,
+                      ir::Rewriter& rw);
 std::vector<double> to_doubles(const ir::Tensor& t);
 ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v);
 

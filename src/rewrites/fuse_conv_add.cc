@@ -15,11 +15,7 @@ class FuseConvAdd final : public Rule<ChannelOperand> {
   std::vector<std::string> roots() const override { return {"Add"}; }
 
  protected:
-  Match<ChannelOperand> match(const ir::Node& n, RuleContext&) override {
-    auto fit = channel_operand(n);
-    if (!fit) return refuse("no input is a Conv (read only here, constant float weights) and the other a per-channel constant");
-    return std::move(*fit);
-  }
+  Match<ChannelOperand> match(const ir::Node& n, RuleContext&) override { return match_channel_operand(n); }
 
   void apply(ir::Node& n, ChannelOperand& f, RuleContext& ctx, ir::Rewriter& rw) override {
     fold(n, *f.conv, *ops::FoldContext::constant(f.conv->input(1)), f.c, ctx.graph(), rw);
@@ -32,11 +28,7 @@ class FuseConvAdd final : public Rule<ChannelOperand> {
     std::vector<double> b(static_cast<size_t>(m), 0.0);
     if (conv.num_inputs() > 2 && conv.input(2)) b = to_doubles(*ops::FoldContext::constant(conv.input(2)));
     for (size_t i = 0; i < b.size(); ++i) b[i] += c[i];
-    if ((conv.num_inputs() > 2 && conv.input(2)) || b != std::vector<double>(b.size(), 0.0))
-      rw.set_input(&conv, 2, rw.add_initializer(g, from_doubles(w.dtype(), {m}, b), conv.output(0)->name() + "_bias"));
-    ir::Value* y = conv.output(0);
-    y->type = op.output(0)->type;
-    if (rw.replace_all_uses_with(op.output(0), y)) rw.erase_node(&op);
+    absorb_into_conv(op, conv, w, b, g, rw);
   }
 };
 
