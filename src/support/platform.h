@@ -60,7 +60,8 @@ const Blas& blas();
 
 // Profiling (--profile). The peak resident memory of the process in bytes since the last reset
 // (natively VmHWM of /proc/self/status; a reset writes 5 to /proc/self/clear_refs); -1 where it
-// cannot be measured (wasm, or a kernel without those files).
+// cannot be measured (wasm, a kernel without those files, or one that accepts the write and keeps
+// the old peak, as some sandboxes do).
 int64_t peak_resident_bytes(bool reset);
 
 }  // namespace onnxtrim::platform

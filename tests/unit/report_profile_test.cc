@@ -61,7 +61,7 @@ TEST(ReportProfile, PlotIsASelfContainedLineChart) {
 
 TEST(ReportProfile, PeakMemoryIsMeasuredAndReset) {
   int64_t first = platform::peak_resident_bytes(true);
-  if (first < 0) GTEST_SKIP() << "no /proc/self/status or clear_refs here";
+  if (first < 0) GTEST_SKIP() << "no /proc/self/status, or a kernel that does not reset the peak (clear_refs)";
   // 64 MB touched: the peak since the reset holds them. (Mapped, not from the heap: a
   // sanitizer's allocator keeps freed heap memory resident, an unmapped region goes.)
   const size_t n = size_t{64} << 20;

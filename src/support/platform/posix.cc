@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <thread>
 
@@ -132,21 +133,59 @@ const Blas& blas() {
   return b;
 }
 
-int64_t peak_resident_bytes(bool reset) {
-  int64_t kb = -1;
+namespace {
+
+// VmHWM and VmRSS of /proc/self/status in bytes (-1 where a line is missing).
+void read_vm(int64_t& hwm, int64_t& rss) {
+  long long h = -1, r = -1;
   if (FILE* f = std::fopen("/proc/self/status", "r")) {
     char line[256];
-    while (std::fgets(line, sizeof line, f))
-      if (std::sscanf(line, "VmHWM: %lld kB", reinterpret_cast<long long*>(&kb)) == 1) break;
+    while (std::fgets(line, sizeof line, f)) {
+      std::sscanf(line, "VmHWM: %lld kB", &h);
+      std::sscanf(line, "VmRSS: %lld kB", &r);
+    }
     std::fclose(f);
   }
+  hwm = h < 0 ? -1 : h * 1024;
+  rss = r < 0 ? -1 : r * 1024;
+}
+
+bool write_clear_refs() {
+  int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  bool done = fd >= 0 && ::write(fd, "5", 1) == 1;
+  if (fd >= 0) ::close(fd);
+  return done;
+}
+
+// Whether writing 5 to clear_refs really brings VmHWM down to VmRSS. Some kernels (and sandboxes
+// that emulate /proc) accept the write and keep the old peak: asked once, with 16 MB touched and
+// unmapped so that the peak is known to stand above the resident set.
+bool peak_reset_works() {
+  static const bool works = [] {
+    const size_t n = size_t{16} << 20;
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    std::memset(p, 1, n);
+    ::munmap(p, n);
+    int64_t hwm = -1, rss = -1;
+    read_vm(hwm, rss);
+    if (hwm < 0 || rss < 0 || !write_clear_refs()) return false;
+    read_vm(hwm, rss);
+    return hwm >= 0 && hwm < rss + static_cast<int64_t>(n / 2);
+  }();
+  return works;
+}
+
+}  // namespace
+
+int64_t peak_resident_bytes(bool reset) {
+  int64_t hwm = -1, rss = -1;
+  read_vm(hwm, rss);
   if (reset) {
-    int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-    bool done = fd >= 0 && ::write(fd, "5", 1) == 1;
-    if (fd >= 0) ::close(fd);
-    if (!done) return -1;  // a peak that cannot be reset is not the stage's
+    // A peak that cannot be reset is not the stage's.
+    if (!peak_reset_works() || !write_clear_refs()) return -1;
   }
-  return kb < 0 ? -1 : kb * 1024;
+  return hwm;
 }
 
 }  // namespace onnxtrim::platform
