@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "ops/infer.h"
+
 namespace onnxtrim::ops {
 
 namespace {
@@ -62,6 +64,15 @@ std::vector<const OpSchema*> OpRegistry::all() const {
     return std::tie(a->domain, a->op_type) < std::tie(b->domain, b->op_type);
   });
   return out;
+}
+
+void register_op(const OpRegistration& r) {
+  OpRegistry& reg = OpRegistry::instance();
+  reg.add({r.domain, r.op_type, r.versions, r.eval, r.deterministic});
+  for (OpProperty p : r.properties) reg.declare(r.domain, r.op_type, p);
+  if (r.infer) register_infer(r.domain, r.op_type, r.infer);
+  if (!r.signature.empty()) register_types(r.domain, r.op_type, r.signature, r.types);
+  for (const auto& [pass, fn] : r.folds) reg.add_fold(r.domain, r.op_type, pass, fn);
 }
 
 }  // namespace onnxtrim::ops

@@ -3,11 +3,13 @@
 // asks the registry; it never switches on op names.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <unordered_map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -190,6 +192,40 @@ class OpRegistry {
 #define ONNXTRIM_REGISTER_ELEMENTWISE(id, domain, op_type) ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, kElementwise)
 #define ONNXTRIM_REGISTER_COPIES_ELEMENTS(id, domain, op_type) \
   ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, kCopiesElements)
+
+// ---------------------------------------------------------------- one op as one value
+// Everything an op file's macros register, as one value: for a family file whose ops share
+// their kernel and shape rule and differ by a function (src/ops/math/comparison.cc), so that a
+// table of these, one row per op, is the family's registration (ONNXTRIM_REGISTER_OPS). Each
+// field means what its macro's argument means; the ones a row leaves empty register nothing.
+class InferContext;                         // ops/infer.h
+using InferFn = Status (*)(InferContext&);  // as declared there
+// Every field has an initializer, so that a row names only the fields it sets
+// (designated initializers: {.op_type = "Less", .versions = {1, 7, 9, 13}, ...}).
+struct OpRegistration {
+  std::string op_type{};
+  std::vector<int> versions{};  // ONNXTRIM_REGISTER_OP: from Changelog.md
+  EvalFn eval = nullptr;
+  InferFn infer = nullptr;                                // ONNXTRIM_REGISTER_INFER
+  std::string signature{};                                // ONNXTRIM_REGISTER_TYPES ("": none)
+  std::vector<std::pair<std::string, uint64_t>> types{};  // its sets
+  std::vector<OpProperty> properties{};                   // ONNXTRIM_REGISTER_ELEMENTWISE, ...
+  std::vector<std::pair<std::string, FoldFn>> folds{};    // (pass, fold): ONNXTRIM_REGISTER_FOLD
+  std::string domain{};                                   // "" for the default ONNX domain
+  bool deterministic = true;                              // false: ONNXTRIM_REGISTER_RANDOM_OP
+};
+// Registers r as the macros would, in their order: the schema, the properties, the shape rule,
+// the type constraints, the folds.
+void register_op(const OpRegistration& r);
+
+// ONNXTRIM_REGISTER_OPS(Comparisons, kComparisons): registers each row of an array (or any
+// range) of OpRegistration at static-initialisation time, after the array is built (define the
+// array above the macro, in the same file).
+#define ONNXTRIM_REGISTER_OPS(id, table)                                                      \
+  static const bool onnxtrim_ops_registered_##id = [] {                                       \
+    for (const ::onnxtrim::ops::OpRegistration& r : table) ::onnxtrim::ops::register_op(r); \
+    return true;                                                                              \
+  }()
 
 // ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop)
 #define ONNXTRIM_REGISTER_FOLD(id, domain, op_type, pass, fn)                    \
