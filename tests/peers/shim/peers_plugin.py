@@ -99,6 +99,10 @@ def pytest_runtest_makereport(item, call):
                    longrepr_tail="\n".join(text.splitlines()[-40:]))
 
 
+def pytest_collectstart(collector):
+    del _peers_internal.TOUCHED[:]  # what a module touches while it is imported, for its report
+
+
 def pytest_collectreport(report):
     if report.failed:
         path = str(report.fspath)
