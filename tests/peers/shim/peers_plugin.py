@@ -12,8 +12,29 @@ import pytest
 import _peers_internal
 
 
+DROP_IN_CALLS = [0]  # calls into onnxtrim by the current test (through the drop-ins or the CLI)
+
+
 def pytest_configure(config):
     _torch_export_takes_dynamo()
+    _count_onnxtrim_calls()
+
+
+def _count_onnxtrim_calls():
+    """Counts the current test's calls of onnxtrim's entry points (what the drop-ins and the
+    command shims call), so that a test that touched internals and never reached onnxtrim is told
+    apart from one whose verdict came from onnxtrim."""
+    import onnxtrim
+    from onnxtrim import _cli
+
+    def counted(fn):
+        def call(*args, **kwargs):
+            DROP_IN_CALLS[0] += 1
+            return fn(*args, **kwargs)
+        return call
+
+    for mod, name in ((onnxtrim, "simplify"), (onnxtrim, "simplify_file"), (onnxtrim, "inspect"), (_cli, "main")):
+        setattr(mod, name, counted(getattr(mod, name)))
 
 
 def _torch_export_takes_dynamo():
@@ -71,6 +92,7 @@ def _error_of(report):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     del _peers_internal.TOUCHED[:]
+    DROP_IN_CALLS[0] = 0
     item._peers = {"nodeid": item.nodeid, "outcome": "passed", "phase": "", "error_type": "", "message": "",
                    "start": time.time()}
     yield
@@ -78,6 +100,7 @@ def pytest_runtest_protocol(item, nextitem):
     rec = item._peers
     rec["seconds"] = round(time.time() - rec.pop("start"), 2)
     rec["internals"] = list(_peers_internal.TOUCHED)
+    rec["onnxtrim_calls"] = DROP_IN_CALLS[0]
     rec["longrepr_tail"] = rec.get("longrepr_tail", "")
     _write(rec)
 
