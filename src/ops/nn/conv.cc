@@ -79,12 +79,7 @@ Status eval_conv(KernelContext& ctx) {
   if (w.dims()[1] != C / group) return ctx.error("Conv weight channel dim must equal C / group");
   if (b && (b->rank() != 1 || b->dims()[0] != M)) return ctx.error("Conv bias must be 1-D of size M");
   nn::Geometry g;
-  g.in.assign(x.dims().begin() + 2, x.dims().end());
-  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
-  Dims ks = ctx.node().attr_ints("kernel_shape");
-  if (!ks.empty() && ks != g.kernel) return ctx.error("Conv kernel_shape does not match W");
-  std::string err = nn::compute_geometry(ctx.node(), &g, false);
-  if (!err.empty()) return ctx.error("Conv: " + err);
+  OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "W", &g));
   DataType dt = x.dtype();
   if (dt == DataType::kFloat && ctx.fast_float()) {
     ctx.set_output(0, conv_typed<float>(x, w, b, g, group));
@@ -110,24 +105,7 @@ Status eval_conv(KernelContext& ctx) {
 
 // ---- shape inference
 Status infer_conv(InferContext& ctx) {
-  const TypeInfo& w = ctx.input(1);
-  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
-  std::optional<Expr> channels;
-  if (w.shape && w.shape->size() >= 2) {
-    channels = (*w.shape)[0];
-    if (kernel.empty()) {
-      for (size_t i = 2; i < w.shape->size(); ++i) {
-        auto k = (*w.shape)[i].constant_value();
-        if (!k) {
-          kernel.clear();
-          break;
-        }
-        kernel.push_back(*k);
-      }
-    }
-  }
-  if (!channels) channels = ctx.fresh();
-  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 1));
   ctx.output(0).elem = ctx.input(0).elem;
   return Status::ok();
 }

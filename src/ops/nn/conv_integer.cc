@@ -29,12 +29,7 @@ Status eval_conv_integer(KernelContext& ctx) {
   if (!nn::per_axis_int(xzp, 1, &zx)) return ctx.error("ConvInteger x_zero_point must be a scalar");
   if (!nn::per_axis_int(wzp, M, &zw)) return ctx.error("ConvInteger w_zero_point must be a scalar or have M elements");
   nn::Geometry g;
-  g.in.assign(x.dims().begin() + 2, x.dims().end());
-  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
-  Dims ks = ctx.node().attr_ints("kernel_shape");
-  if (!ks.empty() && ks != g.kernel) return ctx.error("ConvInteger kernel_shape does not match w");
-  std::string err = nn::compute_geometry(ctx.node(), &g, false);
-  if (!err.empty()) return ctx.error("ConvInteger: " + err);
+  OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "w", &g));
   std::vector<int32_t> y = nn::conv_integer(x, zx[0], w, zw, g, group);
   Dims out_dims{x.dims()[0], M};
   out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
@@ -44,24 +39,7 @@ Status eval_conv_integer(KernelContext& ctx) {
 
 // ---- shape inference
 Status infer_conv_integer(InferContext& ctx) {
-  const TypeInfo& w = ctx.input(1);
-  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
-  std::optional<Expr> channels;
-  if (w.shape && w.shape->size() >= 2) {
-    channels = (*w.shape)[0];
-    if (kernel.empty()) {
-      for (size_t i = 2; i < w.shape->size(); ++i) {
-        auto k = (*w.shape)[i].constant_value();
-        if (!k) {
-          kernel.clear();
-          break;
-        }
-        kernel.push_back(*k);
-      }
-    }
-  }
-  if (!channels) channels = ctx.fresh();
-  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 1));
   ctx.output(0).elem = DataType::kInt32;
   return Status::ok();
 }

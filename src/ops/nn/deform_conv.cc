@@ -87,12 +87,7 @@ Status eval_deform_conv(KernelContext& ctx) {
     return ctx.error("DeformConv channel counts do not match group");
   if (og <= 0 || C % og != 0) return ctx.error("DeformConv offset_group must divide the channel count");
   nn::Geometry g;
-  g.in.assign(x.dims().begin() + 2, x.dims().end());
-  g.kernel.assign(w.dims().begin() + 2, w.dims().end());
-  Dims ks = ctx.node().attr_ints("kernel_shape");
-  if (!ks.empty() && ks != g.kernel) return ctx.error("DeformConv kernel_shape does not match W");
-  std::string err = nn::compute_geometry(ctx.node(), &g, false);
-  if (!err.empty()) return ctx.error("DeformConv: " + err);
+  OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "W", &g));
   int64_t K = g.kernel[0] * g.kernel[1];
   if (off.dims() != Dims{N, og * 2 * K, g.out[0], g.out[1]}) return ctx.error("DeformConv offset has the wrong shape");
   if (mask && mask->dims() != Dims{N, og * K, g.out[0], g.out[1]}) return ctx.error("DeformConv mask has the wrong shape");
@@ -116,24 +111,7 @@ Status eval_deform_conv(KernelContext& ctx) {
 
 // ---- shape inference
 Status infer_deform_conv(InferContext& ctx) {
-  const TypeInfo& w = ctx.input(1);
-  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
-  std::optional<Expr> channels;
-  if (w.shape && w.shape->size() >= 2) {
-    channels = (*w.shape)[0];
-    if (kernel.empty()) {
-      for (size_t i = 2; i < w.shape->size(); ++i) {
-        auto k = (*w.shape)[i].constant_value();
-        if (!k) {
-          kernel.clear();
-          break;
-        }
-        kernel.push_back(*k);
-      }
-    }
-  }
-  if (!channels) channels = ctx.fresh();
-  OT_RETURN_IF_ERROR(nn::infer_conv_like(ctx, channels, kernel, false));
+  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 1));
   ctx.output(0).elem = ctx.input(0).elem;
   return Status::ok();
 }

@@ -12,22 +12,14 @@ namespace {
 
 // ---- evaluate
 Status eval_max_pool(KernelContext& ctx) {
-  if (!ctx.has_input(0)) return ctx.error("MaxPool needs an input");
-  const Tensor& x = ctx.input(0);
-  if (x.rank() < 3) return ctx.error("MaxPool input must have rank >= 3");
-  const ir::Node& node = ctx.node();
   nn::Geometry g;
-  g.in.assign(x.dims().begin() + 2, x.dims().end());
-  g.kernel = node.attr_ints("kernel_shape");
-  if (g.kernel.empty()) return ctx.error("MaxPool requires kernel_shape");
-  bool ceil_mode = ctx.opset() >= 10 && node.attr_int("ceil_mode", 0) != 0;
-  std::string err = nn::compute_geometry(node, &g, ceil_mode);
-  if (!err.empty()) return ctx.error("MaxPool: " + err);
+  Dims out_dims;
+  OT_RETURN_IF_ERROR(nn::pool_geometry(ctx, 10, &g, &out_dims));
+  const Tensor& x = ctx.input(0);
+  const ir::Node& node = ctx.node();
   int64_t storage_order = node.attr_int("storage_order", 0);
   if (storage_order != 0 && storage_order != 1) return ctx.error("MaxPool storage_order must be 0 or 1");
   int64_t N = x.dims()[0], C = x.dims()[1];
-  Dims out_dims{N, C};
-  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
   int64_t in_size = numel_of(g.in), out_size = numel_of(g.out);
   bool want_idx = ctx.wants_output(1);
   Tensor idx(DataType::kInt64, out_dims);

@@ -63,6 +63,27 @@ Status infer_conv_like(InferContext& ctx, std::optional<Expr> channels, const st
   return Status::ok();
 }
 
+Status infer_conv_by_weight(InferContext& ctx, size_t w_input) {
+  const TypeInfo& w = ctx.input(w_input);
+  std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
+  std::optional<Expr> channels;
+  if (w.shape && w.shape->size() >= 2) {
+    channels = (*w.shape)[0];
+    if (kernel.empty()) {
+      for (size_t i = 2; i < w.shape->size(); ++i) {
+        auto k = (*w.shape)[i].constant_value();
+        if (!k) {
+          kernel.clear();
+          break;
+        }
+        kernel.push_back(*k);
+      }
+    }
+  }
+  if (!channels) channels = ctx.fresh();
+  return infer_conv_like(ctx, channels, kernel, false);
+}
+
 std::optional<SymShape> matmul_shape(const SymShape& a0, const SymShape& b0, bool* error) {
   if (a0.empty() || b0.empty()) {
     *error = true;

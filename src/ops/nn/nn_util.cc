@@ -186,6 +186,41 @@ std::string compute_geometry(const ir::Node& node, Geometry* g, bool ceil_mode) 
   return "";
 }
 
+Status conv_geometry(const KernelContext& ctx, const Tensor& x, const Tensor& w, const char* w_name, Geometry* g) {
+  const std::string& op = ctx.node().op_type;
+  g->in.assign(x.dims().begin() + 2, x.dims().end());
+  g->kernel.assign(w.dims().begin() + 2, w.dims().end());
+  Dims ks = ctx.node().attr_ints("kernel_shape");
+  if (!ks.empty() && ks != g->kernel) return ctx.error(op + " kernel_shape does not match " + w_name);
+  std::string err = compute_geometry(ctx.node(), g, false);
+  if (!err.empty()) return ctx.error(op + ": " + err);
+  return Status::ok();
+}
+
+Status pool_geometry(const KernelContext& ctx, int64_t ceil_mode_since, Geometry* g, Dims* out_dims) {
+  const ir::Node& node = ctx.node();
+  const std::string& op = node.op_type;
+  if (!ctx.has_input(0)) return ctx.error(op + " needs an input");
+  const Tensor& x = ctx.input(0);
+  if (x.rank() < 3) return ctx.error(op + " input must have rank >= 3");
+  g->in.assign(x.dims().begin() + 2, x.dims().end());
+  g->kernel = node.attr_ints("kernel_shape");
+  if (g->kernel.empty()) return ctx.error(op + " requires kernel_shape");
+  bool ceil_mode = ctx.opset() >= ceil_mode_since && node.attr_int("ceil_mode", 0) != 0;
+  std::string err = compute_geometry(node, g, ceil_mode);
+  if (!err.empty()) return ctx.error(op + ": " + err);
+  *out_dims = Dims{x.dims()[0], x.dims()[1]};
+  out_dims->insert(out_dims->end(), g->out.begin(), g->out.end());
+  return Status::ok();
+}
+
+Status pool_norm_order(const KernelContext& ctx, double* p) {
+  const ir::Node& node = ctx.node();
+  *p = ctx.opset() < 2 ? static_cast<double>(node.attr_float("p", 2.f)) : static_cast<double>(node.attr_int("p", 2));
+  if (*p <= 0) return ctx.error(node.op_type + " p must be positive");
+  return Status::ok();
+}
+
 std::string softmax_layout(const ir::Node& node, int64_t opset, const Dims& dims, AxisLayout* l) {
   auto rank = static_cast<int64_t>(dims.size());
   int64_t axis = node.attr_int("axis", opset < 13 ? 1 : -1);

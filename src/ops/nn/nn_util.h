@@ -81,6 +81,17 @@ struct Geometry {
 // Fills strides/dilations/pads/out from the node's attributes (kernel and in already set).
 // ceil_mode: pooling ceil rounding. Returns an error message or "".
 std::string compute_geometry(const ir::Node& node, Geometry* g, bool ceil_mode);
+// The geometry of a convolution (Conv, ConvInteger, QLinearConv, DeformConv) of x [N, C, in...]
+// by its weight w [M, C / group, kernel...]: kernel_shape, when given, must equal w's spatial
+// dims (the error names the weight input `w_name`). Errors name the node's op.
+Status conv_geometry(const KernelContext& ctx, const Tensor& x, const Tensor& w, const char* w_name, Geometry* g);
+// The prelude of the windowed pools (AveragePool, LpPool, MaxPool): input 0 of rank >= 3, its
+// kernel_shape, ceil_mode (read from opset `ceil_mode_since` on) and the geometry. Fills g and
+// out_dims ([N, C, out...]); errors name the node's op.
+Status pool_geometry(const KernelContext& ctx, int64_t ceil_mode_since, Geometry* g, Dims* out_dims);
+// The order p of LpPool and GlobalLpPool: a float attribute before opset 2, an int from then on,
+// positive.
+Status pool_norm_order(const KernelContext& ctx, double* p);
 
 // im2col for one image of one group: x holds [C, in...]; col gets [C * prod(kernel), prod(out)].
 template <typename T>
