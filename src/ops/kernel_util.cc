@@ -163,4 +163,14 @@ double element_as_double(const Tensor& t, int64_t i) {
   return v;
 }
 
+void store_double(Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
+    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
+    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
+    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
+    default: break;
+  }
+}
+
 }  // namespace onnxtrim::ops

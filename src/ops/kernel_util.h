@@ -141,6 +141,9 @@ class BroadcastIndex {
 std::vector<int64_t> to_int64_vector(const Tensor& t);
 // Reads element i of any numeric tensor as double / int64.
 double element_as_double(const Tensor& t, int64_t i);
+// Writes v into element i of a float tensor (float, double, float16, bfloat16), rounded to its
+// element type; a tensor of another type is left as it is.
+void store_double(Tensor& t, int64_t i, double v);
 
 template <typename T>
 Tensor make_tensor(const Dims& dims, const std::vector<T>& values) {

@@ -19,16 +19,6 @@
 namespace onnxtrim::ops {
 namespace {
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 // A [B, H, S, D] view of a 3-D [B, S, H*D] or 4-D input, as doubles.
 struct Heads {
   int64_t b = 0, h = 0, s = 0, d = 0;
@@ -80,7 +70,7 @@ bool concat_past(const Tensor& past, Heads* cur) {
 
 Tensor from_heads(const Heads& h, DataType dt) {
   Tensor t(dt, {h.b, h.h, h.s, h.d});
-  for (size_t i = 0; i < h.v.size(); ++i) store(t, static_cast<int64_t>(i), h.v[i]);
+  for (size_t i = 0; i < h.v.size(); ++i) store_double(t, static_cast<int64_t>(i), h.v[i]);
   return t;
 }
 
@@ -184,7 +174,7 @@ Status eval_attention(KernelContext& ctx) {
         if (want_qk) {
           for (int64_t j = 0; j < T; ++j) {
             double val = mode == 0 ? raw[j] : mode == 1 ? capped[j] : mode == 2 ? biased[j] : p[j];
-            store(qk_out, ((b * Hq + h) * Sq + i) * T + j, val);
+            store_double(qk_out, ((b * Hq + h) * Sq + i) * T + j, val);
           }
         }
       }
@@ -197,7 +187,7 @@ Status eval_attention(KernelContext& ctx) {
       for (int64_t h = 0; h < Hq; ++h)
         for (int64_t i = 0; i < Sq; ++i)
           for (int64_t e = 0; e < Dv; ++e)
-            store(out, ((b * Sq + i) * Hq + h) * Dv + e, y.at(b, h, i, e));
+            store_double(out, ((b * Sq + i) * Hq + h) * Dv + e, y.at(b, h, i, e));
     ctx.set_output(0, std::move(out));
   } else {
     ctx.set_output(0, from_heads(y, q_t.dtype()));

@@ -11,16 +11,6 @@
 namespace onnxtrim::ops {
 namespace {
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 // ---- evaluate
 Status eval_causal_conv_with_state(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("CausalConvWithState needs input and weight");
@@ -50,9 +40,9 @@ Status eval_causal_conv_with_state(KernelContext& ctx) {
         double acc = bias ? element_as_double(*bias, c) : 0.0;
         for (int64_t j = 0; j < k; ++j) acc += element_as_double(w, c * k + j) * s[static_cast<size_t>(t + j)];
         if (act != "none") acc = acc / (1.0 + std::exp(-acc));
-        store(y, (b * C + c) * L + t, acc);
+        store_double(y, (b * C + c) * L + t, acc);
       }
-      for (int64_t t = 0; t < k - 1; ++t) store(state, (b * C + c) * (k - 1) + t, s[static_cast<size_t>(total - (k - 1) + t)]);
+      for (int64_t t = 0; t < k - 1; ++t) store_double(state, (b * C + c) * (k - 1) + t, s[static_cast<size_t>(total - (k - 1) + t)]);
     }
   ctx.set_output(0, std::move(y));
   if (ctx.wants_output(1)) ctx.set_output(1, std::move(state));

@@ -14,16 +14,6 @@
 namespace onnxtrim::ops {
 namespace {
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 const ir::Graph* graph_attr(const ir::Node& n, const char* name) {
   const ir::Attribute* a = n.attr(name);
   return a && a->type == ir::AttrType::kGraph ? a->g.get() : nullptr;
@@ -67,7 +57,7 @@ Status eval_flex_attention(KernelContext& ctx) {
           double acc = 0;
           for (int64_t e = 0; e < E; ++e)
             acc += element_as_double(q, ((b * Hq + h) * L + i) * E + e) * element_as_double(k, ((b * Hkv + h / group) * S + j) * E + e);
-          store(scores, ((b * Hq + h) * L + i) * S + j, acc * scale);
+          store_double(scores, ((b * Hq + h) * L + i) * S + j, acc * scale);
         }
   OT_RETURN_IF_ERROR(apply_mod(ctx, graph_attr(n, "score_mod"), "score_mod", &scores));
   Tensor probs(prec, {B, Hq, L, S});
@@ -77,7 +67,7 @@ Status eval_flex_attention(KernelContext& ctx) {
     for (int64_t j = 0; j < S; ++j) mx = std::max(mx, row[static_cast<size_t>(j)] = element_as_double(scores, r * S + j));
     double sum = 0;
     for (int64_t j = 0; j < S; ++j) sum += row[static_cast<size_t>(j)] = std::exp(row[static_cast<size_t>(j)] - mx);
-    for (int64_t j = 0; j < S; ++j) store(probs, r * S + j, row[static_cast<size_t>(j)] / sum);
+    for (int64_t j = 0; j < S; ++j) store_double(probs, r * S + j, row[static_cast<size_t>(j)] / sum);
   }
   OT_RETURN_IF_ERROR(apply_mod(ctx, graph_attr(n, "prob_mod"), "prob_mod", &probs));
   Tensor y(q.dtype(), {B, Hq, L, Ev});
@@ -88,7 +78,7 @@ Status eval_flex_attention(KernelContext& ctx) {
           double acc = 0;
           for (int64_t j = 0; j < S; ++j)
             acc += element_as_double(probs, ((b * Hq + h) * L + i) * S + j) * element_as_double(v, ((b * Hkv + h / group) * S + j) * Ev + e);
-          store(y, ((b * Hq + h) * L + i) * Ev + e, acc);
+          store_double(y, ((b * Hq + h) * L + i) * Ev + e, acc);
         }
   ctx.set_output(0, std::move(y));
   return Status::ok();

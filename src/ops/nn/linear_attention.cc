@@ -16,16 +16,6 @@
 namespace onnxtrim::ops {
 namespace {
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 // ---- evaluate
 Status eval_linear_attention(KernelContext& ctx) {
   const ir::Node& n = ctx.node();
@@ -96,14 +86,14 @@ Status eval_linear_attention(KernelContext& ctx) {
         for (int64_t j = 0; j < dv; ++j) {
           double acc = 0;
           for (int64_t i = 0; i < dk; ++i) acc += element_as_double(q, (b * T + t) * hq * dk + h * dk + i) * s[i * dv + j];
-          store(out, (b * T + t) * hq * dv + h * dv + j, scale * acc);
+          store_double(out, (b * T + t) * hq * dv + h * dv + j, scale * acc);
         }
       }
     }
   ctx.set_output(0, std::move(out));
   if (ctx.wants_output(1)) {
     Tensor st(past ? past->dtype() : q.dtype(), {B, hkv, dk, dv});
-    for (size_t i = 0; i < S.size(); ++i) store(st, static_cast<int64_t>(i), S[i]);
+    for (size_t i = 0; i < S.size(); ++i) store_double(st, static_cast<int64_t>(i), S[i]);
     ctx.set_output(1, std::move(st));
   }
   return Status::ok();

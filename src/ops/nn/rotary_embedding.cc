@@ -9,16 +9,6 @@
 namespace onnxtrim::ops {
 namespace {
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 // ---- evaluate
 Status eval_rotary_embedding(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error("RotaryEmbedding needs X, cos_cache and sin_cache");
@@ -72,8 +62,8 @@ Status eval_rotary_embedding(KernelContext& ctx) {
           double c = element_as_double(cosc, row * half + i), sn = element_as_double(sinc, row * half + i);
           int64_t i1 = interleaved ? 2 * i : i, i2 = interleaved ? 2 * i + 1 : i + half;
           double x1 = element_as_double(x, base + i1), x2 = element_as_double(x, base + i2);
-          store(y, base + i1, c * x1 - sn * x2);
-          store(y, base + i2, sn * x1 + c * x2);
+          store_double(y, base + i1, c * x1 - sn * x2);
+          store_double(y, base + i2, sn * x1 + c * x2);
         }
       }
     }

@@ -60,16 +60,6 @@ std::vector<double> doubles(const Tensor& t) {
   return v;
 }
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 }  // namespace
 
 Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Cell(const Dims3&, const Weights&)>& make_cell) {
@@ -145,7 +135,7 @@ Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Ce
           xrow[static_cast<size_t>(k)] = element_as_double(X, layout ? (b * d.seq + t) * d.input + k : (t * d.batch + b) * d.input + k);
         cell(di, xrow.data(), hb, cb);
         for (int64_t k = 0; k < d.hidden; ++k)
-          store(Y, layout ? ((b * d.seq + t) * d.dirs + di) * d.hidden + k : ((t * d.dirs + di) * d.batch + b) * d.hidden + k, hb[k]);
+          store_double(Y, layout ? ((b * d.seq + t) * d.dirs + di) * d.hidden + k : ((t * d.dirs + di) * d.batch + b) * d.hidden + k, hb[k]);
       }
     }
   }
@@ -154,7 +144,7 @@ Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Ce
     for (int64_t di = 0; di < d.dirs; ++di)
       for (int64_t b = 0; b < d.batch; ++b)
         for (int64_t k = 0; k < d.hidden; ++k)
-          store(t, layout ? (b * d.dirs + di) * d.hidden + k : (di * d.batch + b) * d.hidden + k,
+          store_double(t, layout ? (b * d.dirs + di) * d.hidden + k : (di * d.batch + b) * d.hidden + k,
                 s[static_cast<size_t>((di * d.batch + b) * d.hidden + k)]);
     return t;
   };

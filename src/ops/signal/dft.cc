@@ -74,8 +74,8 @@ Status eval_dft(KernelContext& ctx) {
       auto out = signal::dft(seq, p.len, p.bins, p.inverse);
       for (int64_t k = 0; k < p.bins; ++k) {
         int64_t base = ((o * p.bins + k) * inner + in) * (p.real_out ? 1 : 2);
-        signal::store(y, base, out[static_cast<size_t>(k)].real());
-        if (!p.real_out) signal::store(y, base + 1, out[static_cast<size_t>(k)].imag());
+        store_double(y, base, out[static_cast<size_t>(k)].real());
+        if (!p.real_out) store_double(y, base + 1, out[static_cast<size_t>(k)].imag());
       }
     }
   ctx.set_output(0, std::move(y));

@@ -49,7 +49,7 @@ Status eval_mel_weight_matrix(KernelContext& ctx) {
   }
   Tensor y(dt, {bins, mels});
   for (size_t i = 0; i < w.size(); ++i) {
-    if (ir::dtype_is_float(dt)) signal::store(y, static_cast<int64_t>(i), w[i]);
+    if (ir::dtype_is_float(dt)) store_double(y, static_cast<int64_t>(i), w[i]);
     else if (!dispatch(dt, kSigned | kUnsigned, [&](auto tag) {
                using T = typename decltype(tag)::type;
                y.mutable_data<T>()[i] = static_cast<T>(w[i]);

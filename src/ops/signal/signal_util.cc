@@ -20,16 +20,6 @@ std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x
   return out;
 }
 
-void store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat: t.mutable_data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DataType::kFloat16: t.mutable_data<Half>()[i] = Half(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.mutable_data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
-
 Status eval_cosine_window(KernelContext& ctx, double a0, double a1, double a2) {
   const std::string& op = ctx.node().op_type;
   if (!ctx.has_input(0) || ctx.input(0).numel() != 1) return ctx.error(op + " needs a scalar size");
@@ -43,7 +33,7 @@ Status eval_cosine_window(KernelContext& ctx, double a0, double a1, double a2) {
     double x = N > 0 ? static_cast<double>(n) / N : 0.0;
     // A symmetric window of one point is [1] (the formula would divide 0 by 0).
     double v = N > 0 ? a0 - a1 * std::cos(2 * M_PI * x) + a2 * std::cos(4 * M_PI * x) : 1.0;
-    if (ir::dtype_is_float(dt)) store(y, n, v);
+    if (ir::dtype_is_float(dt)) store_double(y, n, v);
     else if (!dispatch(dt, kSigned | kUnsigned, [&](auto tag) {
                using T = typename decltype(tag)::type;
                y.mutable_data<T>()[n] = static_cast<T>(v);

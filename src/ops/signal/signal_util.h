@@ -19,7 +19,4 @@ std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x
 Status eval_cosine_window(KernelContext& ctx, double a0, double a1, double a2);
 Status infer_window(InferContext& ctx);
 
-// Writes v into element i of a float tensor.
-void store(Tensor& t, int64_t i, double v);
-
 }  // namespace onnxtrim::ops::signal

@@ -38,8 +38,8 @@ Status eval_stft(KernelContext& ctx) {
       }
       auto out = signal::dft(seq, flen, bins, false);
       for (int64_t k = 0; k < bins; ++k) {
-        signal::store(y, ((b * frames + f) * bins + k) * 2, out[static_cast<size_t>(k)].real());
-        signal::store(y, ((b * frames + f) * bins + k) * 2 + 1, out[static_cast<size_t>(k)].imag());
+        store_double(y, ((b * frames + f) * bins + k) * 2, out[static_cast<size_t>(k)].real());
+        store_double(y, ((b * frames + f) * bins + k) * 2 + 1, out[static_cast<size_t>(k)].imag());
       }
     }
   ctx.set_output(0, std::move(y));
