@@ -1,0 +1,39 @@
+// The cosine windows of opset 17: HannWindow, HammingWindow (alpha = 25/46) and BlackmanWindow,
+// of length `size`, periodic (N = size) or symmetric (N = size - 1), in output_datatype:
+//   w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N).
+// What they share: the kernel and the shape rule (signal::eval_cosine_window, infer_window);
+// each is its three coefficients.
+#include "ops/signal/signal_util.h"
+
+namespace onnxtrim::ops {
+namespace {
+
+// ---- evaluate
+struct HannCoefficients {
+  static constexpr double a0 = 0.5, a1 = 0.5, a2 = 0.0;
+};
+struct HammingCoefficients {
+  static constexpr double a0 = 25.0 / 46.0, a1 = 21.0 / 46.0, a2 = 0.0;
+};
+struct BlackmanCoefficients {
+  static constexpr double a0 = 0.42, a1 = 0.5, a2 = 0.08;
+};
+
+template <typename W>
+Status eval_window(KernelContext& ctx) {
+  return signal::eval_cosine_window(ctx, W::a0, W::a1, W::a2);
+}
+
+// ---- registration (versions from Changelog.md)
+constexpr uint64_t kWindowSizeTypes = type_bits({ir::DataType::kInt32, ir::DataType::kInt64});
+const OpRegistration kWindows[] = {
+    {"HannWindow", {17}, eval_window<HannCoefficients>, signal::infer_window, "T1", {{"T1", kWindowSizeTypes}}},
+    {"HammingWindow", {17}, eval_window<HammingCoefficients>, signal::infer_window, "T1", {{"T1", kWindowSizeTypes}}},
+    {"BlackmanWindow", {17}, eval_window<BlackmanCoefficients>, signal::infer_window, "T1", {{"T1", kWindowSizeTypes}}},
+};
+
+}  // namespace
+
+ONNXTRIM_REGISTER_OPS(Windows, kWindows);
+
+}  // namespace onnxtrim::ops
