@@ -62,12 +62,6 @@ Status infer_expand(InferContext& ctx) {
   }
   return Status::ok();
 }
-// ---- local folds
-// Output provably the same shape and type as the input -> the input itself
-bool fold_nop(ir::Node& n, FoldContext& fc) {
-  if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
-  return fc.forward(n, 0, n.input(0));
-}
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -76,6 +70,6 @@ ONNXTRIM_REGISTER_COPIES_ELEMENTS(Expand, "", "Expand");
 ONNXTRIM_REGISTER_INFER(Expand, "", "Expand", infer_expand);
 ONNXTRIM_REGISTER_TYPES(Expand, "", "Expand", "T shape",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"shape", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(Expand0, "", "Expand", "eliminate_nop_ops", fold_nop);
+ONNXTRIM_REGISTER_FOLD(Expand0, "", "Expand", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 
 }  // namespace onnxtrim::ops

@@ -31,18 +31,12 @@ Status infer_flatten(InferContext& ctx) {
   ctx.output(0) = TypeInfo::tensor(x.elem, SymShape{product(*x.shape, 0, a), product(*x.shape, a)});
   return Status::ok();
 }
-// ---- local folds
-// Output provably the same shape and type as the input -> the input itself
-bool fold_nop(ir::Node& n, FoldContext& fc) {
-  if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
-  return fc.forward(n, 0, n.input(0));
-}
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Flatten, "", "Flatten", (std::vector<int>{1, 9, 11, 13, 21, 23, 24, 25}), eval_flatten);
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Flatten, "", "Flatten");
 ONNXTRIM_REGISTER_INFER(Flatten, "", "Flatten", infer_flatten);
-ONNXTRIM_REGISTER_FOLD(Flatten0, "", "Flatten", "eliminate_nop_ops", fold_nop);
+ONNXTRIM_REGISTER_FOLD(Flatten0, "", "Flatten", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 
 }  // namespace onnxtrim::ops

@@ -102,12 +102,6 @@ Status infer_reshape(InferContext& ctx) {
 }
 
 // ---- local folds
-// Output provably the same shape and type as the input -> the input itself
-bool fold_nop(ir::Node& n, FoldContext& fc) {
-  if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
-  return fc.forward(n, 0, n.input(0));
-}
-
 // Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) when the first has no other consumer and s2 is a
 // constant without 0 entries (a 0 would copy a dim of the intermediate, not of x)
 bool fold_reshape_pair(ir::Node& n, FoldContext& fc) {
@@ -130,7 +124,7 @@ ONNXTRIM_REGISTER_OP(Reshape, "", "Reshape", (std::vector<int>{1, 5, 13, 14, 19,
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Reshape, "", "Reshape");
 ONNXTRIM_REGISTER_INFER(Reshape, "", "Reshape", infer_reshape);
 ONNXTRIM_REGISTER_TYPES(Reshape, "", "Reshape", "- shape", {{"shape", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(ReshapeFold0, "", "Reshape", "eliminate_nop_ops", fold_nop);
+ONNXTRIM_REGISTER_FOLD(ReshapeFold0, "", "Reshape", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 ONNXTRIM_REGISTER_FOLD(ReshapeFold1, "", "Reshape", "fuse_consecutive_ops", fold_reshape_pair);
 
 }  // namespace onnxtrim::ops

@@ -6,27 +6,6 @@ namespace onnxtrim::ops {
 namespace {
 using namespace tensor;
 
-// Combines an update into the data element at `dst` (reduction none/add/mul/max/min).
-Status combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, const std::string& reduction) {
-  if (reduction == "none" || reduction.empty()) {
-    copy_elements(u, src, y, dst, 1);
-    return Status::ok();
-  }
-  bool ok = dispatch(y.dtype(), kAllNumeric, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto a = static_cast<compute_t<T>>(y.data<T>()[dst]);
-    auto b = static_cast<compute_t<T>>(u.data<T>()[src]);
-    compute_t<T> r = a;
-    if (reduction == "add") r = static_cast<compute_t<T>>(a + b);
-    else if (reduction == "mul") r = static_cast<compute_t<T>>(a * b);
-    else if (reduction == "max") r = a > b ? a : b;
-    else if (reduction == "min") r = a < b ? a : b;
-    y.mutable_data<T>()[dst] = T(r);
-  });
-  if (!ok) return Status(ErrorCode::kUnsupported, "scatter reduction on this type");
-  return Status::ok();
-}
-
 // ---- evaluate
 Status eval_scatter_nd(KernelContext& ctx) {
   const Tensor& data = ctx.input(0);
@@ -55,7 +34,7 @@ Status eval_scatter_nd(KernelContext& ctx) {
       off += v * ds[static_cast<size_t>(k)];
     }
     for (int64_t e = 0; e < slice; ++e) {
-      Status st = combine(y, off + e, upd, t * slice + e, reduction);
+      Status st = scatter_combine(y, off + e, upd, t * slice + e, reduction);
       if (!st.is_ok()) return ctx.unsupported(st.detail());
     }
   }

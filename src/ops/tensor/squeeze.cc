@@ -66,12 +66,6 @@ Status infer_squeeze(InferContext& ctx) {
   return Status::ok();
 }
 // ---- local folds
-// Output provably the same shape and type as the input -> the input itself
-bool fold_nop(ir::Node& n, FoldContext& fc) {
-  if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
-  return fc.forward(n, 0, n.input(0));
-}
-
 // Squeeze(Unsqueeze(x, axes), axes) -> x: the same axes inserted then removed
 bool fold_squeeze_unsqueeze(ir::Node& n, FoldContext& fc) {
   ir::Value* mid = n.input(0);
@@ -97,7 +91,7 @@ ONNXTRIM_REGISTER_OP(Squeeze, "", "Squeeze", (std::vector<int>{1, 11, 13, 21, 23
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Squeeze, "", "Squeeze");
 ONNXTRIM_REGISTER_INFER(Squeeze, "", "Squeeze", infer_squeeze);
 ONNXTRIM_REGISTER_TYPES(Squeeze, "", "Squeeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(SqueezeFold0, "", "Squeeze", "eliminate_nop_ops", fold_nop);
+ONNXTRIM_REGISTER_FOLD(SqueezeFold0, "", "Squeeze", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 ONNXTRIM_REGISTER_FOLD(SqueezeFold1, "", "Squeeze", "fuse_consecutive_ops", fold_squeeze_unsqueeze);
 
 }  // namespace onnxtrim::ops

@@ -1,5 +1,6 @@
 #include "ops/tensor/tensor_util.h"
 
+#include "ops/fold.h"
 #include "support/limits.h"
 
 namespace onnxtrim::ops::tensor {
@@ -58,6 +59,31 @@ std::optional<std::vector<int64_t>> ints_from_input_or_attr(const KernelContext&
   if (ctx.has_input(input)) return to_int64_vector(ctx.input(input));
   if (const ir::Attribute* a = ctx.node().attr(attr)) return a->ints;
   return std::nullopt;
+}
+
+Status scatter_combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, const std::string& reduction) {
+  if (reduction == "none" || reduction.empty()) {
+    copy_elements(u, src, y, dst, 1);
+    return Status::ok();
+  }
+  bool ok = dispatch(y.dtype(), kAllNumeric, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto a = static_cast<compute_t<T>>(y.data<T>()[dst]);
+    auto b = static_cast<compute_t<T>>(u.data<T>()[src]);
+    compute_t<T> r = a;
+    if (reduction == "add") r = static_cast<compute_t<T>>(a + b);
+    else if (reduction == "mul") r = static_cast<compute_t<T>>(a * b);
+    else if (reduction == "max") r = a > b ? a : b;
+    else if (reduction == "min") r = a < b ? a : b;
+    y.mutable_data<T>()[dst] = T(r);
+  });
+  if (!ok) return Status(ErrorCode::kUnsupported, "scatter reduction on this type");
+  return Status::ok();
+}
+
+bool fold_same_shape_to_input(ir::Node& n, FoldContext& fc) {
+  if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
+  return fc.forward(n, 0, n.input(0));
 }
 
 }  // namespace onnxtrim::ops::tensor

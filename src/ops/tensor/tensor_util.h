@@ -26,6 +26,14 @@ Tensor reshaped(const Tensor& src, const Dims& dims);
 // Supported for data movement (no sub-byte types).
 bool movable(DataType t);
 
+// Scatter's update of one element (ScatterElements, ScatterND): the data element y[dst] becomes
+// u[src], or is combined with it by the reduction add/mul/max/min ("none" or "" copies).
+Status scatter_combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, const std::string& reduction);
+
+// A local fold for eliminate_nop_ops (Reshape, Squeeze, Unsqueeze, Flatten, Expand): an output
+// provably of the input's shape and type is the input itself.
+bool fold_same_shape_to_input(ir::Node& n, FoldContext& fc);
+
 // Reads axes/ints from an optional input (opset >= 13 style) or an attribute (older opsets).
 std::optional<std::vector<int64_t>> ints_from_input_or_attr(const KernelContext& ctx, size_t input, const char* attr);
 

@@ -59,12 +59,6 @@ Status infer_unsqueeze(InferContext& ctx) {
   return Status::ok();
 }
 // ---- local folds
-// Output provably the same shape and type as the input -> the input itself
-bool fold_unsqueeze_nop(ir::Node& n, FoldContext& fc) {
-  if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
-  return fc.forward(n, 0, n.input(0));
-}
-
 // Unsqueeze(Unsqueeze(x, a1), a2) -> Unsqueeze(x, a), a the positions in the final rank of the
 // dims both insert (non-negative, ascending; each dim of x keeps its order, so one insertion of
 // them all is the same tensor). The outer node stays, with the merged axes (an attribute before
@@ -115,7 +109,7 @@ ONNXTRIM_REGISTER_OP(Unsqueeze, "", "Unsqueeze", (std::vector<int>{1, 11, 13, 21
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Unsqueeze, "", "Unsqueeze");
 ONNXTRIM_REGISTER_INFER(Unsqueeze, "", "Unsqueeze", infer_unsqueeze);
 ONNXTRIM_REGISTER_TYPES(Unsqueeze, "", "Unsqueeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", fold_unsqueeze_nop);
+ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 ONNXTRIM_REGISTER_FOLD(UnsqueezeFold1, "", "Unsqueeze", "fuse_consecutive_ops", fold_unsqueeze_pair);
 
 }  // namespace onnxtrim::ops
