@@ -2,6 +2,7 @@
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/sequence/sequence_util.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -18,13 +19,6 @@ Status eval_sequence_construct(KernelContext& ctx) {
 }
 
 // ---- shape inference
-TypeInfo seq_of(const TypeInfo& elem) {
-  TypeInfo t;
-  t.kind = ir::Type::Kind::kSequence;
-  t.inner = std::make_shared<TypeInfo>(elem);
-  t.inner->values.reset();
-  return t;
-}
 Status infer_sequence_construct(InferContext& ctx) {
   TypeInfo e = ctx.input(0);
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
@@ -34,7 +28,7 @@ Status infer_sequence_construct(InferContext& ctx) {
       for (size_t k = 0; k < e.shape->size(); ++k)
         if (!((*e.shape)[k] == (*t.shape)[k])) (*e.shape)[k] = Expr::fresh();
   }
-  ctx.output(0) = seq_of(e);
+  ctx.output(0) = sequence::sequence_of(e);
   return Status::ok();
 }
 

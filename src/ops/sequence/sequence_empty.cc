@@ -2,6 +2,7 @@
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/sequence/sequence_util.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -14,15 +15,8 @@ Status eval_sequence_empty(KernelContext& ctx) {
 }
 
 // ---- shape inference
-TypeInfo seq_of(const TypeInfo& elem) {
-  TypeInfo t;
-  t.kind = ir::Type::Kind::kSequence;
-  t.inner = std::make_shared<TypeInfo>(elem);
-  t.inner->values.reset();
-  return t;
-}
 Status infer_sequence_empty(InferContext& ctx) {
-  ctx.output(0) = seq_of(TypeInfo::tensor(static_cast<DataType>(ctx.node().attr_int("dtype", 1)), std::nullopt));
+  ctx.output(0) = sequence::sequence_of(TypeInfo::tensor(static_cast<DataType>(ctx.node().attr_int("dtype", 1)), std::nullopt));
   return Status::ok();
 }
 

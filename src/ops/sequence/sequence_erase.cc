@@ -2,24 +2,18 @@
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/sequence/sequence_util.h"
 
 namespace onnxtrim::ops {
 namespace {
 
 // ---- evaluate
-std::optional<int64_t> position(const KernelContext& ctx, size_t input, int64_t size, bool insert) {
-  if (!ctx.has_input(input)) return insert ? size : size - 1;
-  int64_t p = to_int64_vector(ctx.input(input)).at(0);
-  if (p < 0) p += size;
-  if (p < 0 || p > size || (!insert && p == size)) return std::nullopt;
-  return p;
-}
 Status eval_sequence_erase(KernelContext& ctx) {
   const RuntimeValue* s = ctx.input_value(0);
   if (!s || !s->is_sequence()) return ctx.error("SequenceErase needs a sequence");
   RuntimeValue* own = ctx.take_input_value(0);
   RuntimeValue out = own ? std::move(*own) : *s;
-  auto p = position(ctx, 1, static_cast<int64_t>(out.elems.size()), false);
+  auto p = sequence::position(ctx, 1, static_cast<int64_t>(out.elems.size()), false);
   if (!p) return ctx.error("SequenceErase position out of range");
   out.elems.erase(out.elems.begin() + *p);
   ctx.set_output_value(0, std::move(out));

@@ -2,24 +2,18 @@
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/sequence/sequence_util.h"
 
 namespace onnxtrim::ops {
 namespace {
 
 // ---- evaluate
-std::optional<int64_t> position(const KernelContext& ctx, size_t input, int64_t size, bool insert) {
-  if (!ctx.has_input(input)) return insert ? size : size - 1;
-  int64_t p = to_int64_vector(ctx.input(input)).at(0);
-  if (p < 0) p += size;
-  if (p < 0 || p > size || (!insert && p == size)) return std::nullopt;
-  return p;
-}
 Status eval_sequence_insert(KernelContext& ctx) {
   const RuntimeValue* s = ctx.input_value(0);
   if (!s || !s->is_sequence() || !ctx.has_input(1)) return ctx.error("SequenceInsert needs a sequence and a tensor");
   RuntimeValue* own = ctx.take_input_value(0);
   RuntimeValue out = own ? std::move(*own) : *s;
-  auto p = position(ctx, 2, static_cast<int64_t>(out.elems.size()), true);
+  auto p = sequence::position(ctx, 2, static_cast<int64_t>(out.elems.size()), true);
   if (!p) return ctx.error("SequenceInsert position out of range");
   out.elems.insert(out.elems.begin() + *p, *ctx.input_value(1));
   ctx.set_output_value(0, std::move(out));
@@ -27,15 +21,8 @@ Status eval_sequence_insert(KernelContext& ctx) {
 }
 
 // ---- shape inference
-TypeInfo seq_of(const TypeInfo& elem) {
-  TypeInfo t;
-  t.kind = ir::Type::Kind::kSequence;
-  t.inner = std::make_shared<TypeInfo>(elem);
-  t.inner->values.reset();
-  return t;
-}
 Status infer_sequence_insert(InferContext& ctx) {
-  ctx.output(0) = seq_of(ctx.input(1));
+  ctx.output(0) = sequence::sequence_of(ctx.input(1));
   if (ctx.input(0).inner && ctx.input(0).inner->shape && ctx.input(1).shape) {
     const SymShape& a = *ctx.input(0).inner->shape;
     SymShape& b = *ctx.output(0).inner->shape;

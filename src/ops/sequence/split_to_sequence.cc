@@ -2,6 +2,7 @@
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/tensor/tensor_util.h"
+#include "ops/sequence/sequence_util.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -51,20 +52,13 @@ Status eval_split_to_sequence(KernelContext& ctx) {
 }
 
 // ---- shape inference
-TypeInfo seq_of(const TypeInfo& elem) {
-  TypeInfo t;
-  t.kind = ir::Type::Kind::kSequence;
-  t.inner = std::make_shared<TypeInfo>(elem);
-  t.inner->values.reset();
-  return t;
-}
 // The elements keep the input's rank (without split and keepdims = 0: one less) and its dims
 // off the axis. The axis dim is claimed only when every element has it: 1 without split, the
 // size of equal parts (a scalar split dividing the dim, or split values all equal); otherwise it
 // is an unknown (which SequenceAt does not share between the values it reads).
 Status infer_split_to_sequence(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
-  ctx.output(0) = seq_of(TypeInfo::tensor(x.elem, std::nullopt));
+  ctx.output(0) = sequence::sequence_of(TypeInfo::tensor(x.elem, std::nullopt));
   if (!x.shape) return Status::ok();
   auto axis = normalize_axis(ctx.node().attr_int("axis", 0), x.rank());
   if (!axis) return Status::ok();
