@@ -287,12 +287,9 @@ def test_onnxslim_drop_in_matches_the_cli(tmp_path):
     assert onnxslim.slim(path, out, no_shape_infer=True) is None
     assert not onnx.load(out).graph.value_info
     assert onnx.load(out).graph == cli_nodes(tmp_path, "--no-shape-infer", src=path).graph
-    info = onnxslim.slim(path, inspect=True)
-    assert info["nodes"] == len(onnx.load(path).graph.node)
-    both = onnxslim.slim([path, DIRTY], inspect=True)  # OnnxSlim's inspect of several models
-    assert [i["nodes"] for i in both] == [info["nodes"], len(onnx.load(DIRTY).graph.node)]
     half = onnxslim.slim(path, dtype="fp16").graph
-    cli_half = cli_nodes(tmp_path, "--dtype", "fp16", src=path).graph
+    # OnnxSlim's fp16 converts the inputs and outputs too: the CLI's --no-keep-io-types
+    cli_half = cli_nodes(tmp_path, "--dtype", "fp16", "--no-keep-io-types", src=path).graph
     # The same conversion, names of the Casts it made included (they follow graph order, not
     # where earlier runs in this process left nodes in memory).
     assert half == cli_half
@@ -715,3 +712,59 @@ def test_infer_shapes_writes_dim_expressions():
     dims = {vi.name: [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
             for vi in list(m.graph.value_info) + list(m.graph.output)}
     assert dims == {"c": ["batch", "2*seq"], "y": ["batch", "2*seq"]}
+
+
+def test_onnxslim_inspect_and_lists_as_onnxslim(tmp_path, capfd, monkeypatch):
+    # OnnxSlim's slim() reads inspect and does nothing with it: one model is slimmed all the same
+    # (its suite's test_inspect summarizes what slim(path, inspect=True) returns); a list of
+    # models, inspect or not, is printed and None returned (tests/peers: test_slim_inspect_mode,
+    # test_slim_list_of_models).
+    path = os.path.join(MODELS, "bert_tiny.onnx")
+    plain = onnxslim.slim(path)
+    inspected = onnxslim.slim(path, inspect=True)
+    assert isinstance(inspected, onnx.ModelProto) and inspected.graph == plain.graph
+    assert len(inspected.graph.node) < len(onnx.load(path).graph.node)
+    capfd.readouterr()
+    assert onnxslim.slim([path, DIRTY], inspect=True) is None
+    assert onnxslim.slim([path, onnx.load(DIRTY)]) is None
+    printed = capfd.readouterr().out
+    # the CLI's --inspect of each: the original models, node counts included
+    assert printed.count("model: ") == 4 and printed.count(f"model: {path}") == 2
+    assert f"nodes: {len(onnx.load(path).graph.node)} " in printed
+    assert f"nodes: {len(onnx.load(DIRTY).graph.node)} " in printed
+    monkeypatch.chdir(tmp_path)
+    assert onnxslim.slim([path], dump_to_disk=True) is None
+    rows = (tmp_path / "bert_tiny_model_info.csv").read_text().splitlines()
+    assert len(rows) - 1 == sum(len(n.output) for n in onnx.load(path).graph.node)
+    with pytest.raises(onnxtrim.Error, match="failed"):
+        onnxslim.slim([str(tmp_path / "missing.onnx")])
+
+
+def test_onnxslim_dtype_converts_inputs_and_outputs(tmp_path):
+    # OnnxSlim's dtype="fp16" is onnxconverter_common's conversion with keep_io_types=False: the
+    # graph's inputs and outputs become float16 too; "fp32" turns such a model back (tests/peers:
+    # test_slim_with_dtype_conversion).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    w = numpy_helper.from_array(np.array([[0.5, -1.0, 2.0]], dtype=np.float32), "w")
+    g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])],
+                          "g", [x], [y], [w])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    half = onnxslim.slim(model, dtype="fp16")
+    assert half.graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT16
+    assert half.graph.output[0].type.tensor_type.elem_type == TensorProto.FLOAT16
+    assert not any(n.op_type == "Cast" for n in half.graph.node)
+    path = str(tmp_path / "half.onnx")
+    onnx.save(half, path)
+    xv = np.array([[1, 2, 3], [-4, 5, -6]], dtype=np.float16)
+    got = run_ort(path, {"x": xv})["y"]
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, np.maximum(xv * np.array([0.5, -1, 2], dtype=np.float16), 0))
+    back = onnxslim.slim(half, dtype="fp32")
+    assert back.graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT
+    assert back.graph.output[0].type.tensor_type.elem_type == TensorProto.FLOAT
+    # written to a file the same way
+    out = str(tmp_path / "out.onnx")
+    assert onnxslim.slim(model, out, dtype="fp16") is None
+    assert onnx.load(out).graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT16

@@ -31,11 +31,14 @@ def slim(model, *args, **kwargs):
     no_shape_infer -> shapes not written; skip_optimizations -> passes skipped (constant_folding,
     graph_fusion, dead_node_elimination, subexpression_elimination, weight_tying);
     skip_fusion_patterns -> OnnxSlim pattern names or onnxtrim passes; size_threshold -> folding's
-    threshold; save_as_external_data -> external data; inspect -> returns onnxtrim.inspect(model),
-    and with dump_to_disk also appends the nodes to STEM_model_info.csv (--inspect --dump-to-disk);
-    verbose is accepted (OnnxSlim's debug log; the report's passes say what each did);
-    inputs / outputs ["name", ...] -> the graph cut there (onnxtrim's inputs= / outputs=).
-    dtype "fp16" / "fp32" (or "bf16") -> onnxtrim's --dtype (inputs and outputs keep their types).
+    threshold; save_as_external_data -> external data; verbose is accepted (OnnxSlim's debug log;
+    the report's passes say what each did); inputs / outputs ["name", ...] -> the graph cut there
+    (onnxtrim's inputs= / outputs=). dtype "fp16" / "fp32" (or "bf16") -> onnxtrim's --dtype with
+    --no-keep-io-types: inputs and outputs take the new type too, as OnnxSlim's conversion does.
+    A list of models is OnnxSlim's inspection: each model's summary printed (the CLI's
+    --inspect), with dump_to_disk its nodes appended to STEM_model_info.csv, and None returned.
+    With one model, inspect changes nothing (as in OnnxSlim's slim(): the model is slimmed);
+    inspect with dump_to_disk also writes the CSV (--inspect --dump-to-disk).
     """
     if len(args) > 1:
         raise TypeError("slim() takes the model and at most one output_model positionally")
@@ -45,17 +48,12 @@ def slim(model, *args, **kwargs):
             raise TypeError(f"slim() got an unexpected keyword argument '{k}'")
     # dump_to_disk: with inspect, each model's nodes to STEM_model_info.csv (the CLI's
     # --inspect --dump-to-disk); without inspect it does nothing, as in OnnxSlim's slim().
-    if isinstance(model, (list, tuple)):  # OnnxSlim's summary of several models
-        if not kwargs.get("inspect"):
-            raise TypeError("slim(): a list of models is only for inspect=True")
-        if kwargs.get("dump_to_disk"):
-            for m in model:
-                _dump_to_disk(m)
-        return [onnxtrim.inspect(m) for m in model]
-    if kwargs.get("inspect"):
-        if kwargs.get("dump_to_disk"):
-            _dump_to_disk(model)
-        return onnxtrim.inspect(model)
+    if isinstance(model, (list, tuple)):  # OnnxSlim's inspection of several models: printed, None returned
+        for m in model:
+            _inspect_cli(m, bool(kwargs.get("dump_to_disk")))
+        return None
+    if kwargs.get("inspect") and kwargs.get("dump_to_disk"):
+        _inspect_cli(model, True)
     opts: Dict[str, object] = {}
     skip: List[str] = []
     if kwargs.get("model_check"):
@@ -103,8 +101,10 @@ def slim(model, *args, **kwargs):
     if builtin_skipped:
         opts["skip_fusion_patterns"] = " ".join(builtin_skipped)
     if kwargs.get("dtype"):
-        # OnnxSlim's "fp16" / "fp32" (and onnxtrim's "bf16"): inputs and outputs keep their types
+        # OnnxSlim's "fp16" / "fp32" (and onnxtrim's "bf16"): OnnxSlim converts the inputs and
+        # outputs too (onnxconverter_common's keep_io_types=False; fp32 undoes an fp16 model's)
         opts["dtype"] = str(kwargs["dtype"])
+        opts["keep_io_types"] = False
     if kwargs.get("size_threshold") is not None:
         opts["size_threshold"] = int(kwargs["size_threshold"])
     try:
@@ -127,15 +127,17 @@ def slim(model, *args, **kwargs):
         raise
 
 
-def _dump_to_disk(model) -> None:
-    """OnnxSlim's dump_to_disk: the model's nodes appended to STEM_model_info.csv in the current
-    folder (STEM: the file's, or "OnnxModel" for a ModelProto, as OnnxSlim names it)."""
+def _inspect_cli(model, dump_to_disk: bool) -> None:
+    """The CLI's --inspect of one model: its summary printed on stdout; with dump_to_disk
+    (OnnxSlim's) its nodes appended to STEM_model_info.csv in the current folder (STEM: the
+    file's, or "OnnxModel" for a ModelProto, as OnnxSlim names it)."""
     import os
     import tempfile
 
     from .. import _cli
+    flags = ["--inspect"] + (["--dump-to-disk"] if dump_to_disk else [])
     if isinstance(model, (str, os.PathLike)):
-        rc = _cli.main(["--inspect", "--dump-to-disk", os.fspath(model)])
+        rc = _cli.main(flags + [os.fspath(model)])
     else:
         import onnx
         with tempfile.TemporaryDirectory() as d:
@@ -145,6 +147,6 @@ def _dump_to_disk(model) -> None:
                     f.write(model)
             else:
                 onnx.save(model, path)
-            rc = _cli.main(["--inspect", "--dump-to-disk", path])
+            rc = _cli.main(flags + [path])
     if rc != 0:
-        raise onnxtrim.Error(f"slim(): dump_to_disk failed (exit {rc})")
+        raise onnxtrim.Error(f"slim(): inspecting {model if isinstance(model, str) else 'the model'} failed (exit {rc})")
