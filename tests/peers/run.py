@@ -43,6 +43,11 @@ KNOWN = {
         "the test's tolerance: the result is bit for bit the hand-made fusion (weights and bias times the "
         "scale, in float32), which differs from Conv then Mul by float rounding (max 5.7e-6 on outputs up to "
         "23); rtol 1e-5 with atol 0 fails outputs near zero (168 of 37632 for the hand-made fusion too)"),
+    "tests/test_fusion_patterns.py::TestFusionPatterns::test_gemm_pattern": (
+        OTHER, r"Not equal to tolerance rtol=1e-05, atol=0",
+        "the test's tolerance (fails now and then: unseeded random data): the result is exactly "
+        "Gemm(input, weights, bias), the fusion the test asks for, and a hand-made Gemm fails rtol 1e-5 "
+        "with atol 0 against MatMul then Add on 29 of 200 random inputs in ONNX Runtime (float rounding)"),
     "tests/test_fusion_patterns.py::TestFusionPatterns::test_convbn_pattern_with_multiple_unnamed_convs": (
         OTHER, r"conv_output_",
         "node names only: OnnxSlim names a nameless Conv it fuses a BatchNormalization into after the Conv's "
@@ -69,7 +74,10 @@ def classify(rec):
     if known and re.search(known[1], msg):
         return known[0], known[2]
     etype = rec.get("error_type", "")
-    if etype.endswith("OnnxSlimInternal") or rec.get("internals"):
+    # A test that touched internals fails because of them, unless it reached onnxtrim and failed
+    # otherwise than on a placeholder (then the drop-in's result decided: classified below).
+    on_placeholder = etype.endswith("OnnxSlimInternal") or "OnnxSlim internal" in msg
+    if on_placeholder or (rec.get("internals") and not rec.get("onnxtrim_calls")):
         used = rec.get("internals") or []
         return INTERNALS, "uses " + (", ".join(sorted(set(used))[:3]) if used else first)
     if "/data/modelzoo" in msg or "modelzoo" in msg:
