@@ -356,7 +356,7 @@ const std::vector<Entry>& entries() {
                       [](Options& o, std::string_view v) { add_unique(o.custom_op_schemas, std::string(v)); }, true));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
                      [](Options& o, bool b) { o.value_info = !b; }));
-    t.push_back(value("target", "NAME", "simplify", "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no RotaryEmbedding)",
+    t.push_back(value("target", "NAME", "simplify", "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no RotaryEmbedding), tensorrt and openvino (also GroupNormalization and Swish)",
                       [](Options& o, std::string_view v) {
                         if (!passes::find_target(v))
                           bad("target", "unknown target '" + std::string(v) + "' (known: " + passes::target_names() + ")");

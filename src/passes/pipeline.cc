@@ -104,6 +104,12 @@ const std::vector<std::string_view>& pipeline_order() {
       // Rotary before partial rotary, which wraps the RotaryEmbedding this one makes.
       "fuse_rotary_embedding",
       "fuse_partial_rotary_embedding",
+      // Off by default, on for --target tensorrt/openvino (passes/targets.cc): torch's GroupNorm
+      // export and x * Sigmoid(x) as GroupNormalization-21 and Swish-24. Each works on its own
+      // nodes, which no fusion above reads (the Mul of a scale after the GroupNorm's Reshape is
+      // not a Conv's, an LN's or an RMSNorm's: their fusions refuse it).
+      "fuse_group_normalization",
+      "fuse_swish",
       // Cleanup after every rewrite: the rewrites leave the nodes they bypassed to this pass,
       // which removes what no graph output reads.
       "eliminate_dead_nodes",

@@ -20,7 +20,7 @@ struct TargetInfo {
 
 const std::vector<TargetInfo>& targets();
 const TargetInfo* find_target(std::string_view name);
-// "coreml, wasm": for messages.
+// "coreml, wasm, tensorrt, openvino": for messages.
 std::string target_names();
 
 // The fusions into standard ONNX ops: the pass, the op it writes, the opset that has the op, and

@@ -129,7 +129,7 @@ TEST(FuseRotaryEmbedding, OffForTheWasmTarget) {
   bad.target = "tpu";
   auto r = passes::simplify(*test::parse(rope()), bad);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.status().message(), "unknown target 'tpu' (known: coreml, wasm)");
+  EXPECT_EQ(r.status().message(), "unknown target 'tpu' (known: coreml, wasm, tensorrt, openvino)");
 }
 
 TEST(FuseRotaryEmbedding, QAndKShareTheHalfTables) {
