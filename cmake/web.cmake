@@ -58,7 +58,7 @@ add_library(onnxtrim_io STATIC ${ONNXTRIM_IO_SOURCES} src/onnx_io/web/text.cc)
 target_link_libraries(onnxtrim_io PUBLIC onnxtrim_ir PRIVATE onnx_proto)
 
 file(GLOB_RECURSE ONNXTRIM_CORE_SOURCES CONFIGURE_DEPENDS
-  src/ops/*.cc src/eval/*.cc src/passes/*.cc src/rewrites/*.cc src/targets/*.cc src/api/*.cc
+  src/ops/*.cc src/eval/*.cc src/passes/*.cc src/rewrites/*.cc src/targets/*.cc src/driver/*.cc src/api/*.cc
   src/surgery/*.cc src/convert/*.cc)
 add_library(onnxtrim_core STATIC ${ONNXTRIM_CORE_SOURCES})
 target_include_directories(onnxtrim_core PUBLIC ${ONNXTRIM_GEN}/json PRIVATE ${ONNXTRIM_WEB_DEPS}/include)

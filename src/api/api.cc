@@ -1,44 +1,27 @@
-// The public C++ API (include/onnxtrim/onnxtrim.hpp) over the library: options into the
-// internal option structs, the run (load, simplify, check, save) and its report. The CLI, the C
-// API and the Python package all come through here.
+// The public C++ API (include/onnxtrim/onnxtrim.hpp) over the driver (src/driver/): loading and
+// saving, the public Model, user rewrite callbacks as passes, errors named by file. The run's
+// stages are the driver's. The CLI, the C API and the Python package all come through here.
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "api/internal.h"
 #include "api/report.h"
-#include "eval/interpreter.h"
-#include "eval/sizes.h"
-#include "eval/verify.h"
+#include "driver/driver.h"
 #include "ir/clone.h"
-#include "ir/inline_functions.h"
 #include "ir/printer.h"
-#include "ir/rewriter.h"
 #include "ir/scratch.h"
-#include "ir/verifier.h"
-#include "ops/custom_ops.h"
 #include "onnx_io/onnx_io.h"
 #include "passes/pass_manager.h"
-#include "passes/rule.h"
-#include "passes/targets.h"
 #include "passes/user_rules.h"
-#include "passes/shape_inference.h"
-#include "convert/opset.h"
-#include "convert/convert_float.h"
 #include "support/cancel.h"
 #include "support/limits.h"
 #include "support/platform.h"
 #include "support/text.h"
-#include "surgery/surgery.h"
 
 #ifndef ONNXTRIM_VERSION
 #define ONNXTRIM_VERSION "dev"
@@ -65,24 +48,6 @@ struct ModelAccess {
 };
 
 namespace api {
-
-int exit_code_for(ErrorCode c) {
-  switch (c) {
-    case ErrorCode::kOk: return kExitOk;
-    case ErrorCode::kUsage: return kExitUsage;
-    case ErrorCode::kIo: return kExitIo;
-    case ErrorCode::kParse: return kExitParse;
-    case ErrorCode::kInvalidModel: return kExitInvalid;
-    case ErrorCode::kUnsupported: return kExitUnsupported;
-    case ErrorCode::kMismatch: return kExitMismatch;
-    case ErrorCode::kInterrupted: return kExitInterrupted;
-    default: return kExitInternal;
-  }
-}
-
-void throw_if_error(const Status& st) {
-  if (!st.is_ok()) throw Error(exit_code_for(st.code()), st.message());
-}
 
 // Runs f; a tensor past the evaluator's limits (support/limits.h) that no inner layer turned
 // into a Status (the interpreter and the pass manager do) becomes the same "unsupported" error
@@ -127,27 +92,8 @@ std::vector<passes::UserPass> user_passes(const Options& o) {
 }
 
 passes::SimplifyOptions simplify_options(const Options& o) {
-  passes::SimplifyOptions s;
+  passes::SimplifyOptions s = driver::simplify_options(o);
   s.user_passes = user_passes(o);
-  s.only = o.passes;
-  s.skip = o.skip;
-  if (!o.constant_folding) s.skip.push_back("fold_constants");
-  s.target = o.target;
-  s.strict = o.strict;
-  s.max_rounds = o.max_rounds;
-  s.fail_on_cap = o.test_convergence;
-  s.dims = o.dims;
-  s.input_shapes = o.input_shapes;
-  s.write_value_info = o.value_info;
-  s.size_threshold = o.size_threshold;
-  s.fold_budget = o.fold_budget;
-  s.max_folded_tensor = o.max_folded_tensor;
-  s.keep_constant_nodes = o.keep_constant_nodes;
-  s.verify_each_pass = o.verify_each_pass;
-  s.verify_samples = o.samples > 0 ? o.samples : 1;
-  s.seed = o.seed;
-  s.rtol = o.rtol;
-  s.atol = o.atol;
   return s;
 }
 
@@ -170,677 +116,12 @@ onnx_io::SaveOptions save_options(const Options& o, const std::string& out_path)
 
 namespace {
 
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-// --node-reduction-plot and the like: text written whole to `path`, or an Error naming it.
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw Error(kExitIo, path + ": cannot write: " + std::strerror(errno));
-}
-
-// Ends the stage begun at t0: its time, and with --profile the peak resident memory since the
-// previous stage ended (then reset for the next one).
-void end_stage(Report& rep, const Options& o, const char* name, double t0) {
-  double sec = now_s() - t0;
-  rep.stages.emplace_back(name, sec);
-  if (o.profile) rep.profile.push_back(StageProfile{name, sec, platform::peak_resident_bytes(true)});
-}
-
 int64_t file_size(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
 }
 
-// The unnamed shape of onnxsim's `--overwrite-input-shape 1,3,224,224` belongs to the only input.
-std::map<std::string, std::vector<int64_t>> resolve_shapes(const ir::Model& m,
-                                                           std::map<std::string, std::vector<int64_t>> shapes) {
-  auto it = shapes.find("");
-  if (it == shapes.end()) return shapes;
-  std::vector<const ir::Value*> ins;
-  for (const ir::Value* v : m.graph->inputs())
-    if (!v->is_initializer()) ins.push_back(v);
-  if (ins.size() != 1)
-    throw Error(kExitUsage, "a shape without an input name (onnxsim's D,D,...) needs a model of one input; this one has " +
-                                std::to_string(ins.size()) + " (write NAME:D,D,...)");
-  shapes[ins[0]->name()] = it->second;
-  shapes.erase("");
-  return shapes;
-}
-
-// The shapes that a graph declares for values other than its inputs: forgotten (value_info) or
-// opened (outputs: known dims become unknown, names stay), in every subgraph too, so that shape
-// inference proves them again after an input's fixed dim was changed.
-void forget_derived_shapes(ir::Graph& g) {
-  g.for_each_node([&](ir::Node* n) {
-    for (ir::Value* v : n->outputs()) {
-      if (!v || v->is_graph_output() || !v->type.has_shape) continue;
-      v->type.has_shape = false;
-      v->type.dims.clear();
-    }
-    for (ir::Graph* sg : n->subgraphs()) forget_derived_shapes(*sg);
-  });
-  for (ir::Value* v : g.outputs()) {
-    if (v->is_graph_input() || v->is_initializer() || !v->type.has_shape) continue;
-    for (ir::Dim& d : v->type.dims)
-      if (d.is_known()) d = ir::Dim{};
-  }
-}
-
-// --input-shape / --overwrite-input-shape / --input-shapes: the inputs are declared with the
-// given shapes. A dim the model fixes is replaced too, as onnxsim and OnnxSlim do (the user asked
-// for that size): the shapes declared downstream of it are then forgotten and proved again, and
-// the check runs the original with the same shape. Only a change of rank is refused.
-void fix_input_shapes(ir::Model& m, const std::map<std::string, std::vector<int64_t>>& shapes) {
-  bool fixed_dim_changed = false;
-  for (const auto& [name, dims] : shapes) {
-    ir::Value* in = nullptr;
-    for (ir::Value* v : m.graph->inputs())
-      if (v->name() == name && !v->is_initializer()) in = v;
-    if (!in) throw Error(kExitUsage, "--input-shape: the model has no input named '" + name + "'");
-    if (!in->type.is_tensor()) throw Error(kExitUsage, "--input-shape: input '" + name + "' is not a tensor");
-    if (in->type.has_shape && in->type.rank() != static_cast<int64_t>(dims.size()))
-      throw Error(kExitUsage, "--input-shape " + name + ": the model declares rank " +
-                                  std::to_string(in->type.rank()) + " (" + in->type.str() + "), the shape given has rank " +
-                                  std::to_string(dims.size()) + ": only the sizes of the dims can change");
-    for (size_t i = 0; in->type.has_shape && i < dims.size(); ++i) {
-      const ir::Dim& d = in->type.dims[i];
-      if (d.is_known() && *d.value != dims[i]) fixed_dim_changed = true;
-    }
-    std::vector<ir::Dim> nd;
-    for (int64_t d : dims) nd.push_back(ir::Dim::known(d));
-    in->type.has_shape = true;
-    in->type.dims = std::move(nd);
-  }
-  if (fixed_dim_changed) forget_derived_shapes(*m.graph);
-}
-
-// --dim NAME=V: the result is simplified for that value only, so the inputs declare it.
-void fix_named_dims(ir::Model& m, const std::map<std::string, int64_t>& dims) {
-  for (ir::Value* v : m.graph->inputs()) {
-    if (v->is_initializer() || !v->type.is_tensor() || !v->type.has_shape) continue;
-    for (ir::Dim& d : v->type.dims) {
-      if (d.is_known() || d.param.empty()) continue;
-      auto it = dims.find(d.param);
-      if (it != dims.end()) d = ir::Dim::known(it->second);
-    }
-  }
-}
-
-// Multiply-adds of one run of the main graph with every input dim fixed (the check's inputs):
-// MatMul/Gemm/Conv families by their reductions, everything else one per output element.
-double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
-  passes::InferOptions io;
-  io.dims = spec.dims;
-  io.input_shapes = spec.shapes;
-  for (const auto& [name, v] : spec.pinned)
-    if (v.is_tensor()) io.input_shapes[name] = v.tensor.dims();
-  passes::ShapeInference si(m, io);
-  if (!si.run().is_ok()) return 0;
-  auto numel = [&](const ir::Value* v) -> double {
-    if (!v) return 0;
-    const ops::TypeInfo* t = si.facts(v);
-    if (!t) return 0;
-    auto s = t->static_shape();
-    if (!s) return 0;
-    double n = 1;
-    for (int64_t d : *s) n *= static_cast<double>(d);
-    return n;
-  };
-  auto dim = [&](const ir::Value* v, int64_t axis) -> double {
-    const ops::TypeInfo* t = v ? si.facts(v) : nullptr;
-    if (!t) return 0;
-    auto s = t->static_shape();
-    if (!s || s->empty()) return 0;
-    if (axis < 0) axis += static_cast<int64_t>(s->size());
-    if (axis < 0 || axis >= static_cast<int64_t>(s->size())) return 0;
-    return static_cast<double>((*s)[static_cast<size_t>(axis)]);
-  };
-  double macs = 0;
-  m.graph->for_each_node([&](const ir::Node* n) {
-    double out = n->num_outputs() ? numel(n->output(0)) : 0;
-    const std::string& op = n->op_type;
-    if ((op == "Conv" || op == "ConvInteger" || op == "QLinearConv") && n->num_inputs() > 1) {
-      const ir::Value* w = n->input(op == "QLinearConv" ? 3 : 1);
-      double per = dim(w, 0) > 0 ? numel(w) / dim(w, 0) : 0;
-      macs += out * per;
-    } else if (op == "ConvTranspose" && n->num_inputs() > 1) {
-      const ir::Value* w = n->input(1);
-      double per = dim(w, 0) > 0 ? numel(w) / dim(w, 0) : 0;
-      macs += numel(n->input(0)) * per;
-    } else if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul" || op == "FusedMatMul") {
-      macs += out * dim(n->input(0), -1);
-    } else if (op == "Gemm") {
-      double k = n->attr_int("transA", 0) ? dim(n->input(0), 0) : dim(n->input(0), 1);
-      macs += out * k;
-    } else {
-      macs += out;
-    }
-  });
-  return macs;
-}
-
 }  // namespace
-
-eval::InputSpec::Fill input_fill(const Options& o) {
-  if (o.input_fill == "ones") return eval::InputSpec::Fill::kOnes;
-  if (o.input_fill == "zeros") return eval::InputSpec::Fill::kZeros;
-  if (o.input_fill == "arange") return eval::InputSpec::Fill::kArange;
-  return eval::InputSpec::Fill::kRandom;
-}
-
-namespace {
-
-// What fixes the sizes of the check's inputs: --dim, --input-shape, --input, and a dim the
-// candidate declares fixed. The other symbolic dims are free: eval::size_candidates sizes them.
-eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, std::string* error,
-                           const std::map<std::string, std::string>& renamed = {}) {
-  eval::InputSpec spec;
-  spec.dims = o.dims;
-  spec.fill = input_fill(o);
-  // A dim the candidate declares fixed (simplified for one size) where the original has a
-  // symbol: that size.
-  for (const ir::Value* v : m.graph->inputs()) {
-    if (v->is_initializer() || !v->type.has_shape) continue;
-    auto rn = renamed.find(v->name());
-    const std::string& cname = rn == renamed.end() ? v->name() : rn->second;
-    for (const ir::Value* c : candidate.graph->inputs()) {
-      if (c->name() != cname || !c->type.has_shape || c->type.rank() != v->type.rank()) continue;
-      for (size_t i = 0; i < v->type.dims.size(); ++i) {
-        const ir::Dim& d = v->type.dims[i];
-        if (!d.is_known() && !d.param.empty() && c->type.dims[i].is_known() && !spec.dims.count(d.param))
-          spec.dims[d.param] = *c->type.dims[i].value;
-      }
-    }
-  }
-  spec.shapes = resolve_shapes(m, o.input_shapes);
-  for (const auto& [k, v] : resolve_shapes(m, o.check_input_shapes)) spec.shapes[k] = v;
-  for (const auto& p : o.input_values) {
-    Status st = eval::pin_input(m, p, spec);
-    if (!st.is_ok()) {
-      *error = st.message();
-      return spec;
-    }
-  }
-  return spec;
-}
-
-std::string gmac_str(double macs) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", macs / 1e9);
-  return b;
-}
-
-}  // namespace
-
-// Makes the checker of `original`: runs it on random inputs. In auto mode anything that keeps
-// the check from running is a reason to skip it (returned in *skipped); with --verify it is an
-// error.
-std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir::Model& simplified, const Options& o,
-                                             std::string* skipped, double* macs_out,
-                                             const surgery::Plan* plan = nullptr, int stack = 0) {
-  bool forced = o.verify == Options::Verify::kOn;
-  auto give_up = [&](const Status& st, const std::string& advice) -> std::unique_ptr<eval::Verifier> {
-    if (forced) throw_if_error(st);
-    *skipped = st.message() + advice;
-    return nullptr;
-  };
-  {
-    eval::Interpreter probe(original);
-    Status st = probe.check_supported();
-    if (!st.is_ok()) return give_up(st, "; the result was written unchecked");
-  }
-  // The free symbolic dims grow until the original runs (a convolution stack needs a minimum
-  // image size, a spectrogram a minimum signal length); dims that look like a batch stay 1.
-  std::string err;
-  eval::InputSpec given =
-      check_spec(original, simplified, o, &err, plan ? plan->renamed : std::map<std::string, std::string>{});
-  if (!err.empty()) throw Error(kExitUsage, err);
-  const std::vector<eval::SizeCandidate> cands = eval::size_candidates(original, given);
-  std::vector<Status> failures;
-  Status last;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    const eval::InputSpec& spec = cands[i].spec;
-    if (!forced) {
-      double macs = estimate_macs(simplified, spec) * std::max(1, stack);
-      if (macs_out) *macs_out = macs;
-      if (macs > o.verify_budget_gmac * 1e9) {
-        *skipped = "one sample needs about " + gmac_str(macs) + " GMAC";
-        if (i > 0)
-          *skipped += " with " + eval::describe_sizes(cands[i]) + " (the original fails on smaller sizes: " +
-                      failures.back().message() + ")";
-        *skipped += ", over the budget of " + gmac_str(o.verify_budget_gmac * 1e9) +
-                    " (force the check with --verify, or raise --verify-budget";
-        *skipped += i > 0 ? ", or give sizes with --dim, --input-shape or --input)" : ")";
-        return nullptr;
-      }
-    }
-    eval::VerifyOptions vo;
-    vo.samples = o.samples > 0 ? o.samples : 1;
-    vo.seed = o.seed;
-    vo.rtol = o.rtol;
-    vo.atol = o.atol;
-    vo.inputs = spec;
-    vo.fast = true;  // float accumulation, as ONNX Runtime computes: both models alike
-    if (plan) {
-      vo.carried = plan->carried;
-      vo.renamed = plan->renamed;
-      vo.stack = stack;
-      vo.stacked = plan->batched_inputs;
-    }
-    auto v = eval::Verifier::create(original, vo);
-    if (v) {
-      v.value()->set_sizes(eval::explain_sizes(cands, i, failures));
-      return std::move(v).value();
-    }
-    last = v.status();
-    if (last.code() == ErrorCode::kInterrupted) throw_if_error(last);
-    if (last.code() == ErrorCode::kUsage || last.code() == ErrorCode::kUnsupported) break;
-    failures.push_back(last);
-  }
-  std::string tried = eval::sizes_tried(cands);
-  return give_up(last, last.code() == ErrorCode::kUsage
-                           ? ""
-                           : " (the original model fails on these random inputs" + (tried.empty() ? "" : ", " + tried) +
-                                 ": give sizes with --dim, --input-shape or --input)");
-}
-
-Verification run_check(const eval::Verifier& checker, const ir::Model& candidate, const Options& o,
-                       const eval::CompareExtras& extras = {}) {
-  Verification v;
-  auto rep = checker.compare_with(candidate, extras);
-  throw_if_error(rep.is_ok() ? Status::ok() : rep.status());
-  v.ran = true;
-  v.ok = rep.value().ok;
-  v.samples = o.samples > 0 ? o.samples : 1;
-  v.rtol = o.rtol;
-  v.atol = o.atol;
-  v.l2_tol = extras.l2_tol;
-  v.dims = checker.dims_used();
-  v.sizes = checker.sizes();
-  v.why = rep.value().why;
-  for (const auto& od : rep.value().outputs) {
-    bool comparable = od.not_comparable.empty();
-    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2, od.diff.ok,
-                                    comparable ? od.diff.why : od.not_comparable, comparable});
-  }
-  const eval::RandomHandling& r = rep.value().random;
-  v.random = r.summary();
-  v.random_alike = r.alike;
-  v.random_unmatched = r.unmatched;
-  v.random_seeded = r.seeded;
-  return v;
-}
-
-surgery::Request surgery_request(const Options& o) {
-  surgery::Request r;
-  r.inputs = o.cut_inputs;
-  r.outputs = o.cut_outputs;
-  r.remove_outputs = o.unused_outputs;
-  if (o.add_outputs.size() == 1 && o.add_outputs[0] == "all") r.add_all_outputs = true;
-  else r.add_outputs = o.add_outputs;
-  r.rename = o.rename;
-  if (o.batch == "dynamic") {
-    r.batch_dynamic = true;
-  } else if (!o.batch.empty()) {
-    char* end = nullptr;
-    long long n = std::strtoll(o.batch.c_str(), &end, 10);
-    if (*end || n < 1) throw Error(kExitUsage, "--batch: needs a size >= 1 or 'dynamic', not '" + o.batch + "'");
-    r.batch = n;
-  }
-  return r;
-}
-
-namespace {
-
-bool uses_dtype(const ir::Graph& g, ir::DataType t) {
-  bool found = false;
-  for (const ir::Value* v : g.inputs()) found |= v->type.elem == t;
-  for (const ir::Value* v : g.initializers()) found |= v->type.elem == t;
-  g.for_each_node([&](const ir::Node* n) {
-    for (const ir::Value* v : n->outputs()) found |= v && v->type.elem == t;
-    for (const ir::Graph* sg : n->subgraphs()) found |= uses_dtype(*sg, t);
-  });
-  return found;
-}
-
-// One run of `m` on the check's kind of inputs with the observer on, when no check runs.
-bool observe_once(const ir::Model& m, const Options& o, convert::FloatObservations& seen) {
-  eval::Interpreter interp(m);
-  if (!interp.check_supported().is_ok()) return false;
-  interp.set_fast_float(true);
-  std::string err;
-  eval::InputSpec given = check_spec(m, m, o, &err);
-  if (!err.empty()) return false;
-  for (const eval::SizeCandidate& c : eval::size_candidates(m, given)) {
-    auto feeds = eval::make_random_inputs(m, c.spec, o.seed);
-    if (!feeds) return false;
-    interp.set_observer(seen.observer());
-    if (interp.run(feeds.value())) return true;
-    seen.max_abs.clear();
-    seen.node_error.clear();
-    seen.ran = false;
-  }
-  return false;
-}
-
-// --dtype: observes one run of the simplified float model (the check of the simplification,
-// when the check runs), converts, tidies up with the passes, and checks the result against the
-// original at the precision's tolerance. Returns false when the simplification's check failed
-// (rep.verification says how).
-bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o, const passes::SimplifyOptions& sopts,
-                      Report& rep) {
-  ir::DataType target;
-  if (!convert::parse_float_dtype(o.dtype, &target)) throw Error(kExitUsage, "--dtype: needs fp16, bf16 or fp32");
-  convert::ConvertFloatOptions co;
-  co.target = target;
-  co.keep_io_types = o.keep_io_types;
-  // The check's tolerance: relative L2 error 1e-2 for float16, 5e-2 for bfloat16 (for a
-  // conversion back to float32, the precision the model had).
-  bool had_bf16 = uses_dtype(*m.graph, ir::DataType::kBFloat16);
-  double l2_tol = target == ir::DataType::kBFloat16 || (target == ir::DataType::kFloat && had_bf16) ? 5e-2 : 1e-2;
-  co.tolerance = l2_tol;
-  double t = now_s();
-  convert::FloatObservations seen(m, co);
-  std::unique_ptr<eval::Verifier> checker;
-  std::string skipped;
-  if (original) checker = make_checker(*original, m, o, &skipped, nullptr);
-  if (checker) {
-    eval::CompareExtras ex;
-    ex.observer = seen.observer();
-    rep.verification = run_check(*checker, m, o, ex);
-    if (!rep.verification.ok) return false;
-  } else if (!observe_once(m, o, seen)) {
-    rep.warnings.push_back("--dtype: the model could not run, so no value range was observed: only the spec's "
-                           "types and the shape arithmetic decide what stays in float32");
-  }
-  auto res = convert::convert_float(m, co, seen.ran ? &seen : nullptr);
-  throw_if_error(res.is_ok() ? Status::ok() : res.status());
-  m.changed_by = "--dtype conversion";
-  Conversion& c = rep.conversion;
-  c.dtype = o.dtype;
-  c.keep_io_types = o.keep_io_types;
-  c.converted_nodes = res.value().converted_nodes;
-  c.casts_added = res.value().casts_added;
-  c.initializers_converted = res.value().initializers_converted;
-  c.ranges_observed = seen.ran;
-  for (const auto& k : res.value().kept) c.kept.push_back(Conversion::Kept{k.node, k.reason});
-  if (o.run_passes) {
-    // Casts that became no-ops, duplicates and what no longer reaches an output go; the types
-    // are checked against each op's spec by shape inference on the way.
-    passes::SimplifyOptions again = sopts;
-    again.verify_each_pass = false;
-    auto r2 = passes::simplify(m, again);
-    throw_if_error(r2.is_ok() ? Status::ok() : r2.status());
-    for (const auto& ps : r2.value().passes)
-      for (auto& p : rep.passes)
-        if (p.name == ps.name) {
-          p.runs += ps.runs;
-          p.changes += ps.changes;
-          p.nodes_removed += ps.nodes_removed;
-          p.seconds += ps.seconds;
-        }
-  } else {
-    throw_if_error(ir::verify_model(m));
-  }
-  end_stage(rep, o, "convert", t);
-  if (checker) {
-    double t2 = now_s();
-    eval::CompareExtras ex;
-    ex.l2_tol = l2_tol;
-    ex.cast_float_inputs = !o.keep_io_types;
-    rep.verification = run_check(*checker, m, o, ex);
-    end_stage(rep, o, "check", t2);
-  } else if (!skipped.empty()) {
-    rep.verification.skipped = skipped;
-    rep.warnings.push_back("check skipped: " + skipped);
-  } else {
-    rep.verification.skipped = "--no-verify";
-  }
-  return true;
-}
-
-// The standard-op fusions of a run: how many of each op the passes wrote (the op's count after
-// over before), and, for an op the model's opset does not have yet, how many blocks of its form
-// the result holds (what --opset N would fuse).
-std::vector<Fusion> fusions_of(ir::Model& m, const std::map<std::string, int64_t>& ops_before,
-                               const passes::SimplifyOptions& sopts) {
-  std::vector<Fusion> out;
-  const std::map<std::string, int64_t> ops_after = compute_stats(m).op_histogram;
-  auto count = [](const std::map<std::string, int64_t>& h, const std::string& op) {
-    auto it = h.find(op);
-    return it == h.end() ? int64_t{0} : it->second;
-  };
-  const int64_t opset = m.opset("");
-  for (const passes::StandardOpFusion& f : passes::standard_op_fusions()) {
-    Fusion r{f.pass, f.op, f.opset, std::max<int64_t>(0, count(ops_after, f.op) - count(ops_before, f.op)), 0, f.runtimes};
-    if (opset < f.opset) r.would_fuse = passes::count_matches(m, f.pass, f.opset, sopts);
-    if (r.fused > 0 || r.would_fuse > 0) out.push_back(std::move(r));
-  }
-  return out;
-}
-
-}  // namespace
-
-// Simplifies `m` in place and checks it; fills `rep` (stages, passes, verification). Throws
-// Error on failure; a check that finds differences is not thrown here (rep.verification.ok).
-void simplify_in_place(ir::Model& m, const Options& o, Report& rep) {
-  support::CancelScope cancel(o.cancel);
-  // --custom-op-schema: this run's custom ops, seen by shape inference on this thread only.
-  ops::CustomOpRules custom_ops;
-  for (const std::string& f : o.custom_op_schemas) {
-    auto r = ops::load_custom_op_schemas(f);
-    if (!r.is_ok()) throw_if_error(r.status());
-    for (auto& c : r.value()) {
-      for (const auto& prev : custom_ops)
-        if (prev.domain == c.domain && prev.op_type == c.op_type)
-          throw Error(kExitUsage, c.source + ": describes " + c.domain + "::" + c.op_type + " again (" + prev.source + ")");
-      custom_ops.push_back(std::move(c));
-    }
-  }
-  ops::CustomOpScope custom_scope(custom_ops.empty() ? ops::current_custom_ops() : &custom_ops);
-  if (o.profile && rep.stages.empty()) platform::peak_resident_bytes(true);  // a model given in memory
-  passes::SimplifyOptions sopts = simplify_options(o);
-  throw_if_error(passes::check_pass_names(sopts));
-  sopts.input_shapes = resolve_shapes(m, sopts.input_shapes);
-  // The result holds only for the shapes that --input-shape / --dim fix: its inputs say so.
-  fix_input_shapes(m, sopts.input_shapes);
-  fix_named_dims(m, sopts.dims);
-  if (o.progress) sopts.on_pass = [p = o.progress](int round, const std::string& pass) {
-    p("round " + std::to_string(round) + ": " + pass, 0, 0);
-  };
-  if (o.verify_each_pass)
-    sopts.make_checker = [&o](const ir::Model& original) -> Result<std::unique_ptr<eval::Verifier>> {
-      Options forced = o;
-      forced.verify = Options::Verify::kOn;
-      std::string skipped;
-      try {
-        return make_checker(original, original, forced, &skipped, nullptr);
-      } catch (const Error& e) {
-        return Status(e.exit_code() == kExitUsage ? ErrorCode::kUsage : ErrorCode::kUnsupported, e.what());
-      }
-    };
-
-  surgery::Request req = surgery_request(o);
-  const bool cutting = !req.empty();
-  std::unique_ptr<ir::Model> original;
-  bool convert = !o.dtype.empty();
-  const bool reopset = o.opset != 0;
-  // The original, for the check and --graph-diff (one copy for both).
-  if ((o.verify != Options::Verify::kOff || o.graph_diff) &&
-      (o.run_passes || cutting || convert || reopset || o.inline_functions))
-    original = ir::clone_model(m);
-  // --graph-diff and --node-reduction-plot, when the run ends: the original (or the cut model,
-  // with --dtype after surgery) against the result; the passes' rounds as an SVG.
-  auto graph_diff_at_end = [&] {
-    if (o.graph_diff) rep.graph_diff = diff_graphs(original ? *original : m, m);
-    if (!o.node_reduction_plot.empty()) write_text_file(o.node_reduction_plot, node_reduction_svg(rep.round_stats));
-  };
-
-  if (o.inline_functions) {
-    // --inline-functions: first, so that every later stage sees the bodies as ordinary nodes.
-    double t = now_s();
-    throw_if_error(ir::verify_model(m));
-    auto res = ir::inline_functions(m);
-    throw_if_error(res.is_ok() ? Status::ok() : res.status());
-    m.changed_by = "--inline-functions";
-    throw_if_error(ir::verify_model(m));
-    FunctionInlining& fi = rep.inlining;
-    fi.ran = true;
-    fi.calls = res.value().calls;
-    fi.inlined = res.value().inlined;
-    fi.removed = res.value().removed;
-    fi.opsets_added = res.value().opsets_added;
-    end_stage(rep, o, "inline", t);
-  }
-
-  surgery::Plan plan;
-  if (cutting) {
-    double t = now_s();
-    throw_if_error(ir::verify_model(m));
-    throw_if_error(surgery::apply(m, req, &plan));
-    m.changed_by = "surgery";
-    rep.surgery = plan.notes;
-    end_stage(rep, o, "surgery", t);
-    // With --dtype as well, the simplification and the conversion are checked against the cut
-    // model (the surgery's own check needs the float result; it is not run twice).
-    if (convert && original) original = ir::clone_model(m);
-  }
-
-  if (reopset) {
-    // --opset: before the passes, so that they simplify the converted model (and fold what the
-    // conversion made, such as constants moved from attributes into inputs).
-    double t = now_s();
-    throw_if_error(ir::verify_model(m));
-    auto res = convert::convert_opset(m, o.opset);
-    throw_if_error(res.is_ok() ? Status::ok() : res.status());
-    m.changed_by = "--opset conversion";
-    throw_if_error(ir::verify_model(m));
-    OpsetConversion& oc = rep.opset;
-    oc.from = res.value().from;
-    oc.to = res.value().to;
-    oc.nodes_converted = res.value().nodes_converted;
-    oc.nodes_rewritten = res.value().nodes_rewritten;
-    oc.nodes_expanded = res.value().nodes_expanded;
-    oc.notes = res.value().notes;
-    end_stage(rep, o, "opset", t);
-  }
-
-  if (o.run_passes) {
-    double t = now_s();
-    throw_if_error(ir::verify_model(m));
-    const std::map<std::string, int64_t> ops_before = compute_stats(m).op_histogram;
-    auto res = passes::simplify(m, sopts);
-    throw_if_error(res.is_ok() ? Status::ok() : res.status());
-    rep.passes.clear();
-    for (const passes::PassStats& ps : res.value().passes)
-      rep.passes.push_back(PassStats{ps.name, ps.runs, ps.changes, ps.nodes_removed, ps.seconds});
-    rep.rounds = res.value().rounds;
-    rep.round_stats.clear();
-    for (const passes::RoundStats& r : res.value().round_stats)
-      rep.round_stats.push_back(RoundStats{r.round, r.nodes, r.initializer_bytes});
-    rep.converged = res.value().converged;
-    rep.warnings = res.value().warnings;
-    rep.fusions = fusions_of(m, ops_before, sopts);
-    end_stage(rep, o, "simplify", t);
-    if (!o.explain.empty()) {
-      rep.explain_node = o.explain;
-      rep.explain = passes::explain(m, o.explain, sopts);
-    }
-  } else if (cutting) {
-    throw_if_error(ir::verify_model(m));
-  }
-  if (convert) {
-    if (!o.run_passes) {
-      // The conversion reads every value's type: what shape inference proves, as simplify does.
-      throw_if_error(ir::verify_model(m));
-      passes::InferOptions io;
-      io.input_shapes = sopts.input_shapes;
-      io.dims = sopts.dims;
-      passes::ShapeInference si(m, io);
-      throw_if_error(si.run());
-      if (!si.errors().empty()) throw_if_error(si.errors().front());
-      ir::Rewriter rw(m);
-      si.write_back(rw, /*add_value_info=*/false);
-    }
-    convert_in_place(m, original.get(), o, sopts, rep);
-    graph_diff_at_end();
-    return;
-  }
-  if (o.verify == Options::Verify::kOff) {
-    rep.verification.skipped = "--no-verify";
-  } else if (!o.run_passes && !cutting && !reopset && !o.inline_functions) {
-    rep.verification.skipped = "--no-passes (nothing changed)";
-  } else {
-    double t = now_s();
-    if (o.progress) o.progress("check", 0, 0);
-    std::string skipped;
-    // The reference: the original, with the values the result outputs (and those it takes as
-    // inputs at the cut points) as its outputs.
-    std::unique_ptr<ir::Model> reference;
-    std::string compared;
-    int stack = 0;
-    if (cutting) {
-      reference = ir::clone_model(*original);
-      std::vector<ir::Value*> outs;
-      for (const auto& n : plan.outputs) outs.push_back(reference->graph->find_value(n));
-      for (const auto& n : plan.carried) outs.push_back(reference->graph->find_value(n));
-      for (ir::Value* v : outs)
-        if (!v) throw Error(kExitInternal, "surgery: a value of the plan is missing from the original");
-      reference->graph->set_outputs(outs);
-      // "a, b (as c), ... and 12 more"
-      auto names = [&plan](const std::vector<std::string>& list) {
-        std::string out;
-        for (size_t i = 0; i < list.size() && i < 6; ++i) {
-          auto rn = plan.renamed.find(list[i]);
-          out += (i ? ", " : "") + list[i] + (rn == plan.renamed.end() ? "" : " (as " + rn->second + ")");
-        }
-        if (list.size() > 6) out += " and " + std::to_string(list.size() - 6) + " more";
-        return out;
-      };
-      compared = "the original model's values";
-      if (!plan.carried.empty())
-        compared += " (the original run on random inputs; the result fed the original's values at the cut points " +
-                    names(plan.carried) + ")";
-      compared += " at " + names(plan.outputs);
-      if (plan.old_batch > 0) {
-        if (!plan.new_batch) stack = 2;
-        else if (*plan.new_batch % plan.old_batch == 0) stack = static_cast<int>(*plan.new_batch / plan.old_batch);
-        if (stack == 0) {
-          skipped = "--batch " + std::to_string(*plan.new_batch) + " is not a multiple of the original's fixed batch " +
-                    std::to_string(plan.old_batch) + ", so samples of the original cannot be stacked into it";
-        } else {
-          compared += "; one batch of " + std::to_string(stack) + " samples of the original (batch " +
-                      std::to_string(plan.old_batch) + "), stacked along axis 0, against the result";
-        }
-      }
-    }
-    // A user rewrite rule may write an op the evaluator lacks (ONNX Runtime's com.microsoft.Gelu):
-    // in auto mode the check cannot run then, and is skipped saying so; with --verify it is an error.
-    if (skipped.empty() && o.verify != Options::Verify::kOn && (!o.rewrite_rules.empty() || !o.rewriters.empty())) {
-      eval::Interpreter probe(m);
-      Status st = probe.check_supported();
-      if (!st.is_ok()) skipped = "the result of the user rewrite rules: " + st.message() + "; the result was written unchecked";
-    }
-    std::unique_ptr<eval::Verifier> checker;
-    if (skipped.empty())
-      checker = make_checker(reference ? *reference : *original, m, o, &skipped, nullptr, cutting ? &plan : nullptr,
-                             stack);
-    if (checker) {
-      rep.verification = run_check(*checker, m, o);
-      rep.verification.compared = compared;
-    } else {
-      rep.verification.skipped = skipped;
-      rep.warnings.push_back("check skipped: " + skipped);
-    }
-    end_stage(rep, o, "check", t);
-  }
-  graph_diff_at_end();
-}
 
 }  // namespace api
 
@@ -966,7 +247,7 @@ Report simplify(Model& model, const Options& opts) {
   check_report_path(opts, {path});
   rep.before = compute_stats(m);
   try {
-    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
+    api::within_limits([&] { driver::run(m, opts, api::user_passes(opts), rep); });
   } catch (const Error& e) {
     api::rethrow_naming(e, path);
   }
@@ -1028,18 +309,18 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
   ScratchFolder scratch(out_path);  // outlives the model below, whose folded weights are in it
   support::CancelScope cancel(opts.cancel);
   if (opts.profile) platform::peak_resident_bytes(true);  // the load's peak starts here
-  double t0 = api::now_s();
+  double t0 = driver::now_s();
   onnx_io::LoadOptions lo;
   if (opts.progress) lo.progress = [p = opts.progress](uint64_t d, uint64_t t) { p("loading", d, t); };
   auto r = onnx_io::load_model(in_path, lo);
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
   check_output_folder(out_path, opts);  // errors of the input first
   ir::Model& m = *r.value();
-  api::end_stage(rep, opts, "load", t0);
+  driver::end_stage(rep, opts, "load", t0);
   rep.before = compute_stats(m);
   rep.before.file_bytes = api::file_size(in_path);
   try {
-    api::within_limits([&] { api::simplify_in_place(m, opts, rep); });
+    api::within_limits([&] { driver::run(m, opts, api::user_passes(opts), rep); });
   } catch (const Error& e) {
     api::rethrow_naming(e, in_path);  // errors of the model name the input file
   }
@@ -1048,9 +329,9 @@ Report simplify_file(const std::string& in_path, const std::string& out_path, co
     write_report_html(opts, rep);  // the check's table says which outputs differ
     throw VerificationFailed(std::move(rep), in_path);
   }
-  double t1 = api::now_s();
+  double t1 = driver::now_s();
   api::throw_if_error(onnx_io::save_model(m, out_path, save_opts));
-  api::end_stage(rep, opts, "save", t1);
+  driver::end_stage(rep, opts, "save", t1);
   rep.after.file_bytes = api::file_size(out_path);
   write_report_html(opts, rep);
   return rep;
@@ -1064,8 +345,8 @@ Verification verify(const Model& reference, const Model& candidate, const Option
   std::string skipped;
   try {
     return api::within_limits([&] {
-      auto checker = api::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
-      return api::run_check(*checker, api::ir_model(candidate), o);
+      auto checker = driver::make_checker(api::ir_model(reference), api::ir_model(candidate), o, &skipped, nullptr);
+      return driver::run_check(*checker, api::ir_model(candidate), o);
     });
   } catch (const Error& e) {
     if (e.exit_code() == kExitMismatch) throw;
@@ -1172,7 +453,7 @@ void infer_shapes(Model& model, const Options& opts) {
   s.verify_each_pass = false;
   s.write_value_info = true;
   ir::Model& m = api::ir_model(model);
-  s.input_shapes = api::resolve_shapes(m, s.input_shapes);
+  s.input_shapes = driver::resolve_shapes(m, s.input_shapes);
   // A shape that changes a dim the model fixes replaces the input's declaration, as simplify
   // does; other shapes only seed the inference (the inputs stay as declared).
   std::map<std::string, std::vector<int64_t>> replacing;
@@ -1182,7 +463,7 @@ void infer_shapes(Model& model, const Options& opts) {
       for (size_t i = 0; i < dims.size(); ++i)
         if (v->type.dims[i].is_known() && *v->type.dims[i].value != dims[i]) replacing[name] = dims;
     }
-  if (!replacing.empty()) api::fix_input_shapes(m, replacing);
+  if (!replacing.empty()) driver::fix_input_shapes(m, replacing);
   auto r = api::within_limits([&] { return passes::simplify(m, s); });
   api::throw_if_error(r.is_ok() ? Status::ok() : r.status());
 }

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "eval/interpreter.h"
-#include "eval/sizes.h"
+#include "driver/sizes.h"
 #include "eval/verify.h"
 #include "onnxtrim/onnxtrim.hpp"
 #include "test_util.h"
@@ -69,9 +69,9 @@ TEST(CheckSizes, FactsGiveTheSmallestSizes) {
   ir::Tensor hann(ir::DataType::kFloat, {400});
   for (int64_t i = 0; i < 400; ++i) hann.mutable_data<float>()[i] = 0.5f;
   test::set_weight(*m, "win", std::move(hann));
-  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  auto cands = driver::size_candidates(*m, eval::InputSpec{});
   ASSERT_FALSE(cands.empty());
-  EXPECT_EQ(eval::describe_sizes(cands[0]), "x[0]=1, x[2]=100, batch=1, samples=400");
+  EXPECT_EQ(driver::describe_sizes(cands[0]), "x[0]=1, x[2]=100, batch=1, samples=400");
   Model pm = public_model(*m);
   Report r = simplify(pm, Options{});
   const Verification& v = r.verification;
@@ -133,7 +133,7 @@ TEST(CheckSizes, BatchStaysSmallWhileSeqGrows) {
   EXPECT_NE(v.sizes.find("batch=1: looks like a batch"), std::string::npos) << v.sizes;
 
   // Every candidate keeps batch at 1.
-  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  auto cands = driver::size_candidates(*m, eval::InputSpec{});
   ASSERT_EQ(cands.size(), 3u);  // seq = 100 (from the facts, at 8 and at 64), 512, 4096
   for (const auto& c : cands) EXPECT_EQ(c.spec.dims.at("batch"), 1);
   EXPECT_EQ(cands.back().spec.dims.at("seq"), 4096);
@@ -162,10 +162,10 @@ TEST(CheckSizes, UnclearDimsAreTriedAsLengthThenAsBatch) {
   auto m = parse(kUnnamedState);
   ASSERT_TRUE(m);
   conv_weight(*m, 100);
-  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  auto cands = driver::size_candidates(*m, eval::InputSpec{});
   ASSERT_GE(cands.size(), 2u);
-  EXPECT_EQ(eval::describe_sizes(cands[0]), "x[0]=1, x[1]=100, state[1]=8");
-  EXPECT_EQ(eval::describe_sizes(cands[1]), "x[0]=1, x[1]=100, state[1]=1");
+  EXPECT_EQ(driver::describe_sizes(cands[0]), "x[0]=1, x[1]=100, state[1]=8");
+  EXPECT_EQ(driver::describe_sizes(cands[1]), "x[0]=1, x[1]=100, state[1]=1");
   EXPECT_EQ(cands[0].spec.shapes.at("state"), (std::vector<int64_t>{2, 8, 4}));
 
   Model pm = public_model(*m);
@@ -194,9 +194,9 @@ g (float[seq] x) => (float[3,7] y) {
 TEST(CheckSizes, ReshapeFixesTheDim) {
   auto m = parse(kReshapeFixes);
   ASSERT_TRUE(m);
-  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  auto cands = driver::size_candidates(*m, eval::InputSpec{});
   ASSERT_EQ(cands.size(), 1u);
-  EXPECT_EQ(eval::describe_sizes(cands[0]), "seq=21");
+  EXPECT_EQ(driver::describe_sizes(cands[0]), "seq=21");
   Model pm = public_model(*m);
   Report r = simplify(pm, Options{});
   const Verification& v = r.verification;
@@ -219,9 +219,9 @@ g (float[seq] x) => (float[seq] y) {
 TEST(CheckSizes, BroadcastAgainstARangeFixesTheDim) {
   auto m = parse(kRangeFixes);
   ASSERT_TRUE(m);
-  auto cands = eval::size_candidates(*m, eval::InputSpec{});
+  auto cands = driver::size_candidates(*m, eval::InputSpec{});
   ASSERT_FALSE(cands.empty());
-  EXPECT_EQ(eval::describe_sizes(cands[0]), "seq=37");
+  EXPECT_EQ(driver::describe_sizes(cands[0]), "seq=37");
   Model pm = public_model(*m);
   Report r = simplify(pm, Options{});
   const Verification& v = r.verification;
@@ -279,7 +279,7 @@ TEST(CheckSizes, RunFindsTheSizesToo) {
   ASSERT_TRUE(m);
   conv_weight(*m, 100);
   eval::Interpreter interp(*m);
-  auto run = eval::run_with_sizes(interp, *m, eval::InputSpec{}, 0);
+  auto run = driver::run_with_sizes(interp, *m, eval::InputSpec{}, 0);
   ASSERT_TRUE(run.is_ok()) << run.status().message();
   ASSERT_EQ(run.value().outputs.size(), 1u);
   EXPECT_EQ(run.value().outputs[0].tensor.dims(), (std::vector<int64_t>{1, 1, 413}));
@@ -289,16 +289,16 @@ TEST(CheckSizes, RunFindsTheSizesToo) {
   auto bad = parse(kNoSizeWorks);
   ASSERT_TRUE(bad);
   eval::Interpreter interp2(*bad);
-  auto fails = eval::run_with_sizes(interp2, *bad, eval::InputSpec{}, 0);
+  auto fails = driver::run_with_sizes(interp2, *bad, eval::InputSpec{}, 0);
   ASSERT_FALSE(fails.is_ok());
   EXPECT_NE(fails.status().message().find("give sizes with --dim"), std::string::npos) << fails.status().message();
 }
 
 TEST(CheckSizes, BatchNames) {
   for (const char* n : {"batch", "batch_size", "N", "B", "bs", "BatchSize", "nbatch"})
-    EXPECT_TRUE(eval::looks_like_batch(n)) << n;
+    EXPECT_TRUE(driver::looks_like_batch(n)) << n;
   for (const char* n : {"seq", "sequence_length", "time", "height", "num_samples", "past_seq"})
-    EXPECT_FALSE(eval::looks_like_batch(n)) << n;
+    EXPECT_FALSE(driver::looks_like_batch(n)) << n;
 }
 
 }  // namespace

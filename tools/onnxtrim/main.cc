@@ -23,7 +23,7 @@
 #include "api/internal.h"
 #include "api/report.h"
 #include "eval/interpreter.h"
-#include "eval/sizes.h"
+#include "driver/sizes.h"
 #include "eval/verify.h"
 #include "ir/printer.h"
 #include "ir/rewriter.h"
@@ -382,8 +382,8 @@ int cmd_run(int argc, char** argv) {
   interp.set_fast_float(fast);
   Status st = interp.check_supported();
   if (!st.is_ok()) api::throw_if_error(st.with_file(path));
-  // The dims nothing fixes grow until the model runs, as in the check (eval/sizes.h).
-  auto sized = eval::run_with_sizes(interp, m, spec, opts.seed);
+  // The dims nothing fixes grow until the model runs, as in the check (driver/sizes.h).
+  auto sized = driver::run_with_sizes(interp, m, spec, opts.seed);
   if (!sized) api::throw_if_error(Status(sized.status()).with_file(path));
   if (!sized.value().sizes.empty()) std::fprintf(stderr, "sizes: %s\n", sized.value().sizes.c_str());
   const auto& feeds = sized.value().feeds;

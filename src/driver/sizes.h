@@ -14,13 +14,13 @@
 #include "ir/graph.h"
 #include "support/status.h"
 
-namespace onnxtrim::eval {
+namespace onnxtrim::driver {
 
-// One way to size the free dims: `spec` is the given InputSpec with every free dim set (a named
+// One way to size the free dims: `spec` is the given eval::InputSpec with every free dim set (a named
 // dim in spec.dims, one value for all its uses; an input with an unnamed free dim gets its whole
 // shape in spec.shapes).
 struct SizeCandidate {
-  InputSpec spec;
+  eval::InputSpec spec;
   int64_t length = 0;  // the size of the dims that grow (0: no dim grows)
   // Every free dim and its value, in input order: "seq" for a named dim, "x[1]" for dim 1 of
   // input x when it has no name.
@@ -42,7 +42,7 @@ struct SizeCandidate {
 // the dim of rank-1 inputs) is tried at each size as a length, then as a batch. Candidates whose
 // random inputs would hold more than `max_elements` elements are left out (the first is always
 // kept). One candidate, the given spec, when no dim is free.
-std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& given,
+std::vector<SizeCandidate> size_candidates(const ir::Model& m, const eval::InputSpec& given,
                                            int64_t max_elements = int64_t{1} << 24);
 
 // A dim name that means a batch: batch, batch_size, batchsize, nbatch, N, B, bs, ... (any name
@@ -69,6 +69,6 @@ struct SizedRun {
   std::vector<ir::RuntimeValue> outputs;
   std::string sizes;  // explain_sizes ("" when no dim was free)
 };
-Result<SizedRun> run_with_sizes(const Interpreter& interp, const ir::Model& m, const InputSpec& given, uint64_t seed);
+Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model& m, const eval::InputSpec& given, uint64_t seed);
 
-}  // namespace onnxtrim::eval
+}  // namespace onnxtrim::driver

@@ -1,4 +1,4 @@
-#include "eval/sizes.h"
+#include "driver/sizes.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "passes/shape_inference.h"
 #include "symbolic/expr.h"
 
-namespace onnxtrim::eval {
+namespace onnxtrim::driver {
 
 namespace {
 
@@ -28,7 +28,7 @@ std::string lower_alnum(const std::string& s) {
   return out;
 }
 
-bool free_input(const ir::Value* v, const InputSpec& given) {
+bool free_input(const ir::Value* v, const eval::InputSpec& given) {
   return !v->is_initializer() && v->type.is_tensor() && v->type.has_shape && !given.shapes.count(v->name()) &&
          !given.pinned.count(v->name());
 }
@@ -95,7 +95,7 @@ struct Floor {
 // Lower bounds the facts give the free dims (slot keys of `slot_of`, input name and axis ->
 // slot key): a free dim that sizes a spatial dim of a convolution's or a pool's output, or the
 // frames of an STFT, must make it at least 1 (the kernel, the frame fits). Main graph only.
-std::map<std::string, Floor> facts_floors(const ir::Model& m, const InputSpec& given,
+std::map<std::string, Floor> facts_floors(const ir::Model& m, const eval::InputSpec& given,
                                           const std::map<std::pair<std::string, size_t>, std::string>& slot_of) {
   std::map<std::string, Floor> floors;
   passes::InferOptions io;
@@ -211,7 +211,7 @@ bool looks_like_batch(const std::string& dim_name) {
   return names.count(s) > 0 || s.find("batch") != std::string::npos;
 }
 
-std::vector<SizeCandidate> size_candidates(const ir::Model& m, const InputSpec& given, int64_t max_elements) {
+std::vector<SizeCandidate> size_candidates(const ir::Model& m, const eval::InputSpec& given, int64_t max_elements) {
   // The free dims and their roles.
   std::vector<Slot> slots;
   std::map<std::string, size_t> named;  // name -> slot
@@ -384,12 +384,12 @@ std::string sizes_tried(const std::vector<SizeCandidate>& cands) {
   return s;
 }
 
-Result<SizedRun> run_with_sizes(const Interpreter& interp, const ir::Model& m, const InputSpec& given, uint64_t seed) {
+Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model& m, const eval::InputSpec& given, uint64_t seed) {
   const std::vector<SizeCandidate> cands = size_candidates(m, given);
   std::vector<Status> failures;
   Status last;
   for (size_t i = 0; i < cands.size(); ++i) {
-    auto feeds = make_random_inputs(m, cands[i].spec, seed);
+    auto feeds = eval::make_random_inputs(m, cands[i].spec, seed);
     if (!feeds) return std::move(feeds).take_status();
     auto out = interp.run(feeds.value());
     if (out) return SizedRun{std::move(feeds).value(), std::move(out).value(), explain_sizes(cands, i, failures)};
@@ -406,4 +406,4 @@ Result<SizedRun> run_with_sizes(const Interpreter& interp, const ir::Model& m, c
   return st;
 }
 
-}  // namespace onnxtrim::eval
+}  // namespace onnxtrim::driver
