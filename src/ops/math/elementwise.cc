@@ -11,6 +11,12 @@ Status infer_broadcast_same(InferContext& ctx) { return infer_broadcast(ctx); }
 
 Status infer_broadcast_bool(InferContext& ctx) { return infer_broadcast(ctx, DataType::kBool); }
 
+OpRegistration elementwise_op(const char* op, std::vector<int> versions, EvalFn eval, InferFn infer,
+                              const char* signature, uint64_t types, Folds folds) {
+  return {.op_type = op, .versions = std::move(versions), .eval = eval, .infer = infer, .signature = signature,
+          .types = {{"T", types}}, .properties = {OpProperty::kElementwise}, .folds = std::move(folds)};
+}
+
 }  // namespace onnxtrim::ops::math
 
 namespace onnxtrim::ops::math {

@@ -153,6 +153,13 @@ Status infer_same(InferContext& ctx);
 Status infer_broadcast_same(InferContext& ctx);
 Status infer_broadcast_bool(InferContext& ctx);
 
+// A row of a family table (comparison.cc, float_functions.cc, ...): an element-wise op whose
+// inputs named in `signature` ("T", "T T", "T...") take the types `types`, with its shape rule
+// and its local folds, (pass, fold).
+using Folds = std::vector<std::pair<std::string, FoldFn>>;
+OpRegistration elementwise_op(const char* op, std::vector<int> versions, EvalFn eval, InferFn infer,
+                              const char* signature, uint64_t types, Folds folds = {});
+
 }  // namespace onnxtrim::ops::math
 
 #include "ops/fold.h"
@@ -163,6 +170,11 @@ namespace onnxtrim::ops::math {
 // match op(c, x)), only when the output provably has x's shape and type (so the constant's
 // broadcast changes nothing).
 bool fold_identity_element(ir::Node& n, FoldContext& fc, double identity, bool commutative);
+// The same as a FoldFn, for a table's row: fold_identity<0, true> for x + 0 and 0 + x.
+template <int Identity, bool Commutative>
+bool fold_identity(ir::Node& n, FoldContext& fc) {
+  return fold_identity_element(n, fc, Identity, Commutative);
+}
 // f(f(x)) -> f(x) for idempotent f (same op and attributes).
 bool fold_idempotent(ir::Node& n, FoldContext& fc);
 // f(f(x)) -> x for involutions (Neg, Not).
