@@ -190,13 +190,21 @@ Status infer_window_pool(InferContext& ctx) {
 }
 
 // ---- registration (versions from Changelog.md)
+// One row: float types, one input.
+OpRegistration pool_row(const char* op, std::vector<int> versions, EvalFn eval, InferFn infer) {
+  return {.op_type = op,
+          .versions = std::move(versions),
+          .eval = eval,
+          .infer = infer,
+          .signature = "T",
+          .types = {{"T", kFloatTypes}}};
+}
 const OpRegistration kPools[] = {
-    {"GlobalAveragePool", {1, 22}, eval_global_pool<GlobalAveragePlane>, infer_global_pool, "T", {{"T", kFloatTypes}}},
-    {"GlobalMaxPool", {1, 22}, eval_global_pool<GlobalMaxPlane>, infer_global_pool, "T", {{"T", kFloatTypes}}},
-    {"GlobalLpPool", {1, 2, 22}, eval_global_pool<GlobalLpPlane>, infer_global_pool, "T", {{"T", kFloatTypes}}},
-    {"AveragePool", {1, 7, 10, 11, 19, 22}, eval_window_pool<AveragePoolWindow>, infer_window_pool, "T",
-     {{"T", kFloatTypes}}},
-    {"LpPool", {1, 2, 11, 18, 22}, eval_window_pool<LpPoolWindow>, infer_window_pool, "T", {{"T", kFloatTypes}}},
+    pool_row("GlobalAveragePool", {1, 22}, eval_global_pool<GlobalAveragePlane>, infer_global_pool),
+    pool_row("GlobalMaxPool", {1, 22}, eval_global_pool<GlobalMaxPlane>, infer_global_pool),
+    pool_row("GlobalLpPool", {1, 2, 22}, eval_global_pool<GlobalLpPlane>, infer_global_pool),
+    pool_row("AveragePool", {1, 7, 10, 11, 19, 22}, eval_window_pool<AveragePoolWindow>, infer_window_pool),
+    pool_row("LpPool", {1, 2, 11, 18, 22}, eval_window_pool<LpPoolWindow>, infer_window_pool),
 };
 
 }  // namespace

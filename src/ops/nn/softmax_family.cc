@@ -85,10 +85,19 @@ Status infer_softmax_family(InferContext& ctx) {
 }
 
 // ---- registration (versions from Changelog.md)
+// One row: versions 1, 11, 13, float types and the shape rule are the family's.
+OpRegistration softmax_family_row(const char* op, EvalFn eval) {
+  return {.op_type = op,
+          .versions = {1, 11, 13},
+          .eval = eval,
+          .infer = infer_softmax_family,
+          .signature = "T",
+          .types = {{"T", kFloatTypes}}};
+}
 const OpRegistration kSoftmaxFamily[] = {
-    {"Softmax", {1, 11, 13}, eval_softmax_family<SoftmaxRow>, infer_softmax_family, "T", {{"T", kFloatTypes}}},
-    {"LogSoftmax", {1, 11, 13}, eval_softmax_family<LogSoftmaxRow>, infer_softmax_family, "T", {{"T", kFloatTypes}}},
-    {"Hardmax", {1, 11, 13}, eval_softmax_family<HardmaxRow>, infer_softmax_family, "T", {{"T", kFloatTypes}}},
+    softmax_family_row("Softmax", eval_softmax_family<SoftmaxRow>),
+    softmax_family_row("LogSoftmax", eval_softmax_family<LogSoftmaxRow>),
+    softmax_family_row("Hardmax", eval_softmax_family<HardmaxRow>),
 };
 
 }  // namespace

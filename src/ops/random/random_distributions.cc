@@ -65,31 +65,24 @@ Status infer_random_like(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 constexpr uint64_t kRandomLikeTypes = kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString});
+// One row: versions 1 and 22, never folded; only the *Like forms have an input whose type is checked.
+OpRegistration random_distribution_row(const char* op, EvalFn eval, bool like) {
+  OpRegistration r{.op_type = op,
+                   .versions = {1, 22},
+                   .eval = eval,
+                   .infer = like ? infer_random_like : infer_random_by_shape,
+                   .deterministic = false};
+  if (like) {
+    r.signature = "T1";
+    r.types = {{"T1", kRandomLikeTypes}};
+  }
+  return r;
+}
 const OpRegistration kRandomDistributions[] = {
-    {.op_type = "RandomNormal",
-     .versions = {1, 22},
-     .eval = eval_random_distribution<RandomNormalDist, false>,
-     .infer = infer_random_by_shape,
-     .deterministic = false},
-    {.op_type = "RandomUniform",
-     .versions = {1, 22},
-     .eval = eval_random_distribution<RandomUniformDist, false>,
-     .infer = infer_random_by_shape,
-     .deterministic = false},
-    {.op_type = "RandomNormalLike",
-     .versions = {1, 22},
-     .eval = eval_random_distribution<RandomNormalDist, true>,
-     .infer = infer_random_like,
-     .signature = "T1",
-     .types = {{"T1", kRandomLikeTypes}},
-     .deterministic = false},
-    {.op_type = "RandomUniformLike",
-     .versions = {1, 22},
-     .eval = eval_random_distribution<RandomUniformDist, true>,
-     .infer = infer_random_like,
-     .signature = "T1",
-     .types = {{"T1", kRandomLikeTypes}},
-     .deterministic = false},
+    random_distribution_row("RandomNormal", eval_random_distribution<RandomNormalDist, false>, false),
+    random_distribution_row("RandomUniform", eval_random_distribution<RandomUniformDist, false>, false),
+    random_distribution_row("RandomNormalLike", eval_random_distribution<RandomNormalDist, true>, true),
+    random_distribution_row("RandomUniformLike", eval_random_distribution<RandomUniformDist, true>, true),
 };
 
 }  // namespace

@@ -48,9 +48,18 @@ Status eval_arg_extremum(KernelContext& ctx) {
 Status infer_arg_extremum(InferContext& ctx) { return reduce::infer(ctx, DataType::kInt64); }
 
 // ---- registration (versions from Changelog.md)
+// One row: the family's versions, shape rule and types.
+OpRegistration arg_extremum_row(const char* op, EvalFn eval) {
+  return {.op_type = op,
+          .versions = {1, 11, 12, 13},
+          .eval = eval,
+          .infer = infer_arg_extremum,
+          .signature = "T",
+          .types = {{"T", kNumericTypes}}};
+}
 const OpRegistration kArgExtrema[] = {
-    {"ArgMax", {1, 11, 12, 13}, eval_arg_extremum<std::greater<>>, infer_arg_extremum, "T", {{"T", kNumericTypes}}},
-    {"ArgMin", {1, 11, 12, 13}, eval_arg_extremum<std::less<>>, infer_arg_extremum, "T", {{"T", kNumericTypes}}},
+    arg_extremum_row("ArgMax", eval_arg_extremum<std::greater<>>),
+    arg_extremum_row("ArgMin", eval_arg_extremum<std::less<>>),
 };
 
 }  // namespace

@@ -133,44 +133,26 @@ struct ReduceLogSumExpAcc {
     return std::log(reduce_fold(p, offs, 0.0, [m](double acc, double v) { return acc + std::exp(v - m); })) + m;
   }
 };
-// ReduceMax/ReduceMin: a NaN wins; bool is logical or/and.
-struct ReduceMaxAcc {
+// ReduceMax (kMax) and ReduceMin: a NaN wins; bool is logical or (and).
+template <bool kMax>
+struct ReduceExtremumAcc {
   static constexpr unsigned kTakes = kFloats | kSigned | kUnsigned | kBool;
+  static bool better(double v, double acc) { return kMax ? v > acc : v < acc; }
   template <typename T>
   static double floats(const T* p, const ReduceOffsets& offs) {
-    return reduce_fold(p, offs, -INFINITY, [](double acc, double v) {
-      return (std::isnan(acc) || std::isnan(v) || v > acc) ? (std::isnan(acc) ? acc : v) : acc;
+    return reduce_fold(p, offs, kMax ? -INFINITY : INFINITY, [](double acc, double v) {
+      return (std::isnan(acc) || std::isnan(v) || better(v, acc)) ? (std::isnan(acc) ? acc : v) : acc;
     });
   }
   template <typename T>
   static T ints(const T* p, const ReduceOffsets& offs) {
-    T acc = std::numeric_limits<T>::lowest();
-    for (int64_t o : offs) acc = std::max(acc, p[o]);
+    T acc = kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    for (int64_t o : offs) acc = kMax ? std::max(acc, p[o]) : std::min(acc, p[o]);
     return acc;
   }
   static bool logic(const bool* p, const ReduceOffsets& offs) {
-    bool acc = false;
-    for (int64_t o : offs) acc = acc || p[o];
-    return acc;
-  }
-};
-struct ReduceMinAcc {
-  static constexpr unsigned kTakes = kFloats | kSigned | kUnsigned | kBool;
-  template <typename T>
-  static double floats(const T* p, const ReduceOffsets& offs) {
-    return reduce_fold(p, offs, INFINITY, [](double acc, double v) {
-      return (std::isnan(acc) || std::isnan(v) || v < acc) ? (std::isnan(acc) ? acc : v) : acc;
-    });
-  }
-  template <typename T>
-  static T ints(const T* p, const ReduceOffsets& offs) {
-    T acc = std::numeric_limits<T>::max();
-    for (int64_t o : offs) acc = std::min(acc, p[o]);
-    return acc;
-  }
-  static bool logic(const bool* p, const ReduceOffsets& offs) {
-    bool acc = true;
-    for (int64_t o : offs) acc = acc && p[o];
+    bool acc = !kMax;
+    for (int64_t o : offs) acc = kMax ? (acc || p[o]) : (acc && p[o]);
     return acc;
   }
 };
@@ -212,27 +194,26 @@ constexpr uint64_t kReduceExtremumTypes =
     kReduceTypes | type_bits({ir::DataType::kBool, ir::DataType::kInt8, ir::DataType::kUint8});
 constexpr uint64_t kReduceAxesTypes = type_bits({ir::DataType::kInt64});
 
+// One row: the shape rule, the signature and the axes' type are the family's.
+OpRegistration reduction_row(const char* op, std::vector<int> versions, EvalFn eval, uint64_t types) {
+  return {.op_type = op,
+          .versions = std::move(versions),
+          .eval = eval,
+          .infer = infer_reduction,
+          .signature = "T axes",
+          .types = {{"T", types}, {"axes", kReduceAxesTypes}}};
+}
 const OpRegistration kReductions[] = {
-    {"ReduceSum", {1, 11, 13}, eval_reduction<ReduceSumAcc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceMean", {1, 11, 13, 18}, eval_reduction<ReduceMeanAcc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceProd", {1, 11, 13, 18}, eval_reduction<ReduceProdAcc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceL1", {1, 11, 13, 18}, eval_reduction<ReduceL1Acc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceL2", {1, 11, 13, 18}, eval_reduction<ReduceL2Acc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceSumSquare", {1, 11, 13, 18}, eval_reduction<ReduceSumSquareAcc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceLogSum", {1, 11, 13, 18}, eval_reduction<ReduceLogSumAcc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceLogSumExp", {1, 11, 13, 18}, eval_reduction<ReduceLogSumExpAcc>, infer_reduction, "T axes",
-     {{"T", kReduceTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceMax", {1, 11, 12, 13, 18, 20}, eval_reduction<ReduceMaxAcc>, infer_reduction, "T axes",
-     {{"T", kReduceExtremumTypes}, {"axes", kReduceAxesTypes}}},
-    {"ReduceMin", {1, 11, 12, 13, 18, 20}, eval_reduction<ReduceMinAcc>, infer_reduction, "T axes",
-     {{"T", kReduceExtremumTypes}, {"axes", kReduceAxesTypes}}},
+    reduction_row("ReduceSum", {1, 11, 13}, eval_reduction<ReduceSumAcc>, kReduceTypes),
+    reduction_row("ReduceMean", {1, 11, 13, 18}, eval_reduction<ReduceMeanAcc>, kReduceTypes),
+    reduction_row("ReduceProd", {1, 11, 13, 18}, eval_reduction<ReduceProdAcc>, kReduceTypes),
+    reduction_row("ReduceL1", {1, 11, 13, 18}, eval_reduction<ReduceL1Acc>, kReduceTypes),
+    reduction_row("ReduceL2", {1, 11, 13, 18}, eval_reduction<ReduceL2Acc>, kReduceTypes),
+    reduction_row("ReduceSumSquare", {1, 11, 13, 18}, eval_reduction<ReduceSumSquareAcc>, kReduceTypes),
+    reduction_row("ReduceLogSum", {1, 11, 13, 18}, eval_reduction<ReduceLogSumAcc>, kReduceTypes),
+    reduction_row("ReduceLogSumExp", {1, 11, 13, 18}, eval_reduction<ReduceLogSumExpAcc>, kReduceTypes),
+    reduction_row("ReduceMax", {1, 11, 12, 13, 18, 20}, eval_reduction<ReduceExtremumAcc<true>>, kReduceExtremumTypes),
+    reduction_row("ReduceMin", {1, 11, 12, 13, 18, 20}, eval_reduction<ReduceExtremumAcc<false>>, kReduceExtremumTypes),
 };
 
 }  // namespace

@@ -25,11 +25,19 @@ Status eval_window(KernelContext& ctx) {
 }
 
 // ---- registration (versions from Changelog.md)
-constexpr uint64_t kWindowSizeTypes = type_bits({ir::DataType::kInt32, ir::DataType::kInt64});
+// One row: opset 17, the shape rule, the size's types.
+OpRegistration window_row(const char* op, EvalFn eval) {
+  return {.op_type = op,
+          .versions = {17},
+          .eval = eval,
+          .infer = signal::infer_window,
+          .signature = "T1",
+          .types = {{"T1", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}}};
+}
 const OpRegistration kWindows[] = {
-    {"HannWindow", {17}, eval_window<HannCoefficients>, signal::infer_window, "T1", {{"T1", kWindowSizeTypes}}},
-    {"HammingWindow", {17}, eval_window<HammingCoefficients>, signal::infer_window, "T1", {{"T1", kWindowSizeTypes}}},
-    {"BlackmanWindow", {17}, eval_window<BlackmanCoefficients>, signal::infer_window, "T1", {{"T1", kWindowSizeTypes}}},
+    window_row("HannWindow", eval_window<HannCoefficients>),
+    window_row("HammingWindow", eval_window<HammingCoefficients>),
+    window_row("BlackmanWindow", eval_window<BlackmanCoefficients>),
 };
 
 }  // namespace

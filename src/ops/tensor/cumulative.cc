@@ -83,11 +83,18 @@ Status infer_cumulative(InferContext& ctx) {
 constexpr uint64_t kCumulativeTypes =
     kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64});
 constexpr uint64_t kCumulativeAxisTypes = type_bits({ir::DataType::kInt32, ir::DataType::kInt64});
+// One row: the family's shape rule and types.
+OpRegistration cumulative_row(const char* op, std::vector<int> versions, EvalFn eval) {
+  return {.op_type = op,
+          .versions = std::move(versions),
+          .eval = eval,
+          .infer = infer_cumulative,
+          .signature = "T T2",
+          .types = {{"T", kCumulativeTypes}, {"T2", kCumulativeAxisTypes}}};
+}
 const OpRegistration kCumulative[] = {
-    {"CumSum", {11, 14}, eval_cumulative<CumSumStep>, infer_cumulative, "T T2",
-     {{"T", kCumulativeTypes}, {"T2", kCumulativeAxisTypes}}},
-    {"CumProd", {26}, eval_cumulative<CumProdStep>, infer_cumulative, "T T2",
-     {{"T", kCumulativeTypes}, {"T2", kCumulativeAxisTypes}}},
+    cumulative_row("CumSum", {11, 14}, eval_cumulative<CumSumStep>),
+    cumulative_row("CumProd", {26}, eval_cumulative<CumProdStep>),
 };
 
 }  // namespace
