@@ -9,13 +9,11 @@ namespace onnxtrim::ops {
 namespace {
 
 // ---- evaluate
-bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
-
 Status eval_conv_integer(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("ConvInteger needs inputs x and w");
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
-  if (!is_8bit(x.dtype()) || !is_8bit(w.dtype())) return ctx.error("ConvInteger inputs must be int8 or uint8");
+  if (!nn::is_8bit(x.dtype()) || !nn::is_8bit(w.dtype())) return ctx.error("ConvInteger inputs must be int8 or uint8");
   if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("ConvInteger x must have rank >= 3 and w the same rank");
   int64_t group = ctx.node().attr_int("group", 1);
   int64_t C = x.dims()[1], M = w.dims()[0];

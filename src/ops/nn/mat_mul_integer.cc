@@ -8,13 +8,11 @@ namespace onnxtrim::ops {
 namespace {
 
 // ---- evaluate
-bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
-
 Status eval_mat_mul_integer(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("MatMulInteger needs inputs A and B");
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) return ctx.error("MatMulInteger inputs must be int8 or uint8");
+  if (!nn::is_8bit(a.dtype()) || !nn::is_8bit(b.dtype())) return ctx.error("MatMulInteger inputs must be int8 or uint8");
   const Tensor* azp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   const Tensor* bzp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
   if ((azp && azp->dtype() != a.dtype()) || (bzp && bzp->dtype() != b.dtype()))

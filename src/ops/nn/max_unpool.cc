@@ -8,7 +8,7 @@ namespace {
 
 // A rank read from the length of a shape input is believed up to this; a longer shape tensor
 // (a Range of 10^12 fed as a shape) leaves the rank unknown rather than making 10^12 dims.
-constexpr int64_t kMaxRank = 1024;
+constexpr int64_t kMaxUnpoolMaxRank = 1024;
 
 // ---- evaluate
 Status eval_max_unpool(KernelContext& ctx) {
@@ -86,7 +86,7 @@ Status infer_max_unpool(InferContext& ctx) {
   if (ctx.has_input(2)) {
     if (auto os = ctx.input_values(2)) ctx.output(0).shape = *os;
     else if (ctx.input(2).shape && ctx.input(2).shape->size() == 1)
-      if (auto r = (*ctx.input(2).shape)[0].constant_value(); r && *r <= kMaxRank) {
+      if (auto r = (*ctx.input(2).shape)[0].constant_value(); r && *r <= kMaxUnpoolMaxRank) {
         SymShape s;
         for (int64_t i = 0; i < *r; ++i) s.push_back(ctx.fresh());
         ctx.output(0).shape = s;

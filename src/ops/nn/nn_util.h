@@ -212,6 +212,8 @@ std::string softmax_layout(const ir::Node& node, int64_t opset, const Dims& dims
 
 // ---------------------------------------------------------------- quantized helpers
 
+// uint8 or int8: the element types of the integer and quantized convolutions and products.
+inline bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
 // Values of an 8-bit (or any integer) tensor as int32.
 std::vector<int32_t> to_int32(const Tensor& t);
 // Zero point / scale values: 1 element (per tensor) or `n` elements (per row/column/channel).

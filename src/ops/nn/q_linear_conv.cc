@@ -8,15 +8,13 @@ namespace onnxtrim::ops {
 namespace {
 
 // ---- evaluate
-bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
-
 Status eval_q_linear_conv(KernelContext& ctx) {
   for (size_t i = 0; i < 8; ++i)
     if (!ctx.has_input(i)) return ctx.error("QLinearConv needs inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point");
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(3);
   const Tensor& yzp_t = ctx.input(7);
-  if (!is_8bit(x.dtype()) || !is_8bit(w.dtype()) || !is_8bit(yzp_t.dtype()))
+  if (!nn::is_8bit(x.dtype()) || !nn::is_8bit(w.dtype()) || !nn::is_8bit(yzp_t.dtype()))
     return ctx.error("QLinearConv operands must be int8 or uint8");
   if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("QLinearConv x must have rank >= 3 and w the same rank");
   int64_t group = ctx.node().attr_int("group", 1);

@@ -8,15 +8,13 @@ namespace onnxtrim::ops {
 namespace {
 
 // ---- evaluate
-bool is_8bit(DataType t) { return t == DataType::kUint8 || t == DataType::kInt8; }
-
 Status eval_q_linear_mat_mul(KernelContext& ctx) {
   for (size_t i = 0; i < 8; ++i)
     if (!ctx.has_input(i)) return ctx.error("QLinearMatMul needs 8 inputs");
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(3);
   const Tensor& yzp_t = ctx.input(7);
-  if (!is_8bit(a.dtype()) || !is_8bit(b.dtype()) || !is_8bit(yzp_t.dtype())) {
+  if (!nn::is_8bit(a.dtype()) || !nn::is_8bit(b.dtype()) || !nn::is_8bit(yzp_t.dtype())) {
     if (ctx.opset() >= 21) return ctx.unsupported("QLinearMatMul with float8 operands");
     return ctx.error("QLinearMatMul operands must be int8 or uint8");
   }

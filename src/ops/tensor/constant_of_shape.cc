@@ -8,7 +8,7 @@ namespace {
 
 // A rank read from the length of a shape input is believed up to this; a longer shape tensor
 // (a Range of 10^12 fed as a shape) leaves the rank unknown rather than making 10^12 dims.
-constexpr int64_t kMaxRank = 1024;
+constexpr int64_t kConstantOfShapeMaxRank = 1024;
 using namespace tensor;
 
 // ---- evaluate
@@ -40,7 +40,7 @@ Status infer_constant_of_shape(InferContext& ctx) {
   std::optional<SymShape> s;
   if (vals) s = *vals;
   else if (ctx.input(0).shape && ctx.input(0).shape->size() == 1)
-    if (auto n = (*ctx.input(0).shape)[0].constant_value(); n && *n <= kMaxRank) {
+    if (auto n = (*ctx.input(0).shape)[0].constant_value(); n && *n <= kConstantOfShapeMaxRank) {
       s = SymShape{};
       for (int64_t i = 0; i < *n; ++i) s->push_back(ctx.fresh());
     }

@@ -6,7 +6,7 @@ namespace onnxtrim::ops {
 namespace {
 using namespace tensor;
 
-DataType out_type(const ir::Node& n, DataType in) {
+DataType eye_like_out_type(const ir::Node& n, DataType in) {
   return n.has_attr("dtype") ? static_cast<DataType>(n.attr_int("dtype", 1)) : in;
 }
 
@@ -15,7 +15,7 @@ Status eval_eye_like(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (x.rank() != 2) return ctx.error("EyeLike needs a 2-D input");
   int64_t k = ctx.node().attr_int("k", 0);
-  Tensor y(out_type(ctx.node(), x.dtype()), x.dims());
+  Tensor y(eye_like_out_type(ctx.node(), x.dtype()), x.dims());
   bool ok = dispatch(y.dtype(), kAll, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = y.numel() ? y.mutable_data<T>() : nullptr;
@@ -35,7 +35,7 @@ Status eval_eye_like(KernelContext& ctx) {
 // ---- shape inference
 Status infer_eye_like(InferContext& ctx) {
   propagate_same(ctx);
-  ctx.output(0).elem = out_type(ctx.node(), ctx.input(0).elem);
+  ctx.output(0).elem = eye_like_out_type(ctx.node(), ctx.input(0).elem);
   return Status::ok();
 }
 

@@ -7,7 +7,7 @@ namespace {
 
 // A rank read from the length of a shape input is believed up to this; a longer shape tensor
 // (a Range of 10^12 fed as a shape) leaves the rank unknown rather than making 10^12 dims.
-constexpr int64_t kMaxRank = 1024;
+constexpr int64_t kReshapeMaxRank = 1024;
 using namespace tensor;
 
 // ---- evaluate
@@ -65,7 +65,7 @@ Status infer_reshape(InferContext& ctx) {
     const TypeInfo& s = ctx.input(1);
     std::optional<SymShape> out;
     if (s.shape && s.shape->size() == 1)
-      if (auto n = (*s.shape)[0].constant_value(); n && *n <= kMaxRank) {
+      if (auto n = (*s.shape)[0].constant_value(); n && *n <= kReshapeMaxRank) {
         out = SymShape{};
         for (int64_t i = 0; i < *n; ++i) out->push_back(ctx.fresh());
       }
