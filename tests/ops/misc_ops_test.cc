@@ -1,6 +1,7 @@
 // Unit tests of the smaller families: training optimizers, DynamicQuantizeLinear, float8e8m0
-// casts, ai.onnx.ml ops (LabelEncoder, Binarizer, ArrayFeatureExtractor, TreeEnsemble), random
-// generation, bool ReduceMax/ReduceMin and SequenceMap.
+// casts, ai.onnx.ml ops (LabelEncoder, Binarizer, ArrayFeatureExtractor, TreeEnsemble) and
+// SequenceMap. Random generation is in random_test.cc, bool reductions in reduce_test.cc,
+// Attention in nn_test.cc.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -214,97 +215,6 @@ g (float[3,1] x) => (float[3,1] y) {
 })",
                {{"x", make_tensor<float>({3, 1}, {0.0f, 1.0f, NAN})}});
   EXPECT_EQ(vals<float>(r), (std::vector<float>{1, 2, 1}));
-}
-
-// ------------------------------------------------------------------ random generation
-
-TEST(RandomOps, SeededUniformIsReproducibleAndInRange) {
-  const char* text = R"(<ir_version: 8, opset_import: ["" : 17]>
-g () => (double[2,50] y) { y = RandomUniform<dtype = 11, low = 2.0, high = 3.0, seed = 7.0, shape = [2, 50]>() })";
-  auto a = vals<double>(run(text, {}));
-  auto b = vals<double>(run(text, {}));
-  ASSERT_EQ(a.size(), 100u);
-  EXPECT_EQ(a, b);
-  for (double v : a) {
-    EXPECT_GE(v, 2.0);
-    EXPECT_LT(v, 3.0);
-  }
-}
-
-TEST(RandomOps, LikeOpsTakeShapeAndDtype) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (int32[3,4] x) => (float[3,4] y) { y = RandomNormalLike<dtype = 1>(x) })",
-               {{"x", make_tensor<int32_t>({3, 4}, std::vector<int32_t>(12, 0))}});
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r.value()[0].tensor.dtype(), ir::DataType::kFloat);
-  EXPECT_EQ(r.value()[0].tensor.dims(), (ops::Dims{3, 4}));
-}
-
-TEST(RandomOps, BernoulliAtZeroAndOneIsExact) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[4] p) => (float[4] y) { y = Bernoulli(p) })",
-               {{"p", make_tensor<float>({4}, {0, 1, 0, 1})}});
-  EXPECT_EQ(vals<float>(r), (std::vector<float>{0, 1, 0, 1}));
-}
-
-TEST(RandomOps, MultinomialPicksTheOnlyLikelyClass) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[1,3] x) => (int64[1,5] y) { y = Multinomial<dtype = 7, sample_size = 5>(x) })",
-               {{"x", make_tensor<float>({1, 3}, {-1000, 0, -1000})}});
-  EXPECT_EQ(vals<int64_t>(r), (std::vector<int64_t>{1, 1, 1, 1, 1}));
-}
-
-// ------------------------------------------------------------------ bool reductions
-
-TEST(ReduceBool, MaxIsAnyMinIsAll) {
-  ir::Tensor x(ir::DataType::kBool, {2, 2});
-  x.mutable_bytes()[0] = 1;  // [[1, 0], [0, 0]]
-  const char* text = R"(<ir_version: 8, opset_import: ["" : 20]>
-g (bool[2,2] x, int64[1] a) => (bool[2] y) { y = OP<keepdims = 0>(x, a) })";
-  std::string mx = text, mn = text;
-  mx.replace(mx.find("OP"), 2, "ReduceMax");
-  mn.replace(mn.find("OP"), 2, "ReduceMin");
-  auto a = make_tensor<int64_t>({1}, {1});
-  EXPECT_EQ(vals<uint8_t>(run(mx, {{"x", x}, {"a", a}})), (std::vector<uint8_t>{1, 0}));
-  EXPECT_EQ(vals<uint8_t>(run(mn, {{"x", x}, {"a", a}})), (std::vector<uint8_t>{0, 0}));
-}
-
-// ------------------------------------------------------------------ Attention
-
-TEST(Attention, CausalMaskAndFullyMaskedRow) {
-  // Q.K = 0 everywhere: allowed keys get equal weights.
-  std::map<std::string, ir::Tensor> feeds{{"q", make_tensor<float>({1, 1, 2, 1}, {1, 1})},
-                                          {"k", make_tensor<float>({1, 1, 2, 1}, {0, 0})},
-                                          {"v", make_tensor<float>({1, 1, 2, 1}, {2, 4})}};
-  auto plain = run(R"(<ir_version: 10, opset_import: ["" : 23]>
-g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,2,1] y) { y = Attention(q, k, v) })", feeds);
-  EXPECT_EQ(vals<float>(plain), (std::vector<float>{3, 3}));
-  auto causal = run(R"(<ir_version: 10, opset_import: ["" : 23]>
-g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,2,1] y) { y = Attention<is_causal = 1>(q, k, v) })", feeds);
-  EXPECT_EQ(vals<float>(causal), (std::vector<float>{2, 3}));
-  // A boolean mask that disallows every key of row 0 gives a zero row, not NaN.
-  ir::Tensor mask(ir::DataType::kBool, {2, 2});
-  mask.mutable_bytes()[2] = 1;  // [[0, 0], [1, 0]]
-  feeds["m"] = mask;
-  auto masked = run(R"(<ir_version: 10, opset_import: ["" : 23]>
-g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v, bool[2,2] m) => (float[1,1,2,1] y) { y = Attention(q, k, v, m) })", feeds);
-  EXPECT_EQ(vals<float>(masked), (std::vector<float>{0, 2}));
-}
-
-TEST(Attention, GroupedQueryHeads3D) {
-  // Two query heads share one key/value head; 3-D inputs [B, S, H*D].
-  auto r = run(R"(<ir_version: 10, opset_import: ["" : 23]>
-g (float[1,1,2] q, float[1,2,1] k, float[1,2,1] v) => (float[1,1,2] y) {
-  y = Attention<q_num_heads = 2, kv_num_heads = 1, scale = 1.0>(q, k, v)
-})",
-               {{"q", make_tensor<float>({1, 1, 2}, {0, 100})},
-                {"k", make_tensor<float>({1, 2, 1}, {0, 1})},
-                {"v", make_tensor<float>({1, 2, 1}, {5, 7})}});
-  // Head 0 scores [0, 0]: mean 6; head 1 scores [0, 100]: all weight on key 1.
-  auto y = vals<float>(r);
-  ASSERT_EQ(y.size(), 2u);
-  EXPECT_FLOAT_EQ(y[0], 6.0f);
-  EXPECT_FLOAT_EQ(y[1], 7.0f);
 }
 
 

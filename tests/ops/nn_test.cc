@@ -413,5 +413,43 @@ TEST(NnDropout, IsTestBeforeOpset7) {
   EXPECT_TRUE(v[1] == 0.0f || v[1] == -4.0f);
 }
 
+// ------------------------------------------------------------------ Attention
+
+TEST(Attention, CausalMaskAndFullyMaskedRow) {
+  // Q.K = 0 everywhere: allowed keys get equal weights.
+  std::map<std::string, ir::Tensor> feeds{{"q", make_tensor<float>({1, 1, 2, 1}, {1, 1})},
+                                          {"k", make_tensor<float>({1, 1, 2, 1}, {0, 0})},
+                                          {"v", make_tensor<float>({1, 1, 2, 1}, {2, 4})}};
+  auto plain = run(R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,2,1] y) { y = Attention(q, k, v) })", feeds);
+  EXPECT_EQ(vals<float>(plain), (std::vector<float>{3, 3}));
+  auto causal = run(R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,2,1] y) { y = Attention<is_causal = 1>(q, k, v) })", feeds);
+  EXPECT_EQ(vals<float>(causal), (std::vector<float>{2, 3}));
+  // A boolean mask that disallows every key of row 0 gives a zero row, not NaN.
+  ir::Tensor mask(ir::DataType::kBool, {2, 2});
+  mask.mutable_bytes()[2] = 1;  // [[0, 0], [1, 0]]
+  feeds["m"] = mask;
+  auto masked = run(R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v, bool[2,2] m) => (float[1,1,2,1] y) { y = Attention(q, k, v, m) })", feeds);
+  EXPECT_EQ(vals<float>(masked), (std::vector<float>{0, 2}));
+}
+
+TEST(Attention, GroupedQueryHeads3D) {
+  // Two query heads share one key/value head; 3-D inputs [B, S, H*D].
+  auto r = run(R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,1,2] q, float[1,2,1] k, float[1,2,1] v) => (float[1,1,2] y) {
+  y = Attention<q_num_heads = 2, kv_num_heads = 1, scale = 1.0>(q, k, v)
+})",
+               {{"q", make_tensor<float>({1, 1, 2}, {0, 100})},
+                {"k", make_tensor<float>({1, 2, 1}, {0, 1})},
+                {"v", make_tensor<float>({1, 2, 1}, {5, 7})}});
+  // Head 0 scores [0, 0]: mean 6; head 1 scores [0, 100]: all weight on key 1.
+  auto y = vals<float>(r);
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_FLOAT_EQ(y[0], 6.0f);
+  EXPECT_FLOAT_EQ(y[1], 7.0f);
+}
+
 }  // namespace
 }  // namespace onnxtrim

@@ -115,5 +115,20 @@ g (bool k, float[3] x) => (float[3] y) {
   EXPECT_EQ(vals<float>(r), (std::vector<float>{4, 0.25f, 9}));
 }
 
+// ------------------------------------------------------------------ bool reductions
+
+TEST(ReduceBool, MaxIsAnyMinIsAll) {
+  ir::Tensor x(ir::DataType::kBool, {2, 2});
+  x.mutable_bytes()[0] = 1;  // [[1, 0], [0, 0]]
+  const char* text = R"(<ir_version: 8, opset_import: ["" : 20]>
+g (bool[2,2] x, int64[1] a) => (bool[2] y) { y = OP<keepdims = 0>(x, a) })";
+  std::string mx = text, mn = text;
+  mx.replace(mx.find("OP"), 2, "ReduceMax");
+  mn.replace(mn.find("OP"), 2, "ReduceMin");
+  auto a = make_tensor<int64_t>({1}, {1});
+  EXPECT_EQ(vals<uint8_t>(run(mx, {{"x", x}, {"a", a}})), (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(vals<uint8_t>(run(mn, {{"x", x}, {"a", a}})), (std::vector<uint8_t>{0, 0}));
+}
+
 }  // namespace
 }  // namespace onnxtrim
