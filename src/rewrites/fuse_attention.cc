@@ -18,6 +18,19 @@
 //   never masks a whole row. NEG is -inf or at most -1e4: the decomposition gives a masked key
 //   the weight exp(NEG - max), zero in float32 unless the row's scores span more than
 //   |NEG| - 104.
+//   The same mask proved from other forms of the comparison: torch's masked_fill(~tril(ones(S,
+//   S)), NEG) (Trilu of a splat of true with diagonal k, through Nots and Casts to bool: lower
+//   keeps key <= query + k, so k = P; upper keeps key >= query + k, so k = P + 1); HF GPT-2's
+//   registered buffer bias[:, :, T - S : T, :T] (Slices of a constant [1, .., M, M] read element
+//   by element to be lower-triangular, rows [P, T), columns [0, T), T = P + S: exact where the
+//   original runs, since for T > M its Where cannot broadcast M columns to T); a mask folded to
+//   a constant (static shapes), read element by element.
+//   Other boolean masks are refused, whatever the fill: a row they mask whole gives NaN (-inf)
+//   or the mean of V (finfo.min, -1e4) in the decomposition, and 0 in Attention-23 (the spec's
+//   fully-masked-row rule for a boolean mask; ONNX Runtime 1.30 writes 0 also for a float mask
+//   of finfo.min or -inf on the whole row).
+// - Readers of a cache's Concats besides the pattern (HF GPT-2's Shape(present) feeding the
+//   mask's slice bounds) are allowed when they go with the pattern (erased with it).
 // Attention scales Q and K by sqrt(scale) each where the decomposition scales once, and rounds
 // its softmax once: the results differ by rounding, which the check compares at its tolerance.
 // Refuses: opset < 23; Softmax on another axis than the last; a scale that is not a positive
@@ -25,15 +38,18 @@
 // lengths that do not match, Hq not a multiple of Hkv; any other mask (padding masks and masks
 // read from inputs can mask a whole row, where Attention writes 0 and the decomposition does
 // not); a cache whose Concat output is read by anything else than the pattern (and the graph's
-// outputs); an intermediate read elsewhere or that is a graph output; element types Attention
-// does not take.
+// outputs, and readers that die with the pattern); an intermediate read elsewhere or that is a
+// graph output; element types Attention does not take.
 #include <cmath>
 #include <limits>
+#include <map>
+#include <unordered_set>
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
 #include "passes/rule.h"
 #include "passes/shape_inference.h"
+#include "rewrites/splat.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -123,7 +139,10 @@ class FuseAttention final : public Rule<Attention> {
       if (!cond) return refuse("the scores' Add is not of a causal mask Where(cond, NEG, 0)");
     }
     const SymShape* xs = shape_of(*si, x);
-    if (!xs || *xs != *ps) return refuse("the mask broadcasts the scores to another shape");
+    // A Where whose mask's dims are not known (a slice of a buffer) has no known shape either:
+    // the mask's proof below gives its shape, [1, .., S, T], which keeps the scores' shape.
+    const bool shape_by_mask = xs && *xs != *ps && cond && !added;
+    if (!xs || (*xs != *ps && !shape_by_mask)) return refuse("the mask broadcasts the scores to another shape");
     // The scale on the scores.
     if (const ir::Node* d = private_producer(x, "Div", at)) {
       auto c = scalar(d->input(1));
@@ -188,13 +207,22 @@ class FuseAttention final : public Rule<Attention> {
     if (ks[3] != qs[3] || vs[1] != ks[1] || ks[0] != qs[0] || vs[0] != qs[0] || vs[2] != ks[2])
       return refuse("Q, K and V do not agree on batch, heads, length or head size");
     const SymShape* out = shape_of(*si, n.output(0));
-    if (!out || *out != SymShape{qs[0], qs[1], qs[2], vs[3]}) return refuse("the MatMul's output is not [B, Hq, S, Dv]");
+    if (shape_by_mask) {
+      // The probabilities are the scores' shape once the mask is proved; the MatMul's output
+      // is [B, Hq, S, Dv] when the V it reads is [B, Hq, T, Dv].
+      const SymShape* vr = shape_of(*si, n.input(1));
+      if (*xs != SymShape{qs[0], qs[1], qs[2], ks[2]} || !vr || *vr != SymShape{qs[0], qs[1], ks[2], vs[3]})
+        return refuse("the MatMul's output is not [B, Hq, S, Dv]");
+    } else if (!out || *out != SymShape{qs[0], qs[1], qs[2], vs[3]}) {
+      return refuse("the MatMul's output is not [B, Hq, S, Dv]");
+    }
 
     // A KV cache: K and V are Concats of a past and the new entries, read by the pattern alone.
     Expr past = Expr::constant(0);
     if (m.k) {
       m.cache_k = cache_concat(m.k, k_reader);
       m.cache_v = cache_concat(m.v, v_reader);
+      if (m.cache_k && m.cache_v && !others_die(n, m, k_reader, v_reader)) m.cache_k = m.cache_v = nullptr;
       if (!m.cache_k || !m.cache_v) {
         m.cache_k = m.cache_v = nullptr;
       } else {
@@ -315,15 +343,51 @@ class FuseAttention final : public Rule<Attention> {
     return kv;
   }
 
-  // The Concat(past, new, axis 2) making v, when v is read by `reader` alone (and the graph's
-  // outputs).
+  // The Concat(past, new, axis 2) making v, when `reader` reads v (others_die says whether
+  // its other readers go with the pattern).
   static ir::Node* cache_concat(ir::Value* v, const ir::Node* reader) {
     ir::Node* c = v ? v->producer() : nullptr;
     if (!is_op(c, "Concat") || c->num_inputs() != 2 || !c->input(0) || !c->input(1)) return nullptr;
     int64_t axis = c->attr_int("axis", 0);
     if (axis != 2 && axis != -2) return nullptr;
-    if (v->uses().size() != 1 || v->uses()[0].node != reader) return nullptr;
-    return c;
+    for (const auto& u : v->uses())
+      if (u.node == reader) return c;
+    return nullptr;
+  }
+
+  // Every reader of the cache's Concats besides the pattern (HF GPT-2's Shape(present) giving
+  // the mask's slice bounds) is erased with the pattern: apply erases n and the producers left
+  // without readers, as Rewriter::erase_node_and_dead_producers does, and the nodes making
+  // what the Attention reads stay. A reader that stayed would read the Attention's present
+  // output before the Attention (a cycle when the Attention reads it).
+  static bool others_die(const ir::Node& n, const Attention& m, const ir::Node* k_reader, const ir::Node* v_reader) {
+    std::unordered_set<const ir::Node*> kept{m.cache_k, m.cache_v};
+    for (const ir::Value* v : {m.q, m.cache_k->input(0), m.cache_k->input(1), m.cache_v->input(0), m.cache_v->input(1)})
+      if (v && v->producer()) kept.insert(v->producer());
+    std::unordered_set<const ir::Node*> dead{&n};
+    std::vector<const ir::Node*> work{&n};
+    while (!work.empty()) {
+      const ir::Node* cur = work.back();
+      work.pop_back();
+      for (const ir::Value* in : cur->inputs()) {
+        const ir::Node* p = in ? in->producer() : nullptr;
+        if (!p || dead.count(p) || kept.count(p)) continue;
+        bool all = true;
+        for (const ir::Value* o : p->outputs()) {
+          if (!o) continue;
+          if (o->is_graph_output()) all = false;
+          for (const auto& u : o->uses()) all = all && dead.count(u.node);
+        }
+        if (all) {
+          dead.insert(p);
+          work.push_back(p);
+        }
+      }
+    }
+    for (const ir::Node* c : {m.cache_k, m.cache_v})
+      for (const auto& u : c->output(0)->uses())
+        if (u.node != k_reader && u.node != v_reader && !dead.count(u.node)) return false;
+    return true;
   }
 
   // v is [1, .., 1, S, T].
@@ -340,6 +404,8 @@ class FuseAttention final : public Rule<Attention> {
   // is taken exactly where col > row.
   static bool causal(const ir::Value* cond, bool neg_when_true, const Expr& S, const Expr& T, const Expr& P,
                      const ShapeInference& si, std::string* why) {
+    if (const ir::Tensor* t = ops::FoldContext::constant(cond)) return constant_triangle(*t, neg_when_true, S, T, P, why);
+    if (auto sliced = sliced_triangle(cond, neg_when_true, S, T, P, si, why)) return *sliced;
     const SymShape* cs = shape_of(si, cond);
     if (!cs || cs->size() < 2 || cs->size() > 4 || (*cs)[cs->size() - 2] != S || (*cs)[cs->size() - 1] != T) {
       *why = "its shape is not [.., S, T]";
@@ -356,6 +422,7 @@ class FuseAttention final : public Rule<Attention> {
       if (!in || in->size() < 2 || (*in)[in->size() - 2] != S || (*in)[in->size() - 1] != T) break;
       c = c->input(0)->producer();
     }
+    if (is_op(c, "Not") || is_op(c, "Cast") || is_op(c, "Trilu")) return triangle(c->output(0), neg_when_true, S, T, P, si, why);
     if (!c || !c->is_default_domain() || c->num_inputs() != 2) {
       *why = "no comparison of key and query positions";
       return false;
@@ -384,6 +451,169 @@ class FuseAttention final : public Rule<Attention> {
     }
     if (!row || *row != P) {
       *why = "the query positions are not Range(0, S, 1) + the cache's length along the query axis";
+      return false;
+    }
+    return true;
+  }
+
+  // A mask folded to a constant (static shapes): [1, .., S, T] with S, T and P known, whose
+  // element (i, j) selects NEG exactly where j > i + P.
+  static bool constant_triangle(const ir::Tensor& t, bool neg_when_true, const Expr& S, const Expr& T, const Expr& P,
+                                std::string* why) {
+    auto s = S.constant_value(), n = T.constant_value(), p = P.constant_value();
+    const int64_t r = t.rank();
+    bool ok = s && n && p && r >= 2 && r <= 4 && t.dims()[static_cast<size_t>(r - 2)] == *s &&
+              t.dims()[static_cast<size_t>(r - 1)] == *n && t.numel() == *s * *n && t.bytes();
+    for (int64_t i = 0; ok && i < *s; ++i)
+      for (int64_t j = 0; ok && j < *n; ++j)
+        ok = (ops::element_as_double(t, i * *n + j) != 0) == (neg_when_true == (j > i + *p));
+    if (!ok) *why = "the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + the cache's length";
+    return ok;
+  }
+
+  // v through Nots and Casts to bool (numbers: true where not 0), counting the Nots.
+  static const ir::Value* through_not_cast(const ir::Value* v, bool& negated) {
+    for (;;) {
+      const ir::Node* p = v ? v->producer() : nullptr;
+      if (is_op(p, "Not") && p->input(0)) {
+        negated = !negated;
+      } else if (!(is_op(p, "Cast") && p->input(0) && p->attr_int("to", 0) == static_cast<int64_t>(ir::DataType::kBool))) {
+        return v;
+      }
+      v = p->input(0);
+    }
+  }
+
+  // torch's tril/triu of ones (masked_fill(~tril(ones(S, S)), NEG) in GPT-2-like exports):
+  // v, whose last two axes are the queries i and keys j (the caller checked [.., S, T]), is
+  // Trilu(ones, k) through Nots, Casts to bool and Unsqueezes in front. Trilu keeps j <= i + k
+  // (upper 0) or j >= i + k (upper 1): allowed exactly where j <= i + P when upper 0 has k = P,
+  // masked exactly there when upper 1 has k = P + 1; each Not swaps the two.
+  static bool triangle(const ir::Value* v, bool neg_when_true, const Expr& S, const Expr& T, const Expr& P,
+                       const ShapeInference& si, std::string* why) {
+    bool negated = false;
+    for (;;) {
+      v = through_not_cast(v, negated);
+      const ir::Node* p = v ? v->producer() : nullptr;
+      if (!is_op(p, "Unsqueeze") || !p->input(0)) break;
+      const SymShape* in = shape_of(si, p->input(0));
+      if (!in || in->size() < 2 || (*in)[in->size() - 2] != S || (*in)[in->size() - 1] != T) break;
+      v = p->input(0);
+    }
+    const ir::Node* tri = v ? v->producer() : nullptr;
+    const SymShape* ts = shape_of(si, v);
+    if (!is_op(tri, "Trilu") || !ts || ts->size() < 2 || (*ts)[ts->size() - 2] != S || (*ts)[ts->size() - 1] != T) {
+      *why = "no comparison of key and query positions, nor a Trilu of ones";
+      return false;
+    }
+    auto ones = splat_of(tri->input(0));
+    if (!ones || ops::element_as_double(ones->value, 0) == 0) {
+      *why = "the Trilu's input is not all true";
+      return false;
+    }
+    Expr k = Expr::constant(0);
+    if (tri->num_inputs() > 1 && tri->input(1)) {
+      auto ke = scalar_expr(si, tri->input(1));
+      if (!ke) {
+        *why = "the Trilu's diagonal is not known";
+        return false;
+      }
+      k = *ke;
+    }
+    const bool upper = tri->attr_int("upper", 1) != 0;
+    bool true_means_masked = upper != negated;
+    if (true_means_masked != neg_when_true) {
+      *why = "the NEG branch is on the allowed side";
+      return false;
+    }
+    if ((upper ? k - 1 : k) != P) {
+      *why = "the Trilu's diagonal is not the cache's length";
+      return false;
+    }
+    return true;
+  }
+
+  // HF GPT-2's registered buffer: cond = bias[:, :, T - S : T, :T] (Slices of a constant
+  // [1, .., M, M] whose element (r, c) is true where c <= r), through Nots and Casts to bool.
+  // Row i of the slice is the buffer's row P + i when its rows start at P = T - S and T <= M:
+  // true where j <= i + P, the causal mask with the cache's offset, of shape [1, .., S, T].
+  // When T > M the slice has M < T columns and the original's Where fails to broadcast (M >= 2),
+  // so the fused op is exact wherever the original runs. Empty when cond is not a Slice.
+  static std::optional<bool> sliced_triangle(const ir::Value* cond, bool neg_when_true, const Expr& S, const Expr& T,
+                                             const Expr& P, const ShapeInference& si, std::string* why) {
+    bool negated = false;
+    const ir::Value* v = through_not_cast(cond, negated);
+    if (!is_op(v->producer(), "Slice")) return std::nullopt;
+    std::map<int64_t, std::pair<Expr, Expr>> bounds;  // axis -> [start, end)
+    while (is_op(v->producer(), "Slice")) {
+      const ir::Node* sl = v->producer();
+      const ir::Tensor* base = nullptr;
+      const ir::Value* src = sl->input(0);
+      while (src && is_op(src->producer(), "Slice")) src = src->producer()->input(0);
+      base = src ? ops::FoldContext::constant(src) : nullptr;
+      if (!base) break;
+      const int64_t r = base->rank();
+      const ops::TypeInfo* fs = sl->num_inputs() > 1 ? si.facts(sl->input(1)) : nullptr;
+      const ops::TypeInfo* fe = sl->num_inputs() > 2 ? si.facts(sl->input(2)) : nullptr;
+      if (!fs || !fe || !fs->values || !fe->values || fs->values->size() != fe->values->size()) break;
+      std::vector<int64_t> axes;
+      if (sl->num_inputs() > 3 && sl->input(3)) {
+        const ir::Tensor* a = ops::FoldContext::constant(sl->input(3));
+        if (!a) break;
+        axes = ops::to_int64_vector(*a);
+      } else {
+        for (int64_t i = 0; i < static_cast<int64_t>(fs->values->size()); ++i) axes.push_back(i);
+      }
+      if (sl->num_inputs() > 4 && sl->input(4)) {
+        const ir::Tensor* st = ops::FoldContext::constant(sl->input(4));
+        if (!st) break;
+        bool ones = true;
+        for (int64_t x : ops::to_int64_vector(*st)) ones = ones && x == 1;
+        if (!ones) break;
+      }
+      if (axes.size() != fs->values->size()) break;
+      bool twice = false;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
+        twice = twice || a < 0 || a >= r || !bounds.emplace(a, std::make_pair((*fs->values)[i], (*fe->values)[i])).second;
+      }
+      if (twice) break;
+      v = sl->input(0);
+    }
+    const ir::Tensor* buf = is_op(v->producer(), "Slice") ? nullptr : ops::FoldContext::constant(v);
+    const int64_t r = buf ? buf->rank() : 0;
+    if (!buf || r < 2 || r > 4 || buf->dims()[static_cast<size_t>(r - 1)] != buf->dims()[static_cast<size_t>(r - 2)] ||
+        buf->dims()[static_cast<size_t>(r - 1)] < 2) {
+      *why = "the sliced mask is not Slices (step 1, known bounds) of a constant [.., M, M] with M >= 2";
+      return false;
+    }
+    const int64_t M = buf->dims()[static_cast<size_t>(r - 1)];
+    for (int64_t a = 0; a + 2 < r; ++a) {
+      auto it = bounds.find(a);
+      if (buf->dims()[static_cast<size_t>(a)] != 1 ||
+          (it != bounds.end() && (it->second.first.constant_value() != 0 || !(it->second.second.constant_value() >= 1)))) {
+        *why = "the sliced buffer is not [1, .., M, M] kept whole in front";
+        return false;
+      }
+    }
+    auto bound = [&](int64_t axis, bool end) {
+      auto it = bounds.find(axis);
+      if (it == bounds.end()) return end ? Expr::constant(M) : Expr::constant(0);
+      return end ? it->second.second : it->second.first;
+    };
+    if (bound(r - 2, false) != P || bound(r - 2, true) != T || P + S != T || bound(r - 1, false).constant_value() != 0 ||
+        bound(r - 1, true) != T) {
+      *why = "the buffer's slice is not rows [P, T) and columns [0, T) with T = P + S";
+      return false;
+    }
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < M; ++j)
+        if ((ops::element_as_double(*buf, i * M + j) != 0) != (j <= i)) {
+          *why = "the sliced buffer is not lower-triangular";
+          return false;
+        }
+    if (negated != neg_when_true) {
+      *why = "the NEG branch is on the allowed side";
       return false;
     }
     return true;

@@ -41,6 +41,8 @@ EXTRA = {
     "rope_interleaved_tiny.onnx": [["--opset", "23"]],
     "fp16_norms_tiny.onnx": [["--opset", "23"]],
     "gpt_kv_tiny.onnx": [["--opset", "23"]],
+    "gpt2_tiny.onnx": [["--opset", "23"]],
+    "gpt2_hf_tiny.onnx": [["--opset", "23"]],
     "bert_tiny_op13.onnx": [["--opset", "23"]],
     "vit_tiny_op13.onnx": [["--opset", "17"]],
     "swin_stage.onnx": [["--target", "coreml"]],

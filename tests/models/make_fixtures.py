@@ -130,6 +130,12 @@ initializers). torch stays the judge: the cached step equals a full pass before 
     -> Div(4.0) -> Where(mask, -inf, .) (a boolean mask: True where masked, the same
     bottom-right causal as llama_tiny's, Range/Greater/Unsqueeze x2, Cast to bool per block) ->
     Softmax(-1) -> MatMul(., present_v) -> Transpose -> Reshape -> c_proj.
+- gpt2_hf_tiny.onnx (opset 17): gpt_kv_tiny's sizes (2 blocks, hidden 64, 4 heads of dim 16, vocab
+  128, same inputs and outputs) with HF GPT2Attention's own causal mask: a registered buffer
+  bias = tril(ones(320, 320, bool)).view(1, 1, 320, 320) per block, sliced as bias[:, :, T - S :
+  T, :T] (T read from the cache: Shape(present_value) -> Slice -> Sub; two Slices of axes 2 and
+  3), then Where(mask, scores, finfo(float32).min) (torch.where with a full([]) mask value); the
+  scores divided by full([], sqrt(16)). 320 learned positions: past + seq <= 320.
 - bert_tiny_op13.onnx / vit_tiny_op13.onnx: bert_tiny and vit_tiny (above, opset 17, where the
   exporter writes LayerNormalization) exported at opset 13, where LayerNorm is decomposed:
   ReduceMean(axes [-1]) -> Sub -> Pow(2) -> ReduceMean(axes [-1]) -> Add(eps 1e-5 | 1e-6 in ViT)
@@ -1012,6 +1018,60 @@ def gpt_kv_tiny():
                    lambda mod: _check_cache(mod, False))
 
 
+class Gpt2HfBlock(GptKvBlock):
+    """GptKvBlock with HF GPT2Attention's causal mask: its own lower-triangular buffer, sliced to
+    the query rows T - S .. T and the keys 0 .. T, and torch.where with finfo.min."""
+
+    def __init__(self, d, heads, max_pos):
+        super().__init__(d, heads)
+        self.register_buffer("bias", torch.tril(torch.ones((max_pos, max_pos), dtype=torch.bool))
+                             .view(1, 1, max_pos, max_pos), persistent=False)
+
+    def forward(self, x, past_k, past_v):
+        b, s, d = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=2)
+        q = q.view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        k = k.view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        v = v.view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        k = torch.cat((past_k, k), dim=-2)
+        v = torch.cat((past_v, v), dim=-2)
+        w = torch.matmul(q, k.transpose(-1, -2))
+        w = w / torch.full([], v.size(-1) ** 0.5, dtype=w.dtype, device=w.device)
+        ql, kl = q.size(-2), k.size(-2)
+        causal_mask = self.bias[:, :, kl - ql: kl, :kl]
+        mask_value = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype, device=w.device)
+        w = F.softmax(torch.where(causal_mask, w, mask_value), dim=-1)
+        y = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous().view(b, s, d)
+        x = x + self.c_proj(y)
+        x = x + self.mlp_proj(new_gelu(self.c_fc(self.ln_2(x))))
+        return x, (k, v)
+
+
+class Gpt2HfTiny(GptKvTiny):
+    def __init__(self, max_pos=320, **kw):
+        super().__init__(max_pos=max_pos, **kw)
+        d, heads = self.wte.embedding_dim, self.h[0].h
+        self.h = nn.ModuleList([Gpt2HfBlock(d, heads, max_pos) for _ in self.h])
+
+    def forward(self, input_ids, *past):
+        s = input_ids.shape[1]
+        p = past[0].shape[2]
+        pos = torch.arange(p, p + s, device=input_ids.device).unsqueeze(0)
+        x = self.wte(input_ids) + self.wpe(pos)
+        presents = []
+        for i, block in enumerate(self.h):
+            x, present = block(x, past[2 * i], past[2 * i + 1])
+            presents += present
+        return (self.ln_f(x), *presents)
+
+
+def gpt2_hf_tiny():
+    torch.manual_seed(0)
+    m = random_layer_norms(Gpt2HfTiny())
+    export_decoder(m, "gpt2_hf_tiny.onnx", ["input_ids"], "hidden", 2, 4, 16,
+                   lambda mod: _check_cache(mod, False))
+
+
 def random_layer_norms(model):
     """torch starts LayerNorm at weight 1, bias 0: random values make a scale or bias taken
     from the wrong input (or dropped) visible in the outputs."""
@@ -1156,7 +1216,7 @@ FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
             "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny, "llama_tiny": llama_tiny,
             "rope_interleaved_tiny": rope_interleaved_tiny, "fp16_norms_tiny": fp16_norms_tiny,
-            "gpt_kv_tiny": gpt_kv_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
+            "gpt_kv_tiny": gpt_kv_tiny, "gpt2_hf_tiny": gpt2_hf_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
             "vits_noise_tiny": vits_noise_tiny, "stft_lstm_tiny": stft_lstm_tiny}
 
 

@@ -311,5 +311,243 @@ g (bool c, float[1,2,3,4] q, float[1,2,3,4] k, float[1,2,3,4] v) => (float[1,2,3
   expect_same_outputs(s);
 }
 
+// GPT-2 as torch exports `masked_fill(~tril(ones(S, S, bool)), -inf)` (gpt2_tiny):
+// Where(Not(Trilu(ConstantOfShape([S, S], true))), NEG, scores), no cache. `tri` makes t (true
+// where allowed or masked, as the Where reads it) from `ones`.
+std::string tril_model(const std::string& tri = "tl = Trilu <upper = 0> (ones)\n    t = Not(tl)",
+                       const std::string& where = "x = Where(t, neg, d)",
+                       const std::string& neg = "neg = Constant <value = float {-3.4028234663852886e38}> ()") {
+  return R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[B,2,S,4] q, float[B,2,S,4] k, float[B,2,S,4] v) => (float[B,2,S,4] y) {
+    kt = Transpose <perm = [0, 1, 3, 2]> (k)
+    s = MatMul(q, kt)
+    c = Constant <value = float {2}> ()
+    d = Div(s, c)
+    sq = Shape(q)
+    two = Constant <value = int64[1] {2}> ()
+    three = Constant <value = int64[1] {3}> ()
+    s1 = Slice(sq, two, three)
+    ss = Concat <axis = 0> (s1, s1)
+    ones = ConstantOfShape <value = bool[1] {1}> (ss)
+    )" + tri + R"(
+    )" + neg + R"(
+    )" + where + R"(
+    p = Softmax <axis = -1> (x)
+    y = MatMul(p, v)
+}
+)";
+}
+
+TEST(FuseAttention, TriluOfOnesIsCausal) {
+  auto s = simplify_text(tril_model("tl = Trilu <upper = 0> (ones)\n    t = Not(tl)", "x = Where(t, neg, d)", kNegInf));
+  const ir::Node* a = only_attention(s);
+  ASSERT_TRUE(a) << s.printed;
+  EXPECT_EQ(s.nodes(), 1u) << s.printed;
+  EXPECT_EQ(a->attr_int("is_causal", 0), 1);
+  EXPECT_EQ(a->num_inputs(), 3u);
+  expect_same_outputs(s, 2, {{"B", 2}, {"S", 5}});
+  expect_same_outputs(s, 1, {{"B", 1}, {"S", 1}});
+  // Exact values: Q = 0 weighs the allowed keys alike: query i gets the mean of V's rows 0..i.
+  eval::Interpreter interp(*s.model);
+  std::vector<float> v(1 * 2 * 4 * 4);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i / 4) % 4);  // row j of a head: j
+  auto out = interp.run({{"q", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, std::vector<float>(32, 0.0f)))},
+                         {"k", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, std::vector<float>(32, 1.0f)))},
+                         {"v", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, v))}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  std::vector<float> y = out.value()[0].tensor.to_vector<float>();
+  ASSERT_EQ(y.size(), 32u);
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], static_cast<float>((i / 4) % 4) / 2, 1e-6) << i;
+  // triu(ones, 1) marks the masked keys itself; the Where's branches swapped around a Not.
+  auto up2 = simplify_text(tril_model("one = Constant <value = int64 {1}> ()\n    t = Trilu <upper = 1> (ones, one)"));
+  ASSERT_TRUE(only_attention(up2)) << up2.printed;
+  EXPECT_EQ(only_attention(up2)->attr_int("is_causal", 0), 1);
+  expect_same_outputs(up2, 2, {{"B", 2}, {"S", 5}});
+  auto kept = simplify_text(tril_model("t = Trilu <upper = 0> (ones)", "x = Where(t, d, neg)"));
+  ASSERT_TRUE(only_attention(kept)) << kept.printed;
+  expect_same_outputs(kept, 2, {{"B", 2}, {"S", 5}});
+}
+
+TEST(FuseAttention, TriluRefusals) {
+  // The diagonal moved: query i also sees key i + 1.
+  std::string shifted = tril_model("one = Constant <value = int64 {1}> ()\n    tl = Trilu <upper = 0> (ones, one)\n    t = Not(tl)");
+  auto sh = simplify_text(shifted);
+  EXPECT_EQ(count_ops(*sh.model->graph, "Attention"), 0u) << sh.printed;
+  expect_same_outputs(sh, 2, {{"B", 2}, {"S", 5}});
+  EXPECT_EQ(reason(shifted, "y"), "the mask is not a causal mask: the Trilu's diagonal is not the cache's length");
+  // NEG where the lower triangle is (an anti-causal mask).
+  std::string anti = tril_model("t = Trilu <upper = 0> (ones)");
+  auto an = simplify_text(anti);
+  EXPECT_EQ(count_ops(*an.model->graph, "Attention"), 0u) << an.printed;
+  EXPECT_EQ(reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
+  // A fill that does not exclude a key: -1 instead of -inf.
+  std::string weak = tril_model("tl = Trilu <upper = 0> (ones)\n    t = Not(tl)", "m1 = Constant <value = float {-1}> ()\n    x = Where(t, m1, d)");
+  auto wk = simplify_text(weak);
+  EXPECT_EQ(count_ops(*wk.model->graph, "Attention"), 0u) << wk.printed;
+  expect_same_outputs(wk, 2, {{"B", 2}, {"S", 5}});
+  EXPECT_EQ(reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
+}
+
+// M x M lower-triangular bools, one element flipped when flip_row >= 0 (row flip_row, key 0).
+std::string tril_elements(int64_t M, int64_t flip_row = -1) {
+  std::string out;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < M; ++j) out += std::string(out.empty() ? "" : ", ") + (((j <= i) != (i == flip_row && j == 0)) ? "1" : "0");
+  return out;
+}
+
+// HF GPT-2's attention with a cache: Where(bias[:, :, T - S : T, :T], scores, finfo.min) where
+// bias is a registered [1, 1, M, M] lower-triangular buffer and T is read from Shape(present).
+std::string sliced_buffer(int64_t M = 16, const std::string& rows_start = "start = Sub(t1, s1)\n  rend = Identity(t1)",
+                          const std::string& where = "x = Where(m, d, neg)", int64_t flip_row = -1) {
+  std::string bias = tril_elements(M, flip_row);
+  std::string m = std::to_string(M);
+  return R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[B,2,S,4] q, float[B,2,S,4] k, float[B,2,S,4] v, float[B,2,P,4] pk, float[B,2,P,4] pv)
+  => (float[B,2,S,4] y, float[B,2,?,4] present_k, float[B,2,?,4] present_v) {
+  present_k = Concat <axis = -2> (pk, k)
+  present_v = Concat <axis = -2> (pv, v)
+  kt = Transpose <perm = [0, 1, 3, 2]> (present_k)
+  s = MatMul(q, kt)
+  c = Constant <value = float {2}> ()
+  d = Div(s, c)
+  sv = Shape(present_v)
+  two = Constant <value = int64[1] {2}> ()
+  three = Constant <value = int64[1] {3}> ()
+  zero1 = Constant <value = int64[1] {0}> ()
+  t1 = Slice(sv, two, three)
+  sq = Shape(q)
+  s1 = Slice(sq, two, three)
+  )" + rows_start + R"(
+  bias = Constant <value = bool[1,1,)" + m + "," + m + "] {" + bias + R"(}> ()
+  r = Slice(bias, start, rend, two)
+  m = Slice(r, zero1, t1, three)
+  neg = Constant <value = float {-3.4028234663852886e38}> ()
+  )" + where + R"(
+  p = Softmax <axis = -1> (x)
+  y = MatMul(p, present_v)
+}
+)";
+}
+
+TEST(FuseAttention, SlicedCausalBufferWithCache) {
+  auto s = simplify_text(sliced_buffer());
+  const ir::Node* a = only_attention(s);
+  ASSERT_TRUE(a) << s.printed;
+  EXPECT_EQ(s.nodes(), 1u) << s.printed;  // the slices and the Shape of the cache go with it
+  EXPECT_EQ(a->attr_int("is_causal", 0), 1);
+  EXPECT_FLOAT_EQ(a->attr_float("scale", 0), 0.5f);
+  ASSERT_EQ(a->num_inputs(), 6u);
+  EXPECT_EQ(a->input(4)->name(), "pk");
+  ASSERT_EQ(a->num_outputs(), 3u);
+  EXPECT_EQ(a->output(1)->name(), "present_k");  // graph outputs keep their names
+  EXPECT_EQ(a->output(2)->name(), "present_v");
+  expect_same_outputs(s, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+  expect_same_outputs(s, 1, {{"B", 1}, {"S", 1}, {"P", 9}});  // a decode step
+  expect_same_outputs(s, 1, {{"B", 2}, {"S", 4}, {"P", 0}});  // an empty cache
+  // The Where written the other way round: Where(Not(mask), NEG, scores).
+  auto n = simplify_text(sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "nm = Not(m)\n  x = Where(nm, neg, d)"));
+  ASSERT_TRUE(only_attention(n)) << n.printed;
+  expect_same_outputs(n, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+}
+
+TEST(FuseAttention, SlicedBufferRefusals) {
+  // One element of the buffer is not the lower triangle's (row 5 hides key 0).
+  std::string flipped = sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "x = Where(m, d, neg)", 5);
+  auto f = simplify_text(flipped);
+  EXPECT_EQ(count_ops(*f.model->graph, "Attention"), 0u) << f.printed;
+  expect_same_outputs(f, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+  EXPECT_EQ(reason(flipped, "y"), "the mask is not a causal mask: the sliced buffer is not lower-triangular");
+  // Rows from 0: the top-left mask, which is not is_causal's with a cache.
+  std::string top = sliced_buffer(16, "start = Identity(zero1)\n  rend = Identity(s1)");
+  auto t = simplify_text(top);
+  EXPECT_EQ(count_ops(*t.model->graph, "Attention"), 0u) << t.printed;
+  expect_same_outputs(t, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+  EXPECT_EQ(reason(top, "y"),
+            "the mask is not a causal mask: the buffer's slice is not rows [P, T) and columns [0, T) with T = P + S");
+  // NEG where the buffer allows.
+  std::string anti = sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "x = Where(m, neg, d)");
+  EXPECT_EQ(count_ops(*simplify_text(anti).model->graph, "Attention"), 0u);
+  EXPECT_EQ(reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
+  // A fill of -10 does not exclude a key.
+  std::string weak = R"(neg2 = Constant <value = float {-10}> ()
+  x = Where(m, d, neg2))";
+  EXPECT_EQ(count_ops(*simplify_text(sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", weak)).model->graph, "Attention"), 0u);
+}
+
+TEST(FuseAttention, CacheShapeReadOutsideThePatternKeepsTheCache) {
+  // The cache's Shape also feeds a graph output: it would outlive the pattern, so the cache
+  // stays Concats and the offset mask cannot be said.
+  std::string text = sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "x = Where(m, d, neg)");
+  text.replace(text.find("float[B,2,?,4] present_v)"), 25, "float[B,2,?,4] present_v, int64[1] t1)");
+  auto s = simplify_text(text);
+  EXPECT_EQ(count_ops(*s.model->graph, "Attention"), 0u) << s.printed;
+  expect_same_outputs(s, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+}
+
+TEST(FuseAttention, SlicedBufferInsideABranch) {
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (bool c, float[1,2,S,4] q, float[1,2,S,4] k, float[1,2,S,4] v) => (float[1,2,S,4] y) {
+  y = If(c) <then_branch = t () => (float[1,2,S,4] o) {
+      kt = Transpose <perm = [0, 1, 3, 2]> (k)
+      s = MatMul(q, kt)
+      two = Constant <value = int64[1] {2}> ()
+      three = Constant <value = int64[1] {3}> ()
+      zero1 = Constant <value = int64[1] {0}> ()
+      sq = Shape(q)
+      n = Slice(sq, two, three)
+      bias = Constant <value = bool[1,1,8,8] {)" + tril_elements(8) + R"(}> ()
+      r = Slice(bias, zero1, n, two)
+      m = Slice(r, zero1, n, three)
+      neg = Constant <value = float {-1e9}> ()
+      x = Where(m, s, neg)
+      p = Softmax <axis = -1> (x)
+      o = MatMul(p, v)
+    }, else_branch = e () => (float[1,2,S,4] o2) { o2 = Neg(q) }>
+}
+)");
+  const ir::Node* iff = s.model->graph->first_node();
+  ASSERT_TRUE(iff && iff->op_type == "If") << s.printed;
+  EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Attention"), 1u) << s.printed;
+  expect_same_outputs(s, 2, {{"S", 3}});
+  expect_same_outputs(s, 2, {{"S", 8}});
+}
+
+// A static export folds the mask to a constant: its elements are the proof.
+std::string static_mask(const std::string& elements) {
+  return R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,2,3,4] q, float[1,2,3,4] k, float[1,2,3,4] v) => (float[1,2,3,4] y) {
+  kt = Transpose <perm = [0, 1, 3, 2]> (k)
+  s = MatMul(q, kt)
+  m = Constant <value = bool[1,1,3,3] {)" + elements + R"(}> ()
+  neg = Constant <value = float {-1e9}> ()
+  x = Where(m, s, neg)
+  p = Softmax <axis = -1> (x)
+  y = MatMul(p, v)
+}
+)";
+}
+
+TEST(FuseAttention, ConstantCausalMask) {
+  auto s = simplify_text(static_mask(tril_elements(3)));
+  const ir::Node* a = only_attention(s);
+  ASSERT_TRUE(a) << s.printed;
+  EXPECT_EQ(a->attr_int("is_causal", 0), 1);
+  EXPECT_EQ(s.nodes(), 1u) << s.printed;
+  expect_same_outputs(s);
+  // Row 2 also hides key 0: not the causal mask.
+  std::string holed = static_mask(tril_elements(3, 2));
+  auto h = simplify_text(holed);
+  EXPECT_EQ(count_ops(*h.model->graph, "Attention"), 0u) << h.printed;
+  expect_same_outputs(h);
+  EXPECT_EQ(reason(holed, "y"),
+            "the mask is not a causal mask: the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + "
+            "the cache's length");
+}
+
 }  // namespace
 }  // namespace onnxtrim
