@@ -261,6 +261,16 @@ struct GraphDiff {
   std::vector<InitChange> initializers_added, initializers_removed, initializers_changed;
   // Graph inputs and outputs added, removed or retyped ("y: float[2,3] -> float[N,3]", "added z").
   std::vector<std::string> inputs, outputs;
+  // Which pass did what: each pass run that removed, made or edited main-graph nodes, in the
+  // order they ran. removed: as the nodes were when erased; added and changed (edited in place,
+  // or a body of theirs changed): as they were when the pass run ended. A node made and removed
+  // within one run is in neither list; one made by a run and removed by a later one is in both.
+  struct Rewrite {
+    std::string pass;
+    int round = 0;
+    std::vector<NodeRef> removed, added, changed;
+  };
+  std::vector<Rewrite> rewrites;
 };
 
 // --profile: one stage of the run. peak_bytes: the peak resident memory during the stage (from the

@@ -110,6 +110,11 @@ std::string graph_diff_text(const GraphDiff& d) {
   list("graph inputs", d.inputs.size(), [&](size_t i) { return d.inputs[i]; });
   list("graph outputs", d.outputs.size(), [&](size_t i) { return d.outputs[i]; });
   if (d.inputs.empty() && d.outputs.empty()) os << "  graph inputs and outputs unchanged\n";
+  list("rewrites (round pass: nodes removed, added, edited)", d.rewrites.size(), [&](size_t i) {
+    const auto& w = d.rewrites[i];
+    return std::to_string(w.round) + " " + w.pass + ": -" + std::to_string(w.removed.size()) + " +" +
+           std::to_string(w.added.size()) + " ~" + std::to_string(w.changed.size());
+  });
   return os.str();
 }
 
@@ -472,6 +477,16 @@ std::string Report::to_json() const {
     gj["initializers_changed"] = inits(d.initializers_changed);
     gj["inputs"] = d.inputs;
     gj["outputs"] = d.outputs;
+    gj["rewrites"] = nlohmann::json::array();
+    for (const auto& w : d.rewrites) {
+      nlohmann::ordered_json e;
+      e["pass"] = w.pass;
+      e["round"] = w.round;
+      e["removed"] = nodes(w.removed);
+      e["added"] = nodes(w.added);
+      e["changed"] = nodes(w.changed);
+      gj["rewrites"].push_back(e);
+    }
     j["graph_diff"] = gj;
   }
   if (inlining.ran) {

@@ -82,7 +82,22 @@ void html_ops_table(std::ostringstream& os, const Report& r) {
   os << "</tbody></table>\n";
 }
 
+// The first rewrite (row of the diff's rewrites table) of each pass.
+std::map<std::string, size_t> html_first_rewrite(const GraphDiff& d) {
+  std::map<std::string, size_t> out;
+  for (size_t k = 0; k < d.rewrites.size(); ++k) out.emplace(d.rewrites[k].pass, k);
+  return out;
+}
+
+// A pass's name, linked to its first rewrite when it has one.
+std::string html_pass_link(const std::map<std::string, size_t>& first, const std::string& pass) {
+  auto it = first.find(pass);
+  if (it == first.end()) return html_esc(pass);
+  return "<a href=\"#rewrite-" + std::to_string(it->second) + "\">" + html_esc(pass) + "</a>";
+}
+
 void html_profile(std::ostringstream& os, const Report& r) {
+  const std::map<std::string, size_t> first = html_first_rewrite(r.graph_diff);
   os << "<table id=\"stages\"><thead><tr><th>stage</th><th>seconds</th><th>peak resident bytes</th></tr></thead><tbody>\n";
   for (const StageProfile& s : r.profile)
     os << "<tr><th>" << html_esc(s.name) << "</th><td>" << html_num(s.seconds) << "</td><td>"
@@ -92,7 +107,7 @@ void html_profile(std::ostringstream& os, const Report& r) {
   os << "<table id=\"passes\"><thead><tr><th>pass</th><th>runs</th><th>changes</th><th>nodes removed</th>"
         "<th>seconds</th></tr></thead><tbody>\n";
   for (const PassStats& p : r.passes)
-    os << "<tr data-pass=\"" << html_esc(p.name) << "\"><th>" << html_esc(p.name) << "</th><td>" << p.runs << "</td><td>"
+    os << "<tr data-pass=\"" << html_esc(p.name) << "\"><th>" << html_pass_link(first, p.name) << "</th><td>" << p.runs << "</td><td>"
        << p.changes << "</td><td>" << p.nodes_removed << "</td><td>" << html_num(p.seconds) << "</td></tr>\n";
   os << "</tbody></table>\n";
 }
@@ -143,26 +158,82 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
         break;
       }
     }
+  // Provenance: each rewrite's nodes found among the diff's rows (by name and op; an unnamed
+  // node by op and outputs), and back from each row to the last rewrite that removed or made it.
+  auto row_key = [](const GraphDiff::NodeRef& n) {
+    std::string k = n.name.empty() ? "o|" + n.op + "|" : "n|" + n.name + "|" + n.op;
+    if (n.name.empty())
+      for (const auto& o : n.outputs) k += o + ",";
+    return k;
+  };
+  std::map<std::string, size_t> removed_row, added_row;
+  for (size_t i = 0; i < d.removed.size(); ++i) removed_row.emplace(row_key(d.removed[i]), i);
+  for (size_t i = 0; i < d.added.size(); ++i) added_row.emplace(row_key(d.added[i]), i);
+  std::vector<long> removed_by(d.removed.size(), -1), added_by(d.added.size(), -1);
+  for (size_t k = 0; k < d.rewrites.size(); ++k) {
+    for (const auto& n : d.rewrites[k].removed) {
+      auto it = removed_row.find(row_key(n));
+      if (it != removed_row.end()) removed_by[it->second] = static_cast<long>(k);
+    }
+    for (const auto& n : d.rewrites[k].added) {
+      auto it = added_row.find(row_key(n));
+      if (it != added_row.end()) added_by[it->second] = static_cast<long>(k);
+    }
+  }
+  auto rewrite_link = [&](long k) {
+    if (k < 0) return std::string();
+    const auto& w = d.rewrites[static_cast<size_t>(k)];
+    return "<a href=\"#rewrite-" + std::to_string(k) + "\">" + html_esc(w.pass) + " (round " + std::to_string(w.round) +
+           ")</a>";
+  };
   os << "<p id=\"diff-summary\">" << d.kept << " node(s) kept, " << d.removed.size() << " removed, " << d.added.size()
      << " added (main graph; nodes matched by name and op, else by op and inputs).</p>\n";
-  os << "<h3>Removed nodes</h3>\n<table id=\"diff-removed\"><thead><tr><th>#</th><th>node</th><th>replaced by</th></tr>"
-        "</thead><tbody>\n";
+  if (!d.rewrites.empty()) {
+    // A node of a rewrite that no row shows was made and removed by the passes (an intermediate).
+    auto cell = [&](const std::vector<GraphDiff::NodeRef>& l, const std::map<std::string, size_t>& rows,
+                    const char* anchor, const char* missing_class, const char* missing) {
+      std::string c;
+      for (const auto& n : l) {
+        auto it = rows.find(row_key(n));
+        if (it != rows.end())
+          c += "<a href=\"#" + std::string(anchor) + "-" + std::to_string(it->second) + "\">" + html_node_label(n) + "</a><br>";
+        else
+          c += "<span class=\"" + std::string(missing_class) + "\" title=\"" + missing + "\">" + html_node_label(n) + "</span><br>";
+      }
+      return c;
+    };
+    os << "<h3>Rewrites</h3>\n<p>Each pass run that removed, made or edited nodes of the main graph; a link leads to the "
+          "node's row below; a grey node was made and removed by the passes.</p>\n<table id=\"diff-rewrites\"><thead><tr>"
+          "<th>#</th><th>round</th><th>pass</th><th>removed</th><th>added</th><th>edited</th></tr></thead><tbody>\n";
+    for (size_t k = 0; k < d.rewrites.size(); ++k) {
+      const auto& w = d.rewrites[k];
+      os << "<tr id=\"rewrite-" << k << "\" data-pass=\"" << html_esc(w.pass) << "\"><td>" << k << "</td><td>" << w.round
+         << "</td><th>" << html_esc(w.pass) << "</th><td class=\"removed\">"
+         << cell(w.removed, removed_row, "removed", "transient", "not in the original: made by an earlier pass")
+         << "</td><td class=\"added\">" << cell(w.added, added_row, "added", "transient", "not in the result: removed by a later pass")
+         << "</td><td class=\"changed\">" << cell(w.changed, added_row, "added", "kept", "kept (same name and op), or removed by a later pass")
+         << "</td></tr>\n";
+    }
+    os << "</tbody></table>\n";
+  }
+  os << "<h3>Removed nodes</h3>\n<table id=\"diff-removed\"><thead><tr><th>#</th><th>node</th><th>replaced by</th>"
+        "<th>removed by</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < d.removed.size(); ++i) {
     os << "<tr id=\"removed-" << i << "\"><td>" << i << "</td><td>" << html_node_label(d.removed[i]) << "</td><td>";
     if (replaced_by[i] >= 0)
       os << "<a href=\"#added-" << replaced_by[i] << "\">" << html_node_label(d.added[replaced_by[i]]) << "</a>";
-    os << "</td></tr>\n";
+    os << "</td><td>" << rewrite_link(removed_by[i]) << "</td></tr>\n";
   }
   os << "</tbody></table>\n";
-  os << "<h3>Added nodes</h3>\n<table id=\"diff-added\"><thead><tr><th>#</th><th>node</th><th>replaces</th></tr>"
-        "</thead><tbody>\n";
+  os << "<h3>Added nodes</h3>\n<table id=\"diff-added\"><thead><tr><th>#</th><th>node</th><th>replaces</th>"
+        "<th>made by</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < d.added.size(); ++i) {
     os << "<tr id=\"added-" << i << "\"><td>" << i << "</td><td>" << html_node_label(d.added[i]) << "</td><td>";
     auto it = replaced.find(i);
     if (it != replaced.end())
       for (size_t k : it->second)
         os << "<a href=\"#removed-" << k << "\">" << html_node_label(d.removed[k]) << "</a> ";
-    os << "</td></tr>\n";
+    os << "</td><td>" << rewrite_link(added_by[i]) << "</td></tr>\n";
   }
   os << "</tbody></table>\n";
   os << "<h3>Op counts that changed</h3>\n<table id=\"diff-ops\"><thead><tr><th>op</th><th>before</th><th>after</th></tr>"
@@ -213,6 +284,7 @@ std::string report_html(const Report& r) {
         ".bar{display:block;height:6px;margin:1px 0}.bar.before{background:#999}.bar.after{background:#1f77b4}\n"
         ".ok{color:#127a12}.failed{color:#b00;font-weight:bold}.skipped{color:#777}\n"
         "tr:target{background:#fff3b0}\n"
+        ".transient{color:#888}\n"
         "nav a{margin-right:1em}\n"
         "</style></head><body>\n";
   os << "<h1>" << html_esc(title) << "</h1>\n";
@@ -239,8 +311,9 @@ std::string report_html(const Report& r) {
   if (!r.fusions.empty()) {
     os << "<h2 id=\"sec-fusions\">Standard-op fusions</h2>\n<table id=\"fusions\"><thead><tr><th>op</th><th>pass</th>"
           "<th>fused</th><th>would fuse</th></tr></thead><tbody>\n";
+    const std::map<std::string, size_t> first = html_first_rewrite(r.graph_diff);
     for (const Fusion& f : r.fusions)
-      os << "<tr><th>" << html_esc(f.op) << "</th><td>" << html_esc(f.pass) << "</td><td>" << f.fused << "</td><td>"
+      os << "<tr><th>" << html_esc(f.op) << "</th><td>" << html_pass_link(first, f.pass) << "</td><td>" << f.fused << "</td><td>"
          << f.would_fuse << "</td></tr>\n";
     os << "</tbody></table>\n";
   }

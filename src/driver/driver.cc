@@ -64,6 +64,7 @@ passes::SimplifyOptions simplify_options(const Options& o) {
   s.seed = o.seed;
   s.rtol = o.rtol;
   s.atol = o.atol;
+  s.record_rewrites = o.graph_diff;  // which pass removed, made and edited which nodes
   return s;
 }
 
@@ -299,6 +300,18 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
   return true;
 }
 
+// The passes' record of which nodes each pass run removed, made and edited, as the report's.
+std::vector<GraphDiff::Rewrite> rewrites_of(const std::vector<passes::RewriteRecord>& records) {
+  auto refs = [](const std::vector<ir::NodeSnapshot>& l) {
+    std::vector<GraphDiff::NodeRef> out;
+    for (const ir::NodeSnapshot& s : l) out.push_back({s.name, s.op, s.outputs});
+    return out;
+  };
+  std::vector<GraphDiff::Rewrite> out;
+  for (const passes::RewriteRecord& r : records) out.push_back({r.pass, r.round, refs(r.removed), refs(r.added), refs(r.changed)});
+  return out;
+}
+
 // The standard-op fusions of a run: how many of each op the passes wrote (the op's count after
 // over before), and, for an op the model's opset does not have yet, how many blocks of its form
 // the result holds (what --opset N would fuse).
@@ -339,6 +352,7 @@ struct Run {
   // The original, for the check and --graph-diff (one copy for both); with --dtype after
   // surgery, the cut model.
   std::unique_ptr<ir::Model> original;
+  std::vector<GraphDiff::Rewrite> rewrites;  // the passes' record, for the diff
   bool checked = false;                      // the dtype stage ran the check itself
 };
 
@@ -430,6 +444,7 @@ void stage_passes(Run& r) {
   rep.converged = res.value().converged;
   rep.warnings = res.value().warnings;
   rep.fusions = fusions_of(r.m, ops_before, r.sopts);
+  r.rewrites = rewrites_of(res.value().rewrites);
   end_stage(rep, o, "simplify", t);
   if (!o.explain.empty()) {
     rep.explain_node = o.explain;
@@ -539,7 +554,10 @@ void stage_check(Run& r) {
 // --graph-diff and --node-reduction-plot, when the run ends: the original (or the cut model,
 // with --dtype after surgery) against the result; the passes' rounds as an SVG.
 void stage_report(Run& r) {
-  if (r.o.graph_diff) r.rep.graph_diff = diff_graphs(r.original ? *r.original : r.m, r.m);
+  if (r.o.graph_diff) {
+    r.rep.graph_diff = diff_graphs(r.original ? *r.original : r.m, r.m);
+    r.rep.graph_diff.rewrites = std::move(r.rewrites);
+  }
   if (!r.o.node_reduction_plot.empty())
     write_text_file(r.o.node_reduction_plot, node_reduction_svg(r.rep.round_stats));
 }

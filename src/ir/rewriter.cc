@@ -20,6 +20,26 @@ void Rewriter::touched(const Node* n) {
   log_->nodes.push_back(n);
 }
 
+NodeSnapshot snapshot_of(const Node& n, const std::unordered_map<uint64_t, std::string>* renamed) {
+  NodeSnapshot s{n.name, n.is_default_domain() ? n.op_type : n.domain + "." + n.op_type, {}};
+  for (const Value* o : n.outputs()) {
+    if (!o) continue;
+    const std::string* name = &o->name();
+    if (renamed) {
+      auto it = renamed->find(o->serial());
+      if (it != renamed->end()) name = &it->second;
+    }
+    s.outputs.push_back(*name);
+  }
+  return s;
+}
+
+void Rewriter::edited(const Node* n) {
+  if (!history_ || !n) return;
+  while (n->graph() && n->graph()->owner()) n = n->graph()->owner();
+  if (!history_->added.count(n)) history_->changed.insert(n);
+}
+
 void Rewriter::touched(const Graph* g) {
   if (log_ && g && g->owner()) touched(g->owner());
 }
@@ -49,6 +69,7 @@ bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
     touched(g);
     // Hand the name over: `from` becomes an anonymous internal value, `to` carries the name.
     std::string name = from->name();
+    if (history_) history_->renamed.emplace(from->serial(), name);
     g->rename_value(from, model_.unique_name(name + "_replaced"));
     g->rename_value(to, name);
     // The graph output keeps its declared type and ValueInfo details.
@@ -84,6 +105,7 @@ void Rewriter::set_input(Node* n, size_t i, Value* v) {
   }
   n->graph()->set_node_input(n, i, v);
   touched(n);
+  edited(n);
   ++changes_;
 }
 
@@ -119,6 +141,7 @@ void Rewriter::remove_trailing_inputs(Node* n, size_t keep) {
   if (n->num_inputs() <= keep) return;
   n->graph()->remove_trailing_inputs(n, keep);
   touched(n);
+  edited(n);
   ++changes_;
 }
 
@@ -127,6 +150,7 @@ void Rewriter::set_graph_output(Graph& g, size_t i, Value* v) {
   if (g.outputs()[i] == v) return;
   g.set_output(i, v);
   touched(&g);
+  edited(g.owner());
   ++changes_;
 }
 
@@ -135,11 +159,13 @@ void Rewriter::set_attribute(Node* n, Attribute a) {
     if (existing.name == a.name) {
       existing = std::move(a);
       touched(n);
+      edited(n);
       ++changes_;
       return;
     }
   n->attributes.push_back(std::move(a));
   touched(n);
+  edited(n);
   ++changes_;
 }
 
@@ -149,6 +175,7 @@ void Rewriter::remove_attribute(Node* n, std::string_view name) {
   if (it == as.end()) return;
   as.erase(it);
   touched(n);
+  edited(n);
   ++changes_;
 }
 
@@ -156,11 +183,20 @@ void Rewriter::set_op_type(Node* n, std::string op_type) {
   if (n->op_type == op_type) return;
   n->op_type = std::move(op_type);
   touched(n);
+  edited(n);
   ++changes_;
 }
 
 void Rewriter::erase_node(Node* n) {
   touched(n->graph());
+  if (history_) {
+    if (n->graph() != model_.graph.get()) {
+      edited(n->graph()->owner());
+    } else if (!history_->added.erase(n)) {
+      history_->changed.erase(n);
+      history_->removed.push_back(snapshot_of(*n, &history_->renamed));
+    }
+  }
   n->graph()->erase_node(n);
   ++changes_;
   ++nodes_removed_;
@@ -201,6 +237,10 @@ Node* Rewriter::insert_node(Graph& g, Node* pos, std::string op_type, const std:
   for (size_t i = 0; i < num_outputs; ++i)
     g.add_node_output(n, g.create_fresh_value(std::string(name_hint) + (num_outputs > 1 ? "_" + std::to_string(i) : "")));
   touched(n);
+  if (history_) {
+    if (&g == model_.graph.get()) history_->added.insert(n);
+    else edited(g.owner());
+  }
   ++changes_;
   ++nodes_added_;
   return n;
@@ -213,6 +253,7 @@ Value* Rewriter::add_initializer(Graph& g, Tensor t, std::string_view name_hint)
   for (int64_t d : t.dims()) v->type.dims.push_back(Dim::known(d));
   g.set_initializer(v, std::make_shared<Tensor>(std::move(t)));
   touched(&g);
+  edited(g.owner());
   seeded(v);
   ++changes_;
   return v;
@@ -221,7 +262,10 @@ Value* Rewriter::add_initializer(Graph& g, Tensor t, std::string_view name_hint)
 void Rewriter::make_constant(Value* v, Tensor t) {
   Graph* g = v->graph();
   touched(g);
-  if (Node* p = v->producer()) g->set_node_output(p, static_cast<size_t>(v->producer_output()), nullptr);
+  if (Node* p = v->producer()) {
+    edited(p);
+    g->set_node_output(p, static_cast<size_t>(v->producer_output()), nullptr);
+  }
   t.set_name(v->name());
   std::vector<Dim> dims;
   for (int64_t d : t.dims()) dims.push_back(Dim::known(d));

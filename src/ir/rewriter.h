@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -26,6 +28,28 @@ struct ChangeLog {
     initializers.clear();
     whole = false;
   }
+};
+
+// A node as the report names it: its name, "op" or "domain.op", its output names.
+struct NodeSnapshot {
+  std::string name, op;
+  std::vector<std::string> outputs;
+};
+// `renamed`: names handed over (NodeHistory::renamed), shown instead of the current ones.
+NodeSnapshot snapshot_of(const Node& n, const std::unordered_map<uint64_t, std::string>* renamed = nullptr);
+
+// What a rewriter did to the main graph's nodes, one by one, for the report's provenance (only
+// when asked: Rewriter::set_history). `removed`: the nodes erased, as they were then (a node made
+// and erased under the same history is in no list). `added`: the nodes made; `changed`: nodes
+// edited in place (inputs, attributes, op type, an output dropped) or whose bodies changed. The
+// pointers are only compared with live nodes, never read: an erased node leaves both sets.
+struct NodeHistory {
+  std::vector<NodeSnapshot> removed;
+  std::unordered_set<const Node*> added, changed;
+  // A graph output's name handed over (replace_all_uses_with): the old value's serial -> the name
+  // it had, which a removed node's snapshot shows.
+  std::unordered_map<uint64_t, std::string> renamed;
+  bool empty() const { return removed.empty() && added.empty() && changed.empty(); }
 };
 
 class Rewriter {
@@ -84,15 +108,19 @@ class Rewriter {
   void note_change(const Node* n) {
     ++changes_;
     touched(n);
+    edited(n);
   }
 
   // Records from now on what changes, in `log` (nullptr: stops).
   void set_log(ChangeLog* log) { log_ = log; }
+  // Records from now on the main-graph nodes removed, made and edited, in `h` (nullptr: stops).
+  void set_history(NodeHistory* h) { history_ = h; }
 
  private:
   Value* move_initializer(Value* v, Graph& to);
   void touched(const Node* n);
   void touched(const Graph* g);
+  void edited(const Node* n);  // for the history: n (or the main-graph node owning it) changed in place
   void seeded(const Value* v);  // v (an initializer now) is logged when it is the main graph's
 
   Model& model_;
@@ -100,6 +128,7 @@ class Rewriter {
   int64_t nodes_removed_ = 0;
   int64_t nodes_added_ = 0;
   ChangeLog* log_ = nullptr;
+  NodeHistory* history_ = nullptr;
 };
 
 }  // namespace onnxtrim::ir

@@ -56,7 +56,19 @@ Status check_pass_names(const SimplifyOptions& opts) {
   auto known = [](const std::string& n) { return PassRegistry::instance().find(n) != nullptr; };
   for (const auto* list : {&opts.only, &opts.skip})
     for (const auto& n : *list)
-      if (!known(n)) {
+      if (n.rfind("user:", 0) == 0) {
+        // A user rule of this run (--rewrite-rules, the APIs' callbacks), by its pass name.
+        std::string all;
+        bool found = false;
+        for (const UserPass& u : opts.user_passes) {
+          all += (all.empty() ? "" : ", ") + u.name;
+          found = found || u.name == n;
+        }
+        if (!found)
+          return Status(ErrorCode::kUsage, "unknown user rule '" + n + "' (" +
+                                               (all.empty() ? std::string("this run has no user rules")
+                                                            : "this run's user rules: " + all) + ")");
+      } else if (!known(n)) {
         std::string all;
         for (const PassInfo* p : PassRegistry::instance().all()) all += (all.empty() ? "" : ", ") + p->name;
         return Status(ErrorCode::kUsage, "unknown pass '" + n + "' (known: " + all + ")");
@@ -168,6 +180,16 @@ void add_round_stats(const ir::Graph& g, RoundStats& r) {
   for (const ir::Value* v : g.initializers()) r.initializer_bytes += static_cast<int64_t>(v->initializer()->byte_size());
 }
 
+// The record of one pass run from its history: the live nodes it made or edited, in graph order.
+RewriteRecord rewrite_record(const ir::NodeHistory& h, const ir::Graph& g, const std::string& pass, int round) {
+  RewriteRecord r{pass, round, h.removed, {}, {}};
+  g.for_each_node([&](const ir::Node* n) {
+    if (h.added.count(n)) r.added.push_back(ir::snapshot_of(*n));
+    else if (h.changed.count(n)) r.changed.push_back(ir::snapshot_of(*n));
+  });
+  return r;
+}
+
 RoundStats round_stats_of(const ir::Graph& g, int round) {
   RoundStats r;
   r.round = round;
@@ -248,7 +270,12 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     instances.push_back(p->make());
     result.passes.push_back(PassStats{p->name, 0, 0, 0, 0});
   }
-  for (const UserPass& u : opts.user_passes) {  // user rewrite rules (user_rules.h), after the built-in passes
+  // User rewrite rules (user_rules.h), after the built-in passes: all of them, less those
+  // skipped (--skip user:NAME); with user rules named in --passes, only those.
+  const bool only_users = std::any_of(opts.only.begin(), opts.only.end(),
+                                      [](const std::string& n) { return n.rfind("user:", 0) == 0; });
+  for (const UserPass& u : opts.user_passes) {
+    if (listed(opts.skip, u.name) || (only_users && !listed(opts.only, u.name))) continue;
     instances.push_back(u.make());
     result.passes.push_back(PassStats{u.name, 0, 0, 0, 0});
   }
@@ -282,6 +309,8 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       if (support::cancelled()) return Status(ErrorCode::kInterrupted, "interrupted");
       if (opts.on_pass) opts.on_pass(round + 1, result.passes[i].name);
       ir::Rewriter rw(model);
+      ir::NodeHistory history;
+      if (opts.record_rewrites) rw.set_history(&history);
       double t0 = now_s();
       facts.begin(&rw);
       try {
@@ -297,6 +326,10 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       }
       PassStats& st = result.passes[i];
       st.seconds += now_s() - t0;
+      if (!history.empty()) {
+        RewriteRecord rec = rewrite_record(history, *model.graph, st.name, round + 1);
+        if (!rec.removed.empty() || !rec.added.empty() || !rec.changed.empty()) result.rewrites.push_back(std::move(rec));
+      }
       st.runs++;
       st.changes += rw.changes();
       st.nodes_removed += rw.nodes_removed() - rw.nodes_added();

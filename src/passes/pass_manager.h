@@ -11,6 +11,7 @@
 
 #include "eval/verify.h"
 #include "ir/graph.h"
+#include "ir/rewriter.h"
 #include "support/status.h"
 
 namespace onnxtrim::passes {
@@ -54,6 +55,9 @@ struct SimplifyOptions {
   // Called before each pass runs (round, pass name): the CLI shows it as progress.
   std::function<void(int, const std::string&)> on_pass;
   std::vector<UserPass> user_passes;  // --rewrite-rules, the APIs' callbacks
+  // --graph-diff, --report: record which main-graph nodes each pass run removed, made and
+  // edited (SimplifyResult::rewrites). Off: nothing is recorded.
+  bool record_rewrites = false;
 };
 
 // What one pass did over a run: the report's per-pass figures (the API copies them into the
@@ -73,12 +77,22 @@ struct RoundStats {
   int64_t initializer_bytes = 0;  // subgraph initializers included
 };
 
+// One pass run that changed main-graph nodes (with SimplifyOptions::record_rewrites): the nodes
+// it removed (as they were then), made and edited in place (as they were when it ended; a node
+// whose body changed counts as edited). Nodes made and removed within the run are in neither.
+struct RewriteRecord {
+  std::string pass;
+  int round = 0;
+  std::vector<ir::NodeSnapshot> removed, added, changed;
+};
+
 struct SimplifyResult {
   std::vector<PassStats> passes;
   std::vector<RoundStats> round_stats;
   int rounds = 0;
   bool converged = true;
   std::vector<std::string> warnings;
+  std::vector<RewriteRecord> rewrites;  // record_rewrites: in the order the passes ran
 };
 
 // Names of the default pipeline, in order.

@@ -202,6 +202,37 @@ def test_rules_file_from_python_and_cli(tmp_path):
     assert not fresh.exists()
 
 
+def test_skip_one_user_rule_by_name(tmp_path):
+    # Two user rules; --skip user:NAME leaves one out, the other still runs.
+    m = hard_swish_model()
+    noop = lambda model: False  # noqa: E731
+    out, rep = onnxtrim.simplify(m, rewriters={"hs": fuse_hard_swish, "noop": noop}, skip=["user:hs"])
+    names = [p["name"] for p in rep.passes]
+    assert "user:hs" not in names and "user:noop" in names, names
+    assert "HardSwish" not in ops(out)
+    same_as_ort(m, out)
+    with pytest.raises(onnxtrim.UsageError, match=r"unknown user rule 'user:nope' \(this run's user rules: user:hs, "
+                                                  r"user:noop\)"):
+        onnxtrim.simplify(m, rewriters={"hs": fuse_hard_swish, "noop": noop}, skip=["user:nope"])
+    with pytest.raises(onnxtrim.UsageError, match="this run has no user rules"):
+        onnxtrim.simplify(m, skip=["user:hs"])
+    # From the CLI, with a rules file.
+    rules = tmp_path / "rules.txt"
+    rules.write_text(RULES_TEXT)
+    src, dst = tmp_path / "m.onnx", tmp_path / "o.onnx"
+    onnx.save(m, src)
+    r = subprocess.run([CLI, str(src), str(dst), "--rewrite-rules", str(rules), "--skip", "user:hard_swish",
+                        "--json", "-", "--quiet"], check=True, capture_output=True, text=True)
+    assert "user:hard_swish" not in [p["name"] for p in json.loads(r.stdout)["passes"]]
+    assert "HardSwish" not in ops(onnx.load(dst))
+    os.remove(dst)
+    r = subprocess.run([CLI, str(src), str(dst), "--rewrite-rules", str(rules), "--skip", "user:hardswish"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown user rule 'user:hardswish' (this run's user rules: user:hard_swish)" in r.stderr, \
+        r.stderr
+    assert not dst.exists()
+
+
 def test_onnxsim_dropin_custom_rewriter_and_function_rules():
     m = hard_swish_model()
     out, ok = onnxsim.simplify(m, custom_rewriter=fuse_hard_swish)

@@ -69,7 +69,7 @@ TEST(ReportHtml, NamesAreEscapedAndTheDiffLinksRemovedNodesToTheirReplacement) {
   // The Add whose output the Gemm now makes links to it, and back; the others have no known replacement.
   EXPECT_NE(h.find("<tr id=\"removed-1\"><td>1</td><td>Add &#39;add&#39;1&#39; -&gt; h</td><td><a href=\"#added-0\">"),
             std::string::npos);
-  EXPECT_NE(h.find("<tr id=\"removed-0\"><td>0</td><td>MatMul &#39;mm&#39; -&gt; t</td><td></td></tr>"), std::string::npos);
+  EXPECT_NE(h.find("<tr id=\"removed-0\"><td>0</td><td>MatMul &#39;mm&#39; -&gt; t</td><td></td><td></td></tr>"), std::string::npos);
   EXPECT_NE(h.find("<tr id=\"added-0\"><td>0</td><td>Gemm &#39;gemm&#39; -&gt; h</td><td><a href=\"#removed-1\">"),
             std::string::npos);
   // Every in-page link has its target.

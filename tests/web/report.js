@@ -86,6 +86,9 @@ async function main() {
         removed: rows('diff-removed').length,
         added: rows('diff-added').length,
         diffLinks: document.querySelectorAll('#diff-removed a, #diff-added a').length,
+        rewrites: [...document.querySelectorAll('#diff-rewrites tbody tr')].map((tr) => tr.dataset.pass),
+        rewriteLinks: [...document.querySelectorAll('#diff-rewrites a')].map((a) => a.getAttribute('href')),
+        backLinks: document.querySelectorAll('#diff-removed a[href^="#rewrite-"], #diff-added a[href^="#rewrite-"]').length,
         links,
         unresolved: links.filter((h) => !h.startsWith('#') || !document.getElementById(h.slice(1))),
         scripts: document.querySelectorAll('script').length,
@@ -120,6 +123,39 @@ async function main() {
     check(`every link (${got.links.length}, ${got.diffLinks} in the diff) is in-page and finds its target`,
           got.unresolved.length === 0 && got.links.length > 0, got.unresolved.slice(0, 5).join(' '));
     check('no script in the page', got.scripts === 0);
+    // Provenance: one row per recorded rewrite (the JSON's), its nodes linking to diff rows.
+    const rw = j.graph_diff.rewrites || [];
+    check(`rewrites table = JSON rewrites (${rw.length} pass runs)`,
+          rw.length > 0 && JSON.stringify(got.rewrites) === JSON.stringify(rw.map((w) => w.pass)),
+          `${JSON.stringify(got.rewrites).slice(0, 200)} vs ${rw.length}`);
+    const toRemoved = got.rewriteLinks.filter((h) => h.startsWith('#removed-')).length;
+    const toAdded = got.rewriteLinks.filter((h) => h.startsWith('#added-')).length;
+    check(`rewrites link to removed (${toRemoved}) and added (${toAdded}) rows, rows back to rewrites (${got.backLinks})`,
+          toRemoved > 0 && toAdded > 0 && got.backLinks > 0);
+    // Follow one: a click on a rewrite's removed node targets that row of the removed table, and
+    // the row's own link leads back to a rewrite of the same pass.
+    if (toRemoved > 0) {
+      await tab.click('#diff-rewrites a[href^="#removed-"]');
+      const hop = await tab.evaluate(() => {
+        const t = document.querySelector(':target');
+        const back = t && t.querySelector('a[href^="#rewrite-"]');
+        return { hash: location.hash, target: t ? t.id : null, table: t ? t.closest('table').id : null,
+                 back: back ? back.getAttribute('href') : null };
+      });
+      check(`clicking a rewrite's node goes to its row (${hop.hash} -> ${hop.table})`,
+            hop.target === hop.hash.slice(1) && hop.table === 'diff-removed', JSON.stringify(hop));
+      if (hop.back) {
+        await tab.click(`#${hop.target} a[href^="#rewrite-"]`);
+        const back = await tab.evaluate(() => {
+          const t = document.querySelector(':target');
+          return { target: t ? t.id : null, table: t ? t.closest('table').id : null };
+        });
+        check(`and its row links back to the rewrite (${hop.back})`,
+              back.target === hop.back.slice(1) && back.table === 'diff-rewrites', JSON.stringify(back));
+      } else {
+        check('the row links back to a rewrite', false, JSON.stringify(hop));
+      }
+    }
 
     const shotEnv = process.env.UPDATE_SCREENSHOT || '';
     if (shotEnv && shotEnv !== '0') {
