@@ -427,6 +427,25 @@ with tempfile.TemporaryDirectory() as d:
         r = run(weighted, subout, "--json", jpath)
         expect(f"--json {jpath}", r, 2, "--json", out_path=subout)
 
+    # A failed check (a user rule that computes something else: Relu -> Neg) writes no model;
+    # the reports asked for are written all the same, and the message names them and OUT.
+    wrong_rules = os.path.join(d, "wrong_rules.txt")
+    with open(wrong_rules, "w") as f:
+        f.write('<domain: "r", opset_import: ["" : 17]>\nwrong (x) => (y) { y = Relu(x) }\n'
+                '<domain: "r", opset_import: ["" : 17]>\nwrong_replacement (x) => (y) { y = Neg(x) }\n')
+    rjson, rhtml, rplot = (os.path.join(d, "failed." + e) for e in ("json", "html", "svg"))
+    if os.path.exists(out):
+        os.remove(out)
+    r = run(good, out, "--rewrite-rules", wrong_rules, "--json", rjson, "--report", rhtml,
+            "--node-reduction-plot", rplot)
+    expect("failed check with reports", r, 1, f"{out} was not written", f"the JSON report {rjson}",
+           f"the HTML report {rhtml}", f"the node plot {rplot}", out_path=out, tmpdir=d)
+    checks += 1
+    if "nothing was written" in r.stderr or not all(os.path.exists(p) for p in (rjson, rhtml, rplot)):
+        failures.append(f"failed check with reports: {r.stderr.strip()!r}, files {[os.path.exists(p) for p in (rjson, rhtml, rplot)]}")
+    r = run(good, out, "--rewrite-rules", wrong_rules, "--json", "-")
+    expect("failed check, JSON on stdout", r, 1, "; nothing was written", out_path=out, tmpdir=d)
+
     # The input is never touched; saving over the input replaces it only when complete.
     before = open(good, "rb").read()
     r = run(good, out, "--quiet")

@@ -472,8 +472,21 @@ int cmd_simplify(int argc, char** argv) {
   } catch (const VerificationFailed& e) {
     progress.clear();
     print_check(e.report().verification);
-    write_json(opts.json_path, e.report().to_json());
-    std::fprintf(stderr, "onnxtrim: error: %s; nothing was written\n", e.what());
+    const bool json_written = write_json(opts.json_path, e.report().to_json()) == kExitOk;
+    // The model is never written after a failed check; the reports asked for are (the library
+    // writes the page and the plot, this the JSON), and the message says which.
+    std::string written;
+    auto wrote = [&](const char* what, const std::string& path) {
+      written += (written.empty() ? "" : ", ") + std::string(what) + " " + path;
+    };
+    if (json_written && !opts.json_path.empty() && opts.json_path != "-") wrote("the JSON report", opts.json_path);
+    if (!opts.report_html.empty()) wrote("the HTML report", opts.report_html);
+    if (!opts.node_reduction_plot.empty()) wrote("the node plot", opts.node_reduction_plot);
+    if (written.empty())
+      std::fprintf(stderr, "onnxtrim: error: %s; nothing was written\n", e.what());
+    else
+      std::fprintf(stderr, "onnxtrim: error: %s; %s was not written (written: %s)\n", e.what(), positional[1].c_str(),
+                   written.c_str());
     return kExitMismatch;
   }
   progress.clear();
