@@ -10,6 +10,7 @@
 
 #include "ir/clone.h"
 #include "ir/mapped.h"
+#include "ops/custom_ops.h"
 #include "ops/random/random_util.h"
 #include "ops/registry.h"
 #include "support/limits.h"
@@ -104,7 +105,51 @@ uint64_t Interpreter::draw_seed(const ir::Node& n) const {
   return z ^ (z >> 31);
 }
 
-Interpreter::Interpreter(const ir::Model& model) : model_(model) {}
+Interpreter::Interpreter(const ir::Model& model) : custom_ops_(ops::current_custom_ops()), model_(model) {}
+
+// The function of a custom op given as an ONNX function (--custom-op-schema), when no function of
+// the model has the call's name: its body is the op's semantics. nullptr otherwise.
+static const ir::Function* interpreter_custom_function(const ir::Model& m, const std::vector<ops::CustomOpRule>* rules,
+                                                       const ir::Node& n) {
+  for (const auto& f : m.functions)
+    if (f.name == n.op_type && f.domain == n.domain) return nullptr;
+  const ops::CustomOpRule* c = ops::find_custom_op_in(rules, n.domain, n.op_type, m.opset(n.domain));
+  return c ? c->function : nullptr;
+}
+
+bool Interpreter::folds_custom_function(const ir::Node& n) const {
+  const ir::Function* f = interpreter_custom_function(model_, custom_ops_, n);
+  if (!f) return false;
+  for (const ir::OpsetImport& o : f->opset_import)
+    if ((o.domain.empty() || o.domain == "ai.onnx") && o.version != model_.opset("")) return false;
+  bool random = false;
+  std::function<void(const ir::Graph&)> scan = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* b) {
+      random |= is_random_op(*b) || interpreter_custom_function(model_, custom_ops_, *b) != nullptr;
+      for (const ir::Graph* sg : b->subgraphs()) scan(*sg);
+    });
+  };
+  scan(*f->body);
+  return !random;
+}
+
+Result<std::vector<RuntimeValue>> Interpreter::run_function(const ir::Function& f, const ir::Node& n,
+                                                            const std::vector<const RuntimeValue*>& inputs) const {
+  bool refs = false;
+  std::function<void(const ir::Graph&)> scan = [&](const ir::Graph& g) {
+    g.for_each_node([&](const ir::Node* b) {
+      for (const auto& a : b->attributes) refs |= !a.ref_attr_name.empty();
+      for (const ir::Graph* sg : b->subgraphs()) scan(*sg);
+    });
+  };
+  scan(*f.body);
+  const ir::Graph* body = f.body.get();
+  if (refs) body = &function_instance(f, n);
+  std::vector<RuntimeValue> ins;
+  for (size_t i = 0; i < f.body->inputs().size(); ++i)
+    ins.push_back(i < inputs.size() && inputs[i] ? *inputs[i] : RuntimeValue{});
+  return run_graph(*body, std::move(ins), nullptr, /*omitted_inputs_absent=*/true);
+}
 
 const ir::Graph& Interpreter::function_instance(const ir::Function& f, const ir::Node& call) const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -162,23 +207,18 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
   const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.domain, n.op_type, opset);
   if (schema == nullptr || schema->eval == nullptr) {
     // Model-local function?
-    for (const auto& f : model_.functions) {
-      if (f.name == n.op_type && f.domain == n.domain) {
-        bool refs = false;
-        std::function<void(const ir::Graph&)> scan = [&](const ir::Graph& g) {
-          g.for_each_node([&](const ir::Node* b) {
-            for (const auto& a : b->attributes) refs |= !a.ref_attr_name.empty();
-            for (const ir::Graph* sg : b->subgraphs()) scan(*sg);
-          });
-        };
-        scan(*f.body);
-        const ir::Graph* body = f.body.get();
-        if (refs) body = &function_instance(f, n);
-        std::vector<RuntimeValue> ins;
-        for (size_t i = 0; i < f.body->inputs().size(); ++i)
-          ins.push_back(i < inputs.size() && inputs[i] ? *inputs[i] : RuntimeValue{});
-        return run_graph(*body, std::move(ins), nullptr, /*omitted_inputs_absent=*/true);
-      }
+    for (const auto& f : model_.functions)
+      if (f.name == n.op_type && f.domain == n.domain) return run_function(f, n, inputs);
+    // A custom op given as a function: its body runs at the model's opsets, so a body importing
+    // the default domain at another version is refused rather than run under other rules.
+    if (const ir::Function* f = interpreter_custom_function(model_, custom_ops_, n)) {
+      for (const ir::OpsetImport& o : f->opset_import)
+        if ((o.domain.empty() || o.domain == "ai.onnx") && o.version != model_.opset(""))
+          return Status(ErrorCode::kUnsupported, "the function of custom op " + n.op_type + " imports opset " +
+                                                     std::to_string(o.version) + ", the model " +
+                                                     std::to_string(model_.opset("")))
+              .with_node(n.describe());
+      return run_function(*f, n, inputs);
     }
     std::string dom = n.domain.empty() ? "ai.onnx" : n.domain;
     std::string why = ops::OpRegistry::instance().find_any(n.domain, n.op_type) != nullptr
@@ -341,11 +381,11 @@ Result<std::vector<RuntimeValue>> Interpreter::run(const std::map<std::string, R
 }
 
 namespace {
-Status check_graph(const ir::Model& m, const ir::Graph& g) {
+Status check_graph(const ir::Model& m, const ir::Graph& g, const std::vector<ops::CustomOpRule>* custom) {
   Status st;
   g.for_each_node([&](const ir::Node* n) {
     if (!st.is_ok()) return;
-    bool local_function = false;
+    bool local_function = interpreter_custom_function(m, custom, *n) != nullptr;
     for (const auto& f : m.functions) local_function |= f.name == n->op_type && f.domain == n->domain;
     if (!local_function) {
       int64_t opset = m.opset(n->domain);
@@ -360,7 +400,7 @@ Status check_graph(const ir::Model& m, const ir::Graph& g) {
       }
     }
     for (const ir::Graph* sg : n->subgraphs()) {
-      Status s2 = check_graph(m, *sg);
+      Status s2 = check_graph(m, *sg, custom);
       if (!s2.is_ok()) {
         st = s2;
         return;
@@ -371,6 +411,6 @@ Status check_graph(const ir::Model& m, const ir::Graph& g) {
 }
 }  // namespace
 
-Status Interpreter::check_supported() const { return check_graph(model_, *model_.graph); }
+Status Interpreter::check_supported() const { return check_graph(model_, *model_.graph, custom_ops_); }
 
 }  // namespace onnxtrim::eval

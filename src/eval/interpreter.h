@@ -17,6 +17,10 @@
 #include "ir/runtime_value.h"
 #include "support/status.h"
 
+namespace onnxtrim::ops {
+struct CustomOpRule;
+}  // namespace onnxtrim::ops
+
 namespace onnxtrim::eval {
 
 using ir::RuntimeValue;
@@ -79,6 +83,10 @@ class Interpreter {
   // Fails naming the first node (op, domain) that has no kernel, searching subgraphs too.
   Status check_supported() const;
 
+  // True when n is a custom op given as an ONNX function (--custom-op-schema) whose body the
+  // evaluator runs and which draws no random values: fold_constants may fold it like an op.
+  bool folds_custom_function(const ir::Node& n) const;
+
   // Runs a single node on the given inputs (fold_constants uses this).
   // `takeable` (optional): inputs this node reads last, which the kernel may move from.
   Result<std::vector<RuntimeValue>> run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
@@ -98,6 +106,12 @@ class Interpreter {
     std::unique_ptr<ir::Model> model;
   };
   const ir::Graph& function_instance(const ir::Function& f, const ir::Node& call) const;
+  // A call of function f (model-local, or a custom op's, --custom-op-schema): its body run on
+  // the call's inputs.
+  Result<std::vector<RuntimeValue>> run_function(const ir::Function& f, const ir::Node& n,
+                                                 const std::vector<const RuntimeValue*>& inputs) const;
+  // The function-bodied custom ops of the thread that made the interpreter (ops/custom_ops.h).
+  const std::vector<ops::CustomOpRule>* custom_ops_;
   mutable std::unordered_map<const ir::Node*, std::vector<FunctionInstance>> instances_;
   const ir::Model& model_;
   bool fast_float_ = false;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "onnx_io/onnx_io.h"
+
 namespace onnxtrim::ops {
 
 namespace {
@@ -149,12 +151,50 @@ Result<CustomOpRules> parse_custom_op_schemas(std::string_view text, const std::
   return out;
 }
 
+Result<CustomOpRules> function_custom_ops(std::shared_ptr<const ir::Model> functions, const std::string& source) {
+  CustomOpRules out;
+  if (functions->functions.empty())
+    return Status(ErrorCode::kUsage, "holds no function: a custom op given as an ONNX function is a function named "
+                                     "as the op, in the op's domain").with_file(source);
+  for (const ir::Function& f : functions->functions) {
+    const std::string where = "function " + f.domain + "::" + f.name;
+    const std::string domain(custom_ops_norm(f.domain));
+    if (domain.empty() || domain == "ai.onnx.ml")
+      return Status(ErrorCode::kUsage, where + ": domain '" + f.domain + "' is ONNX's own: custom ops need a domain of their own")
+          .with_file(source);
+    if (!f.body || f.body->outputs().empty())
+      return Status(ErrorCode::kUsage, where + ": has no body with outputs").with_file(source);
+    for (const CustomOpRule& prev : out)
+      if (prev.domain == domain && prev.op_type == f.name)
+        return Status(ErrorCode::kUsage, where + ": given twice").with_file(source);
+    CustomOpRule r;
+    r.domain = domain;
+    r.op_type = f.name;
+    r.source = source + " " + where;
+    r.functions = functions;
+    r.function = &f;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Result<CustomOpRules> load_custom_op_schemas(const std::string& path) {
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0) {
+    auto m = onnx_io::load_model(path);
+    if (!m.is_ok()) return Status(m.status()).with_file(path);
+    return function_custom_ops(std::shared_ptr<const ir::Model>(std::move(m).value()), path);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(ErrorCode::kIo, "cannot read the custom-op schemas").with_file(path);
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_custom_op_schemas(ss.str(), path);
+  const std::string text = ss.str();
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] == '[') return parse_custom_op_schemas(text, path);
+  // ONNX text: functions only.
+  auto m = onnx_io::parse_text_functions(text, path);
+  if (!m.is_ok()) return Status(m.status()).with_file(path);
+  return function_custom_ops(std::shared_ptr<const ir::Model>(std::move(m).value()), path);
 }
 
 CustomOpScope::CustomOpScope(const CustomOpRules* rules) : previous_(custom_ops_current) { custom_ops_current = rules; }
@@ -163,9 +203,14 @@ CustomOpScope::~CustomOpScope() { custom_ops_current = previous_; }
 const CustomOpRules* current_custom_ops() { return custom_ops_current; }
 
 const CustomOpRule* find_custom_op(std::string_view domain, std::string_view op_type, int64_t opset) {
-  if (!custom_ops_current) return nullptr;
+  return find_custom_op_in(custom_ops_current, domain, op_type, opset);
+}
+
+const CustomOpRule* find_custom_op_in(const CustomOpRules* rules, std::string_view domain, std::string_view op_type,
+                                      int64_t opset) {
+  if (!rules) return nullptr;
   domain = custom_ops_norm(domain);
-  for (const CustomOpRule& r : *custom_ops_current)
+  for (const CustomOpRule& r : *rules)
     if (r.domain == domain && r.op_type == op_type) return opset > 0 && r.since_version > opset ? nullptr : &r;
   return nullptr;
 }

@@ -155,7 +155,9 @@ class FoldConstants final : public Pass {
     for (ir::Node* n : g.node_list()) {
       if (n->is_dead() || n->num_outputs() == 0) continue;
       if (n->op_type == "Constant" && n->is_default_domain()) continue;  // a source, never a cone node
-      if (!n->is_default_domain() || !is_pure(*n) || !n->subgraphs().empty()) continue;
+      // Ops of ONNX's domain that draw no random values; and custom ops given as functions.
+      const bool custom = !n->is_default_domain() && interp.folds_custom_function(*n);
+      if ((!custom && (!n->is_default_domain() || !is_pure(*n))) || !n->subgraphs().empty()) continue;
       std::vector<const ir::RuntimeValue*> inputs(n->num_inputs(), nullptr);
       std::vector<ir::RuntimeValue> held_inputs;
       held_inputs.reserve(n->num_inputs());
@@ -181,7 +183,7 @@ class FoldConstants final : public Pass {
       for (size_t i = 0, k = 0; i < n->num_inputs(); ++i)
         if (n->input(i)) inputs[i] = &held_inputs[k++];
       const ops::OpSchema* schema = ops::OpRegistry::instance().find(n->domain, n->op_type, ctx.model.opset(n->domain));
-      if (!schema || !schema->eval) {
+      if ((!schema || !schema->eval) && !custom) {
         note(ctx, "fold_constants: the evaluator has no kernel for " + n->op_type + "; such nodes stay (e.g. " +
                       n->describe() + ")");
         continue;

@@ -304,12 +304,17 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
 // outputs' facts. Only bodies without attribute references (whose rules would see an attribute
 // the caller fills in) and of the model's own default-domain opset; the body is not written
 // back (its calls may differ), and a function never calls itself (the guard is cheap insurance).
-static void infer_function_call_impl(const ir::Model& model, const ir::Node& n, std::vector<TypeInfo>& outputs,
-                              const std::function<TypeInfo(size_t)>& input,
+// `custom`: a custom op's function (--custom-op-schema), for a call no model function names.
+static void infer_function_call_impl(const ir::Model& model, const ir::Function* custom, const ir::Node& n,
+                              std::vector<TypeInfo>& outputs, const std::function<TypeInfo(size_t)>& input,
                               const std::function<Result<std::vector<TypeInfo>>(const ir::Graph&,
                                                                                 std::vector<TypeInfo>)>& infer) {
   static thread_local std::vector<const ir::Function*> active;
-  for (const ir::Function& f : model.functions) {
+  std::vector<const ir::Function*> candidates;
+  for (const ir::Function& f : model.functions) candidates.push_back(&f);
+  if (custom) candidates.push_back(custom);
+  for (const ir::Function* fp : candidates) {
+    const ir::Function& f = *fp;
     if (f.name != n.op_type || f.domain != n.domain || !f.body) continue;
     if (std::find(active.begin(), active.end(), &f) != active.end()) return;
     for (const ir::OpsetImport& o : f.opset_import)
@@ -365,7 +370,7 @@ void ShapeInference::infer_node_once(const ir::Node& n) {
   }
   // A custom op described by --custom-op-schema (ops/custom_ops.h): its rule, when no op file has one.
   const ops::CustomOpRule* custom = rule ? nullptr : ops::find_custom_op(n.domain, n.op_type, ctx.opset());
-  if (rule || custom) {
+  if (rule || (custom && !custom->function)) {
     Status st = rule ? rule(ctx) : ops::infer_custom_op(ctx, *custom);
     // An attribute that names an element type (Cast's `to`, a generator's `dtype` ...) with a
     // code this build does not know: the model is invalid, and no such type reaches a consumer.
@@ -384,7 +389,7 @@ void ShapeInference::infer_node_once(const ir::Node& n) {
   } else if (!n.is_default_domain()) {
     size_t graphs = graphs_.size();
     infer_function_call_impl(
-        model_, n, ctx.outputs(), [&](size_t i) { return i < n.num_inputs() ? ctx.input(i) : TypeInfo{}; },
+        model_, custom ? custom->function : nullptr, n, ctx.outputs(), [&](size_t i) { return i < n.num_inputs() ? ctx.input(i) : TypeInfo{}; },
         [&](const ir::Graph& g, std::vector<TypeInfo> ins) { return infer_graph(g, std::move(ins)); });
     graphs_.resize(graphs);  // the body's facts are not written back
   }
