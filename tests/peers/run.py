@@ -164,8 +164,25 @@ def table(summaries):
     return "\n".join(lines)
 
 
+def environment():
+    """The versions the run used: Python's packages the suites import, and ONNX Runtime's."""
+    parts = [f"python {sys.version.split()[0]}"]
+    for mod in ("onnx", "numpy", "torch", "torchvision", "pytest"):
+        try:
+            parts.append(f"{mod} {__import__(mod).__version__}")
+        except Exception:
+            parts.append(f"{mod} missing")
+    try:
+        pkg = os.path.join(ROOT, "tests", "e2e", "ort", "node_modules", "onnxruntime-node", "package.json")
+        parts.append(f"onnxruntime-node {json.load(open(pkg))['version']}")
+    except OSError:
+        parts.append("onnxruntime-node missing")
+    return ", ".join(parts)
+
+
 def write_markdown(summaries, path):
     out = ["# Peers' suites against the drop-ins (written by tests/peers/run.py)", "",
+           f"Environment: {environment()}.", "",
            "Counts are tests (a module that fails to import counts its `def test_` functions). "
            "\"passed (touched internals only by name)\": passed, having called onnxtrim, with OnnxSlim's "
            "internal classes only named or instantiated; a test that passed on such placeholders without "
