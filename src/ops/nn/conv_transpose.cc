@@ -132,14 +132,10 @@ Tensor conv_transpose_typed(const Tensor& x, const Tensor& w, const Tensor* b, c
 }
 
 Status eval_conv_transpose(KernelContext& ctx) {
-  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("ConvTranspose needs inputs X and W");
-  const Tensor& x = ctx.input(0);
-  const Tensor& w = ctx.input(1);
-  const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-  if (x.rank() < 3) return ctx.error("ConvTranspose input X must have rank >= 3");
-  if (w.rank() != x.rank()) return ctx.error("ConvTranspose weight W must have the rank of X");
-  if (x.dtype() != w.dtype() || (b && b->dtype() != x.dtype()))
-    return ctx.error("ConvTranspose inputs have different element types");
+  const Tensor *px, *pw, *b;
+  OT_RETURN_IF_ERROR(nn::conv_inputs(ctx, &px, &pw, &b));
+  const Tensor& x = *px;
+  const Tensor& w = *pw;
   int64_t group = ctx.node().attr_int("group", 1);
   int64_t C = x.dims()[1];
   if (group <= 0 || C % group != 0) return ctx.error("ConvTranspose group must divide the input channel count");

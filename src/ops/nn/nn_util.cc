@@ -186,6 +186,19 @@ std::string compute_geometry(const ir::Node& node, Geometry* g, bool ceil_mode) 
   return "";
 }
 
+Status conv_inputs(const KernelContext& ctx, const Tensor** x, const Tensor** w, const Tensor** b) {
+  const std::string& op = ctx.node().op_type;
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error(op + " needs inputs X and W");
+  *x = &ctx.input(0);
+  *w = &ctx.input(1);
+  *b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+  if ((*x)->rank() < 3) return ctx.error(op + " input X must have rank >= 3");
+  if ((*w)->rank() != (*x)->rank()) return ctx.error(op + " weight W must have the rank of X");
+  if ((*x)->dtype() != (*w)->dtype() || (*b && (*b)->dtype() != (*x)->dtype()))
+    return ctx.error(op + " inputs have different element types");
+  return Status::ok();
+}
+
 Status conv_geometry(const KernelContext& ctx, const Tensor& x, const Tensor& w, const char* w_name, Geometry* g) {
   const std::string& op = ctx.node().op_type;
   g->in.assign(x.dims().begin() + 2, x.dims().end());

@@ -81,6 +81,9 @@ struct Geometry {
 // Fills strides/dilations/pads/out from the node's attributes (kernel and in already set).
 // ceil_mode: pooling ceil rounding. Returns an error message or "".
 std::string compute_geometry(const ir::Node& node, Geometry* g, bool ceil_mode);
+// The inputs of Conv and ConvTranspose: X [N, C, in...] of rank >= 3, W of X's rank and the
+// optional bias B (nullptr when absent), of one element type. Errors name the node's op.
+Status conv_inputs(const KernelContext& ctx, const Tensor** x, const Tensor** w, const Tensor** b);
 // The geometry of a convolution (Conv, ConvInteger, QLinearConv, DeformConv) of x [N, C, in...]
 // by its weight w [M, C / group, kernel...]: kernel_shape, when given, must equal w's spatial
 // dims (the error names the weight input `w_name`). Errors name the node's op.

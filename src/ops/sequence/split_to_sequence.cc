@@ -76,7 +76,11 @@ Status infer_split_to_sequence(InferContext& ctx) {
       if (dim && (*v)[0] > 0 && *dim % (*v)[0] == 0) part = (*v)[0];
     } else if (v && !v->empty() && split.rank() == 1) {
       part = (*v)[0];
-      for (int64_t e : *v) if (e != *part) part.reset();
+      for (int64_t e : *v)
+        if (e != *part) {
+          part.reset();
+          break;
+        }
     }
     d[a] = part ? Expr::constant(*part) : ctx.fresh();
   }
