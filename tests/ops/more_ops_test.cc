@@ -1,5 +1,6 @@
-// Unit tests of the families added for the conformance push: attention variants, signal, RNN,
-// tensor utilities, object detection, strings; plus function calls with attribute references.
+// Unit tests of the families added for the conformance push: tensor utilities, object detection,
+// strings; plus function calls with attribute references. Its attention variants are in
+// nn_test.cc, DFT and windows in signal_test.cc, the recurrent ops in rnn_test.cc.
 // Exact values worked out by hand on tiny inputs; one edge case per op.
 #include <gtest/gtest.h>
 
@@ -46,124 +47,6 @@ ir::Tensor strings(std::vector<int64_t> d, std::vector<std::string> v) {
 void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << i;
-}
-
-// ------------------------------------------------------------------ attention variants
-
-TEST(MoreOps, RotaryEmbeddingRotatesPairs) {
-  // One token at position 1, angle with cos = 0, sin = 1: (x1, x2) -> (-x2, x1).
-  auto r = run(R"(<ir_version: 10, opset_import: ["" : 23]>
-g (float[1,1,1,2] x, float[2,1] c, float[2,1] s, int64[1,1] p) => (float[1,1,1,2] y) { y = RotaryEmbedding(x, c, s, p) })",
-               {{"x", make_tensor<float>({1, 1, 1, 2}, {3, 5})}, {"c", make_tensor<float>({2, 1}, {1, 0})},
-                {"s", make_tensor<float>({2, 1}, {0, 1})}, {"p", make_tensor<int64_t>({1, 1}, {1})}});
-  EXPECT_EQ(vals<float>(r), (std::vector<float>{-5, 3}));
-  auto bad = run(R"(<ir_version: 10, opset_import: ["" : 23]>
-g (float[1,1,1,2] x, float[2,1] c, float[2,1] s, int64[1,1] p) => (float[1,1,1,2] y) { y = RotaryEmbedding(x, c, s, p) })",
-                 {{"x", make_tensor<float>({1, 1, 1, 2}, {3, 5})}, {"c", make_tensor<float>({2, 1}, {1, 0})},
-                  {"s", make_tensor<float>({2, 1}, {0, 1})}, {"p", make_tensor<int64_t>({1, 1}, {7})}});
-  EXPECT_FALSE(bad.is_ok());  // position past the cache
-}
-
-TEST(MoreOps, SwiGLUAndCausalConv) {
-  auto s = run(R"(<ir_version: 10, opset_import: ["" : 28]>
-g (float[2] a, float[2] b) => (float[2] y) { y = SwiGLU(a, b) })",
-               {{"a", make_tensor<float>({2}, {0, 0})}, {"b", make_tensor<float>({2}, {5, 7})}});
-  EXPECT_EQ(vals<float>(s), (std::vector<float>{0, 0}));  // swish(0) = 0
-  // k = 2, weight [1, 10]: y_t = x_{t-1} + 10 x_t with the past state as x_{-1}.
-  auto c = run(R"(<ir_version: 10, opset_import: ["" : 27]>
-g (float[1,1,3] x, float[1,1,2] w, float[1] b, float[1,1,1] p) => (float[1,1,3] y, float[1,1,1] st) { y, st = CausalConvWithState(x, w, b, p) })",
-               {{"x", make_tensor<float>({1, 1, 3}, {1, 2, 3})}, {"w", make_tensor<float>({1, 1, 2}, {1, 10})},
-                {"b", make_tensor<float>({1}, {0.5f})}, {"p", make_tensor<float>({1, 1, 1}, {4})}});
-  EXPECT_EQ(vals<float>(c, 0), (std::vector<float>{14.5f, 21.5f, 32.5f}));
-  EXPECT_EQ(vals<float>(c, 1), (std::vector<float>{3}));
-}
-
-TEST(MoreOps, LinearAttentionLinearRule) {
-  // d_k = d_v = 1, one head: S accumulates k v; o_t = scale q_t S_t with scale 1.
-  auto r = run(R"(<ir_version: 10, opset_import: ["" : 27]>
-g (float[1,2,1] q, float[1,2,1] k, float[1,2,1] v) => (float[1,2,1] o, float[1,1,1,1] s) {
-  o, s = LinearAttention<q_num_heads = 1, kv_num_heads = 1, update_rule = "linear", scale = 1.0>(q, k, v)
-})",
-               {{"q", make_tensor<float>({1, 2, 1}, {1, 2})}, {"k", make_tensor<float>({1, 2, 1}, {1, 1})},
-                {"v", make_tensor<float>({1, 2, 1}, {3, 4})}});
-  EXPECT_EQ(vals<float>(r, 0), (std::vector<float>{3, 14}));
-  EXPECT_EQ(vals<float>(r, 1), (std::vector<float>{7}));
-}
-
-// ------------------------------------------------------------------ signal
-
-TEST(MoreOps, DftOfAnImpulseAndItsInverse) {
-  // The DFT of [1, 0, 0, 0] is all ones; the inverse brings it back.
-  auto f = run(R"(<ir_version: 10, opset_import: ["" : 20]>
-g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT(x) })",
-               {{"x", make_tensor<float>({1, 4, 1}, {1, 0, 0, 0})}});
-  expect_near(vals<float>(f), {1, 0, 1, 0, 1, 0, 1, 0});
-  auto i = run(R"(<ir_version: 10, opset_import: ["" : 20]>
-g (float[1,4,2] x) => (float[1,4,2] y) { y = DFT<inverse = 1>(x) })",
-               {{"x", make_tensor<float>({1, 4, 2}, {1, 0, 1, 0, 1, 0, 1, 0})}});
-  expect_near(vals<float>(i), {1, 0, 0, 0, 0, 0, 0, 0});
-  // onesided keeps n/2 + 1 bins.
-  auto o = run(R"(<ir_version: 10, opset_import: ["" : 20]>
-g (float[1,4,1] x) => (float[1,3,2] y) { y = DFT<onesided = 1>(x) })",
-               {{"x", make_tensor<float>({1, 4, 1}, {1, 1, 1, 1})}});
-  EXPECT_EQ(dims(o), (ops::Dims{1, 3, 2}));
-  expect_near(vals<float>(o), {4, 0, 0, 0, 0, 0});
-}
-
-TEST(MoreOps, WindowsAndDet) {
-  auto h = run(R"(<ir_version: 10, opset_import: ["" : 17]>
-g (int64 n) => (float[4] y) { y = HannWindow<periodic = 1>(n) })", {{"n", make_tensor<int64_t>({}, {4})}});
-  expect_near(vals<float>(h), {0, 0.5f, 1, 0.5f});
-  auto d = run(R"(<ir_version: 10, opset_import: ["" : 22]>
-g (float[2,2,2] x) => (float[2] y) { y = Det(x) })",
-               {{"x", make_tensor<float>({2, 2, 2}, {1, 2, 3, 4, 2, 0, 0, 3})}});
-  expect_near(vals<float>(d), {-2, 6});
-}
-
-// ------------------------------------------------------------------ recurrent
-
-TEST(MoreOps, RnnReluIdentityWeights) {
-  // H_t = relu(x_t + H_{t-1}): a running sum of positives; the reverse direction sums backwards.
-  const char* text = R"(<ir_version: 10, opset_import: ["" : 22]>
-g (float[3,1,1] x, float[1,1,1] w, float[1,1,1] r) => (float[3,1,1,1] y, float[1,1,1] h) {
-  y, h = RNN<hidden_size = 1, activations = ["Relu"], direction = "DIR">(x, w, r)
-})";
-  std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({3, 1, 1}, {1, 2, 3})},
-                                          {"w", make_tensor<float>({1, 1, 1}, {1})},
-                                          {"r", make_tensor<float>({1, 1, 1}, {1})}};
-  std::string fwd = text, rev = text;
-  fwd.replace(fwd.find("DIR"), 3, "forward");
-  rev.replace(rev.find("DIR"), 3, "reverse");
-  auto f = run(fwd, feeds);
-  EXPECT_EQ(vals<float>(f, 0), (std::vector<float>{1, 3, 6}));
-  EXPECT_EQ(vals<float>(f, 1), (std::vector<float>{6}));
-  auto b = run(rev, feeds);
-  EXPECT_EQ(vals<float>(b, 0), (std::vector<float>{6, 5, 3}));
-}
-
-TEST(MoreOps, LstmZeroWeightsAndSequenceLens) {
-  // All weights 0: gates are sigmoid(0) = 0.5, c~ = tanh(0) = 0, so C and H stay 0; a
-  // sequence length of 1 leaves step 2's output zero.
-  auto r = run(R"(<ir_version: 10, opset_import: ["" : 22]>
-g (float[2,1,1] x, float[1,4,1] w, float[1,4,1] rr, int32[1] len) => (float[2,1,1,1] y, float[1,1,1] h, float[1,1,1] c) {
-  y, h, c = LSTM<hidden_size = 1>(x, w, rr, , len)
-})",
-               {{"x", make_tensor<float>({2, 1, 1}, {1, 2})}, {"w", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})},
-                {"rr", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})}, {"len", make_tensor<int32_t>({1}, {1})}});
-  EXPECT_EQ(vals<float>(r, 0), (std::vector<float>{0, 0}));
-  EXPECT_EQ(vals<float>(r, 2), (std::vector<float>{0}));
-}
-
-TEST(MoreOps, GruUpdateGateOneKeepsState) {
-  // A huge z bias makes z = 1: H' = H, the initial state passes through.
-  auto r = run(R"(<ir_version: 10, opset_import: ["" : 22]>
-g (float[1,1,1] x, float[1,3,1] w, float[1,3,1] rr, float[1,6] b, float[1,1,1] h0) => (float[1,1,1] h) {
-  y, h = GRU<hidden_size = 1>(x, w, rr, b, , h0)
-})",
-               {{"x", make_tensor<float>({1, 1, 1}, {5})}, {"w", make_tensor<float>({1, 3, 1}, {0, 0, 1})},
-                {"rr", make_tensor<float>({1, 3, 1}, {0, 0, 0})}, {"b", make_tensor<float>({1, 6}, {100, 0, 0, 0, 0, 0})},
-                {"h0", make_tensor<float>({1, 1, 1}, {0.25f})}});
-  expect_near(vals<float>(r), {0.25f});
 }
 
 // ------------------------------------------------------------------ tensor utilities

@@ -451,5 +451,47 @@ g (float[1,1,2] q, float[1,2,1] k, float[1,2,1] v) => (float[1,1,2] y) {
   EXPECT_FLOAT_EQ(y[1], 7.0f);
 }
 
+// ------------------------------------------------------------------ attention variants
+
+TEST(MoreOps, RotaryEmbeddingRotatesPairs) {
+  // One token at position 1, angle with cos = 0, sin = 1: (x1, x2) -> (-x2, x1).
+  auto r = run(R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,1,1,2] x, float[2,1] c, float[2,1] s, int64[1,1] p) => (float[1,1,1,2] y) { y = RotaryEmbedding(x, c, s, p) })",
+               {{"x", make_tensor<float>({1, 1, 1, 2}, {3, 5})}, {"c", make_tensor<float>({2, 1}, {1, 0})},
+                {"s", make_tensor<float>({2, 1}, {0, 1})}, {"p", make_tensor<int64_t>({1, 1}, {1})}});
+  EXPECT_EQ(vals<float>(r), (std::vector<float>{-5, 3}));
+  auto bad = run(R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float[1,1,1,2] x, float[2,1] c, float[2,1] s, int64[1,1] p) => (float[1,1,1,2] y) { y = RotaryEmbedding(x, c, s, p) })",
+                 {{"x", make_tensor<float>({1, 1, 1, 2}, {3, 5})}, {"c", make_tensor<float>({2, 1}, {1, 0})},
+                  {"s", make_tensor<float>({2, 1}, {0, 1})}, {"p", make_tensor<int64_t>({1, 1}, {7})}});
+  EXPECT_FALSE(bad.is_ok());  // position past the cache
+}
+
+TEST(MoreOps, SwiGLUAndCausalConv) {
+  auto s = run(R"(<ir_version: 10, opset_import: ["" : 28]>
+g (float[2] a, float[2] b) => (float[2] y) { y = SwiGLU(a, b) })",
+               {{"a", make_tensor<float>({2}, {0, 0})}, {"b", make_tensor<float>({2}, {5, 7})}});
+  EXPECT_EQ(vals<float>(s), (std::vector<float>{0, 0}));  // swish(0) = 0
+  // k = 2, weight [1, 10]: y_t = x_{t-1} + 10 x_t with the past state as x_{-1}.
+  auto c = run(R"(<ir_version: 10, opset_import: ["" : 27]>
+g (float[1,1,3] x, float[1,1,2] w, float[1] b, float[1,1,1] p) => (float[1,1,3] y, float[1,1,1] st) { y, st = CausalConvWithState(x, w, b, p) })",
+               {{"x", make_tensor<float>({1, 1, 3}, {1, 2, 3})}, {"w", make_tensor<float>({1, 1, 2}, {1, 10})},
+                {"b", make_tensor<float>({1}, {0.5f})}, {"p", make_tensor<float>({1, 1, 1}, {4})}});
+  EXPECT_EQ(vals<float>(c, 0), (std::vector<float>{14.5f, 21.5f, 32.5f}));
+  EXPECT_EQ(vals<float>(c, 1), (std::vector<float>{3}));
+}
+
+TEST(MoreOps, LinearAttentionLinearRule) {
+  // d_k = d_v = 1, one head: S accumulates k v; o_t = scale q_t S_t with scale 1.
+  auto r = run(R"(<ir_version: 10, opset_import: ["" : 27]>
+g (float[1,2,1] q, float[1,2,1] k, float[1,2,1] v) => (float[1,2,1] o, float[1,1,1,1] s) {
+  o, s = LinearAttention<q_num_heads = 1, kv_num_heads = 1, update_rule = "linear", scale = 1.0>(q, k, v)
+})",
+               {{"q", make_tensor<float>({1, 2, 1}, {1, 2})}, {"k", make_tensor<float>({1, 2, 1}, {1, 1})},
+                {"v", make_tensor<float>({1, 2, 1}, {3, 4})}});
+  EXPECT_EQ(vals<float>(r, 0), (std::vector<float>{3, 14}));
+  EXPECT_EQ(vals<float>(r, 1), (std::vector<float>{7}));
+}
+
 }  // namespace
 }  // namespace onnxtrim

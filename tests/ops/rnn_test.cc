@@ -229,5 +229,51 @@ TEST(RnnLstm, InferenceSymbolic) {
             "[seq,2,batch,5] [2,batch,5] [2,batch,5]");
 }
 
+// ------------------------------------------------------------------ recurrent
+
+TEST(MoreOps, RnnReluIdentityWeights) {
+  // H_t = relu(x_t + H_{t-1}): a running sum of positives; the reverse direction sums backwards.
+  const char* text = R"(<ir_version: 10, opset_import: ["" : 22]>
+g (float[3,1,1] x, float[1,1,1] w, float[1,1,1] r) => (float[3,1,1,1] y, float[1,1,1] h) {
+  y, h = RNN<hidden_size = 1, activations = ["Relu"], direction = "DIR">(x, w, r)
+})";
+  std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({3, 1, 1}, {1, 2, 3})},
+                                          {"w", make_tensor<float>({1, 1, 1}, {1})},
+                                          {"r", make_tensor<float>({1, 1, 1}, {1})}};
+  std::string fwd = text, rev = text;
+  fwd.replace(fwd.find("DIR"), 3, "forward");
+  rev.replace(rev.find("DIR"), 3, "reverse");
+  auto f = run(fwd, feeds);
+  EXPECT_EQ(vals<float>(f, 0), (std::vector<float>{1, 3, 6}));
+  EXPECT_EQ(vals<float>(f, 1), (std::vector<float>{6}));
+  auto b = run(rev, feeds);
+  EXPECT_EQ(vals<float>(b, 0), (std::vector<float>{6, 5, 3}));
+}
+
+TEST(MoreOps, LstmZeroWeightsAndSequenceLens) {
+  // All weights 0: gates are sigmoid(0) = 0.5, c~ = tanh(0) = 0, so C and H stay 0; a
+  // sequence length of 1 leaves step 2's output zero.
+  auto r = run(R"(<ir_version: 10, opset_import: ["" : 22]>
+g (float[2,1,1] x, float[1,4,1] w, float[1,4,1] rr, int32[1] len) => (float[2,1,1,1] y, float[1,1,1] h, float[1,1,1] c) {
+  y, h, c = LSTM<hidden_size = 1>(x, w, rr, , len)
+})",
+               {{"x", make_tensor<float>({2, 1, 1}, {1, 2})}, {"w", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})},
+                {"rr", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})}, {"len", make_tensor<int32_t>({1}, {1})}});
+  EXPECT_EQ(vals<float>(r, 0), (std::vector<float>{0, 0}));
+  EXPECT_EQ(vals<float>(r, 2), (std::vector<float>{0}));
+}
+
+TEST(MoreOps, GruUpdateGateOneKeepsState) {
+  // A huge z bias makes z = 1: H' = H, the initial state passes through.
+  auto r = run(R"(<ir_version: 10, opset_import: ["" : 22]>
+g (float[1,1,1] x, float[1,3,1] w, float[1,3,1] rr, float[1,6] b, float[1,1,1] h0) => (float[1,1,1] h) {
+  y, h = GRU<hidden_size = 1>(x, w, rr, b, , h0)
+})",
+               {{"x", make_tensor<float>({1, 1, 1}, {5})}, {"w", make_tensor<float>({1, 3, 1}, {0, 0, 1})},
+                {"rr", make_tensor<float>({1, 3, 1}, {0, 0, 0})}, {"b", make_tensor<float>({1, 6}, {100, 0, 0, 0, 0, 0})},
+                {"h0", make_tensor<float>({1, 1, 1}, {0.25f})}});
+  expect_near(vals<float>(r), {0.25f}, 1e-5f);
+}
+
 }  // namespace
 }  // namespace onnxtrim

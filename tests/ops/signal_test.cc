@@ -205,5 +205,35 @@ TEST(MathDet, NonSquareIsAnErrorAndInference) {
             "[batch,k]");
 }
 
+// ------------------------------------------------------------------ signal
+
+TEST(MoreOps, DftOfAnImpulseAndItsInverse) {
+  // The DFT of [1, 0, 0, 0] is all ones; the inverse brings it back.
+  auto f = run(R"(<ir_version: 10, opset_import: ["" : 20]>
+g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT(x) })",
+               {{"x", make_tensor<float>({1, 4, 1}, {1, 0, 0, 0})}});
+  expect_near(vals<float>(f), {1, 0, 1, 0, 1, 0, 1, 0});
+  auto i = run(R"(<ir_version: 10, opset_import: ["" : 20]>
+g (float[1,4,2] x) => (float[1,4,2] y) { y = DFT<inverse = 1>(x) })",
+               {{"x", make_tensor<float>({1, 4, 2}, {1, 0, 1, 0, 1, 0, 1, 0})}});
+  expect_near(vals<float>(i), {1, 0, 0, 0, 0, 0, 0, 0});
+  // onesided keeps n/2 + 1 bins.
+  auto o = run(R"(<ir_version: 10, opset_import: ["" : 20]>
+g (float[1,4,1] x) => (float[1,3,2] y) { y = DFT<onesided = 1>(x) })",
+               {{"x", make_tensor<float>({1, 4, 1}, {1, 1, 1, 1})}});
+  EXPECT_EQ(dims(o), (ops::Dims{1, 3, 2}));
+  expect_near(vals<float>(o), {4, 0, 0, 0, 0, 0});
+}
+
+TEST(MoreOps, WindowsAndDet) {
+  auto h = run(R"(<ir_version: 10, opset_import: ["" : 17]>
+g (int64 n) => (float[4] y) { y = HannWindow<periodic = 1>(n) })", {{"n", make_tensor<int64_t>({}, {4})}});
+  expect_near(vals<float>(h), {0, 0.5f, 1, 0.5f});
+  auto d = run(R"(<ir_version: 10, opset_import: ["" : 22]>
+g (float[2,2,2] x) => (float[2] y) { y = Det(x) })",
+               {{"x", make_tensor<float>({2, 2, 2}, {1, 2, 3, 4, 2, 0, 0, 3})}});
+  expect_near(vals<float>(d), {-2, 6});
+}
+
 }  // namespace
 }  // namespace onnxtrim
