@@ -3,9 +3,13 @@
 // Runtime; nothing of it outside the scope.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "eval/interpreter.h"
 #include "onnx_io/onnx_io.h"
 #include "ops/custom_ops.h"
+#include "onnxtrim/onnxtrim.h"
 #include "ops/kernel_util.h"
 #include "passes/shape_inference.h"
 #include "test_util.h"
@@ -93,6 +97,37 @@ TEST(CustomOpFunction, OnnxsOwnDomainsAreRefused) {
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kUsage);
   EXPECT_NE(r.status().message().find("ONNX's own"), std::string::npos) << r.status().message();
+}
+
+TEST(CustomOpFunction, FromTheCApiTheCheckRunsTheBody) {
+  test::TempDir tmp;
+  auto m = test::parse(kCustomFooModel);
+  ASSERT_TRUE(m);
+  const std::string in = tmp.file("in.onnx"), out = tmp.file("out.onnx"), fn = tmp.file("foo.txt");
+  ASSERT_TRUE(onnx_io::save_model(*m, in).is_ok());
+  std::ofstream(fn) << kCustomFooFunction;
+  auto run = [&](bool with_function) {
+    onnxtrim_options* o = onnxtrim_options_new();
+    if (with_function) {
+      EXPECT_EQ(onnxtrim_options_set(o, "custom-op-schema", fn.c_str()), 0);
+    }
+    char* json = nullptr;
+    char* error = nullptr;
+    int rc = onnxtrim_simplify_file(in.c_str(), out.c_str(), o, &json, &error);
+    EXPECT_EQ(rc, 0) << (error ? error : "");
+    nlohmann::json j = json ? nlohmann::json::parse(json) : nlohmann::json::object();
+    onnxtrim_free(json);
+    onnxtrim_free(error);
+    onnxtrim_options_free(o);
+    return j;
+  };
+  nlohmann::json with = run(true);
+  EXPECT_TRUE(with.at("verification").at("ran").get<bool>()) << with.at("verification").dump();
+  EXPECT_TRUE(with.at("verification").at("ok").get<bool>());
+  nlohmann::json without = run(false);
+  EXPECT_FALSE(without.at("verification").at("ran").get<bool>());
+  EXPECT_NE(without.at("verification").at("skipped").get<std::string>().find("no kernel for operator Foo"),
+            std::string::npos);
 }
 
 }  // namespace
