@@ -1,6 +1,6 @@
 // Unit tests of src/ops/math's families (comparison, arithmetic, bitwise, logical, variadic,
-// sign ops, float functions, activations, float classes): what each family's table registers,
-// and the kernels' values at the edges (wrapping integers, NaN, strings, attributes).
+// sign ops, float functions, activations, float classes) and Where: what each family's table
+// registers, and the kernels' values at the edges (wrapping integers, NaN, strings, attributes).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,6 +49,12 @@ std::vector<uint8_t> bools(const Result<std::vector<RuntimeValue>>& r) {
   std::vector<uint8_t> v(static_cast<size_t>(t.numel()));
   if (!v.empty()) std::memcpy(v.data(), t.data<uint8_t>(), v.size());
   return v;
+}
+
+ir::Tensor string_tensor(std::vector<int64_t> dims, std::vector<std::string> v) {
+  ir::Tensor t(ir::DataType::kString, std::move(dims));
+  t.strings() = std::move(v);
+  return t;
 }
 
 ir::Tensor bool_tensor(std::vector<int64_t> dims, const std::vector<uint8_t>& v) {
@@ -361,6 +367,39 @@ TEST(MathFloatClasses, InfinitiesBySignAndNaN) {
   auto bad = run_math(20, "(int32[1] x) => (bool[1] y)", "y = IsNaN(x)", {{"x", make_tensor<int32_t>({1}, {1})}});
   ASSERT_FALSE(bad.is_ok());
   EXPECT_NE(bad.status().message().find("IsNaN on"), std::string::npos) << bad.status().message();
+}
+
+// ------------------------------------------------------------------ where
+
+// Operands of the output's shape or of one element go by the direct path, others by broadcast
+// indexing: the same picks either way, for every element width and for strings.
+TEST(WhereOp, DirectAndBroadcastPathsPickAlike) {
+  const std::vector<uint8_t> c = {1, 0, 0, 1, 1, 0};
+  ir::Tensor c23(ir::DataType::kBool, {2, 3});
+  std::memcpy(c23.mutable_bytes(), c.data(), 6);
+  // Full x, scalar y (the direct path).
+  auto r = run_math(17, "(bool[2, 3] c, float[2, 3] x, float y) => (float[2, 3] z)", "z = Where(c, x, y)",
+                    {{"c", c23}, {"x", make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {"y", make_tensor<float>({}, {-1})}});
+  EXPECT_EQ(math_vals<float>(r), (std::vector<float>{1, -1, -1, 4, 5, -1}));
+  // Scalar x and y, 8-byte elements.
+  r = run_math(17, "(bool[2, 3] c, int64 x, int64 y) => (int64[2, 3] z)", "z = Where(c, x, y)",
+               {{"c", c23}, {"x", make_tensor<int64_t>({}, {7})}, {"y", make_tensor<int64_t>({}, {-9})}});
+  EXPECT_EQ(math_vals<int64_t>(r), (std::vector<int64_t>{7, -9, -9, 7, 7, -9}));
+  // 2-byte elements, condition a single element.
+  ir::Tensor c1(ir::DataType::kBool, {1});
+  c1.mutable_bytes()[0] = 0;
+  r = run_math(17, "(bool[1] c, int16[3] x, int16[3] y) => (int16[3] z)", "z = Where(c, x, y)",
+               {{"c", c1}, {"x", make_tensor<int16_t>({3}, {1, 2, 3})}, {"y", make_tensor<int16_t>({3}, {4, 5, 6})}});
+  EXPECT_EQ(math_vals<int16_t>(r), (std::vector<int16_t>{4, 5, 6}));
+  // A row broadcast along the first axis (broadcast indexing), 1-byte elements.
+  r = run_math(17, "(bool[2, 3] c, uint8[3] x, uint8[2, 1] y) => (uint8[2, 3] z)", "z = Where(c, x, y)",
+               {{"c", c23}, {"x", make_tensor<uint8_t>({3}, {10, 20, 30})}, {"y", make_tensor<uint8_t>({2, 1}, {1, 2})}});
+  EXPECT_EQ(math_vals<uint8_t>(r), (std::vector<uint8_t>{10, 1, 1, 10, 20, 2}));
+  // Strings.
+  r = run_math(17, "(bool[2, 3] c, string x, string[2, 3] y) => (string[2, 3] z)", "z = Where(c, x, y)",
+               {{"c", c23}, {"x", string_tensor({}, {"a"})}, {"y", string_tensor({2, 3}, {"p", "q", "r", "s", "t", "u"})}});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r.value()[0].tensor.strings(), (std::vector<std::string>{"a", "q", "r", "a", "a", "u"}));
 }
 
 }  // namespace

@@ -217,7 +217,6 @@ g (float[3,1] x) => (float[3,1] y) {
   EXPECT_EQ(vals<float>(r), (std::vector<float>{1, 2, 1}));
 }
 
-
 // ------------------------------------------------------------------ Where
 
 // Broadcasting binary kernels walk the output a row of the last axis at a time: every pair of
@@ -266,42 +265,6 @@ TEST(BroadcastBinary, RowsMatchTheDefinition) {
       }
     }
   }
-}
-
-// Operands of the output's shape or of one element go by the direct path, others by broadcast
-// indexing: the same picks either way, for every element width and for strings.
-TEST(WhereOp, DirectAndBroadcastPathsPickAlike) {
-  const std::vector<uint8_t> c = {1, 0, 0, 1, 1, 0};
-  ir::Tensor c23(ir::DataType::kBool, {2, 3});
-  std::memcpy(c23.mutable_bytes(), c.data(), 6);
-  // Full x, scalar y (the direct path).
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (bool[2, 3] c, float[2, 3] x, float y) => (float[2, 3] z) { z = Where(c, x, y) })",
-               {{"c", c23}, {"x", make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {"y", make_tensor<float>({}, {-1})}});
-  EXPECT_EQ(vals<float>(r), (std::vector<float>{1, -1, -1, 4, 5, -1}));
-  // Scalar x and y, 8-byte elements.
-  r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (bool[2, 3] c, int64 x, int64 y) => (int64[2, 3] z) { z = Where(c, x, y) })",
-          {{"c", c23}, {"x", make_tensor<int64_t>({}, {7})}, {"y", make_tensor<int64_t>({}, {-9})}});
-  EXPECT_EQ(vals<int64_t>(r), (std::vector<int64_t>{7, -9, -9, 7, 7, -9}));
-  // 2-byte elements, condition a single element.
-  ir::Tensor c1(ir::DataType::kBool, {1});
-  c1.mutable_bytes()[0] = 0;
-  r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (bool[1] c, int16[3] x, int16[3] y) => (int16[3] z) { z = Where(c, x, y) })",
-          {{"c", c1}, {"x", make_tensor<int16_t>({3}, {1, 2, 3})}, {"y", make_tensor<int16_t>({3}, {4, 5, 6})}});
-  EXPECT_EQ(vals<int16_t>(r), (std::vector<int16_t>{4, 5, 6}));
-  // A row broadcast along the first axis (broadcast indexing), 1-byte elements.
-  r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (bool[2, 3] c, uint8[3] x, uint8[2, 1] y) => (uint8[2, 3] z) { z = Where(c, x, y) })",
-          {{"c", c23}, {"x", make_tensor<uint8_t>({3}, {10, 20, 30})}, {"y", make_tensor<uint8_t>({2, 1}, {1, 2})}});
-  EXPECT_EQ(vals<uint8_t>(r), (std::vector<uint8_t>{10, 1, 1, 10, 20, 2}));
-  // Strings.
-  r = run(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (bool[2, 3] c, string x, string[2, 3] y) => (string[2, 3] z) { z = Where(c, x, y) })",
-          {{"c", c23}, {"x", strings({}, {"a"})}, {"y", strings({2, 3}, {"p", "q", "r", "s", "t", "u"})}});
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r.value()[0].tensor.strings(), (std::vector<std::string>{"a", "q", "r", "a", "a", "u"}));
 }
 
 }  // namespace
