@@ -104,6 +104,9 @@ const std::vector<std::string_view>& pipeline_order() {
       // Rotary before partial rotary, which wraps the RotaryEmbedding this one makes.
       "fuse_rotary_embedding",
       "fuse_partial_rotary_embedding",
+      // After the attention and rotary fusions: the heads' split and merge left around an
+      // Attention (no RotaryEmbedding between them) become its 3D layout.
+      "fuse_attention_3d",
       // Off by default, on for --target tensorrt/openvino (passes/targets.cc): torch's GroupNorm
       // export and x * Sigmoid(x) as GroupNormalization-21 and Swish-24. Each works on its own
       // nodes, which no fusion above reads (the Mul of a scale after the GroupNorm's Reshape is

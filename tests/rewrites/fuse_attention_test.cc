@@ -549,5 +549,106 @@ TEST(FuseAttention, ConstantCausalMask) {
             "the cache's length");
 }
 
+// fuse_attention_3d: the heads' split ([B, S, 8] -> [B, S, 2, 4] -> BNSH) and merge around the
+// Attention fuse_attention makes become its 3D layout. `outs` adds graph outputs.
+std::string three_d(const std::string& merge_shape = "int64[3] {0, 0, 8}", const std::string& outs = "",
+                    const std::string& opset = "23") {
+  return R"(
+<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
+g (float[B,S,8] q3, float[B,T,8] k3, float[B,T,8] v3) => (float[B,S,8] y)" + outs + R"() {
+  heads = Constant <value = int64[4] {0, 0, 2, 4}> ()
+  qr = Reshape(q3, heads)
+  q = Transpose <perm = [0, 2, 1, 3]> (qr)
+  kr = Reshape(k3, heads)
+  k = Transpose <perm = [0, 2, 1, 3]> (kr)
+  vr = Reshape(v3, heads)
+  v = Transpose <perm = [0, 2, 1, 3]> (vr)
+  kt = Transpose <perm = [0, 1, 3, 2]> (k)
+  s = MatMul(q, kt)
+  c = Constant <value = float {2}> ()
+  d = Div(s, c)
+  p = Softmax <axis = -1> (d)
+  o = MatMul(p, v)
+  ot = Transpose <perm = [0, 2, 1, 3]> (o)
+  merged = Constant <value = )" + merge_shape + R"(> ()
+  y = Reshape(ot, merged)
+}
+)";
+}
+
+TEST(FuseAttention3d, SplitAndMergeBecomeThe3dLayout) {
+  auto s = simplify_text(three_d());
+  const ir::Node* a = only_attention(s);
+  ASSERT_TRUE(a) << s.printed;
+  EXPECT_EQ(s.nodes(), 1u) << s.printed;
+  EXPECT_EQ(a->attr_int("q_num_heads", 0), 2);
+  EXPECT_EQ(a->attr_int("kv_num_heads", 0), 2);
+  EXPECT_FLOAT_EQ(a->attr_float("scale", 0), 0.5f);
+  EXPECT_EQ(a->input(0)->name(), "q3");
+  EXPECT_EQ(a->input(1)->name(), "k3");
+  EXPECT_EQ(a->input(2)->name(), "v3");
+  EXPECT_EQ(a->output(0)->name(), "y");  // the graph output keeps its name
+  expect_same_outputs(s, 2, {{"B", 2}, {"S", 3}, {"T", 5}});
+  expect_same_outputs(s, 1, {{"B", 1}, {"S", 1}, {"T", 7}});
+  // Exact values: Q = 0 weighs the keys alike: y[b, s, h * 4 + e] is the mean over t of
+  // v3[b, t, h * 4 + e] = 10 t + h * 4 + e, that is 10 (T - 1) / 2 + h * 4 + e.
+  eval::Interpreter interp(*s.model);
+  std::vector<float> v(1 * 5 * 8);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(10 * (i / 8) + i % 8);
+  auto out = interp.run({{"q3", ir::RuntimeValue::of(ops::make_tensor<float>({1, 3, 8}, std::vector<float>(24, 0.0f)))},
+                         {"k3", ir::RuntimeValue::of(ops::make_tensor<float>({1, 5, 8}, std::vector<float>(40, 1.0f)))},
+                         {"v3", ir::RuntimeValue::of(ops::make_tensor<float>({1, 5, 8}, v))}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  std::vector<float> y = out.value()[0].tensor.to_vector<float>();
+  ASSERT_EQ(y.size(), 24u);
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], 20.0f + static_cast<float>(i % 8), 1e-5) << i;
+}
+
+TEST(FuseAttention3d, Refusals) {
+  // The merge is not [B, S, Hq * Dv]: the heads go onto the sequence axis.
+  std::string odd = three_d("int64[3] {0, -1, 4}");
+  auto o = simplify_text(odd);
+  const ir::Node* a = only_attention(o);
+  ASSERT_TRUE(a) << o.printed;  // fuse_attention still fires, in 4D
+  EXPECT_EQ(a->attr("q_num_heads"), nullptr) << o.printed;
+  expect_same_outputs(o, 2, {{"B", 2}, {"S", 3}, {"T", 5}});
+  // The heads' Transpose of Y is a graph output too: it stays, and so does the 4D Attention.
+  auto t = simplify_text(three_d("int64[3] {0, 0, 8}", ", float[B,S,2,4] ot"));
+  ASSERT_TRUE(only_attention(t)) << t.printed;
+  EXPECT_EQ(only_attention(t)->attr("q_num_heads"), nullptr) << t.printed;
+  expect_same_outputs(t, 2, {{"B", 2}, {"S", 3}, {"T", 5}});
+  // Before opset 23 there is no Attention at all.
+  EXPECT_EQ(count_ops(*simplify_text(three_d("int64[3] {0, 0, 8}", "", "22")).model->graph, "Attention"), 0u);
+}
+
+TEST(FuseAttention3d, InsideABranch) {
+  auto s = simplify_text(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (bool c, float[1,3,8] q3, float[1,3,8] k3, float[1,3,8] v3) => (float[1,3,8] y) {
+  y = If(c) <then_branch = t () => (float[1,3,8] o3) {
+      heads = Constant <value = int64[4] {0, 0, 2, 4}> ()
+      qr = Reshape(q3, heads)
+      q = Transpose <perm = [0, 2, 1, 3]> (qr)
+      kr = Reshape(k3, heads)
+      k = Transpose <perm = [0, 2, 1, 3]> (kr)
+      vr = Reshape(v3, heads)
+      v = Transpose <perm = [0, 2, 1, 3]> (vr)
+      kt = Transpose <perm = [0, 1, 3, 2]> (k)
+      s = MatMul(q, kt)
+      p = Softmax <axis = -1> (s)
+      o = MatMul(p, v)
+      ot = Transpose <perm = [0, 2, 1, 3]> (o)
+      merged = Constant <value = int64[3] {0, 0, 8}> ()
+      o3 = Reshape(ot, merged)
+    }, else_branch = e () => (float[1,3,8] o4) { o4 = Neg(q3) }>
+}
+)");
+  const ir::Node* iff = s.model->graph->first_node();
+  ASSERT_TRUE(iff && iff->op_type == "If") << s.printed;
+  EXPECT_EQ(iff->subgraphs()[0]->num_nodes(), 1u) << s.printed;
+  EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Attention"), 1u) << s.printed;
+  expect_same_outputs(s);
+}
+
 }  // namespace
 }  // namespace onnxtrim
