@@ -46,6 +46,7 @@ EXTRA = {
     "bert_tiny_op13.onnx": [["--opset", "23"]],
     "vit_tiny_op13.onnx": [["--opset", "17"]],
     "swin_stage.onnx": [["--target", "coreml"]],
+    "groupnorm_unet_tiny.onnx": [["--target", "tensorrt", "--opset", "24"]],
 }
 
 

@@ -1220,6 +1220,44 @@ FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_
             "vits_noise_tiny": vits_noise_tiny, "stft_lstm_tiny": stft_lstm_tiny}
 
 
+class GnResBlock(nn.Module):
+    """A diffusion UNet's ResBlock: GroupNorm -> SiLU -> Conv3x3 -> GroupNorm -> SiLU -> Conv3x3, plus
+    the input (a 1x1 Conv where the channels change)."""
+
+    def __init__(self, cin, cout, groups):
+        super().__init__()
+        self.norm1, self.conv1 = nn.GroupNorm(groups, cin), nn.Conv2d(cin, cout, 3, padding=1)
+        self.norm2, self.conv2 = nn.GroupNorm(groups, cout), nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+    def forward(self, x):
+        h = self.conv1(F.silu(self.norm1(x)))
+        h = self.conv2(F.silu(self.norm2(h)))
+        return self.skip(x) + h
+
+
+def groupnorm_unet_tiny():
+    """groupnorm_unet_tiny.onnx (opset 17, dynamic batch): two UNet ResBlocks (32 -> 32 -> 64
+    channels, 8 groups, 16x16 image) and a final GroupNorm + SiLU, as torch 1.13 exports
+    nn.GroupNorm: Reshape(x, [0, G, -1]) -> InstanceNormalization(ones[G], zeros[G], eps 1e-5) ->
+    Reshape(., Shape(x)) -> Mul(weight [C, 1, 1]) -> Add(bias [C, 1, 1]); SiLU as x * Sigmoid(x).
+    The GroupNorm weights and biases are random (torch starts them at ones and zeros, which the
+    simplifier would remove). --target tensorrt/openvino --opset 24 fuses them into
+    GroupNormalization-21 and Swish-24; the default target leaves them (ONNX Runtime has no kernel
+    for either: docs/performance.md)."""
+    torch.manual_seed(0)
+    m = nn.Sequential(GnResBlock(32, 32, 8), GnResBlock(32, 64, 8), nn.GroupNorm(8, 64), nn.SiLU())
+    for mod in m.modules():
+        if isinstance(mod, nn.GroupNorm):
+            nn.init.uniform_(mod.weight, 0.5, 1.5)
+            nn.init.uniform_(mod.bias, -0.5, 0.5)
+    export(m, (torch.randn(1, 32, 16, 16),), "groupnorm_unet_tiny.onnx", ["x"], ["y"],
+           {"x": {0: "batch"}, "y": {0: "batch"}}, fold=True)
+
+
+FIXTURES["groupnorm_unet_tiny"] = groupnorm_unet_tiny
+
+
 def main():
     only = set(sys.argv[1:])
     if only:
