@@ -14,6 +14,7 @@
 #include "ops/infer.h"
 #include "ops/kernel_util.h"
 #include "ops/registry.h"
+#include "passes/shape_inference.h"
 #include "../unit/test_util.h"
 
 namespace onnxtrim {
@@ -61,6 +62,23 @@ ir::Tensor bool_tensor(std::vector<int64_t> dims, const std::vector<uint8_t>& v)
   ir::Tensor t(ir::DataType::kBool, std::move(dims));
   if (!v.empty()) std::memcpy(t.mutable_bytes(), v.data(), v.size());
   return t;
+}
+
+// The values shape inference propagates to graph output 0, printed like "[N + 1,4]" ("none"
+// when it propagates none).
+std::string propagated(const std::string& sig, const std::string& body) {
+  auto m = test::parse("<ir_version: 8, opset_import: [\"\" : 18]>\ng " + sig + " { " + body + " }");
+  if (!m) return "parse failed";
+  passes::InferOptions io;
+  io.use_declared = false;
+  passes::ShapeInference si(*m, io);
+  Status st = si.run();
+  if (!st.is_ok()) return "error: " + st.message();
+  const ops::TypeInfo* f = si.facts(m->graph->outputs()[0]);
+  if (!f || !f->values) return "none";
+  std::string s = "[";
+  for (size_t k = 0; k < f->values->size(); ++k) s += (k ? "," : "") + (*f->values)[k].str();
+  return s + "]";
 }
 
 // ------------------------------------------------------------------ registrations
@@ -135,6 +153,43 @@ TEST(MathFamilies, TablesRegisterWhatTheOpFilesDid) {
   EXPECT_TRUE(ops::find_types("", "Max")->variadic);
   EXPECT_EQ(ops::find_types("", "Add")->vars, (std::vector<std::string>{"T", "T"}));
   EXPECT_EQ(ops::find_types("", "Neg")->vars, (std::vector<std::string>{"T"}));
+}
+
+// ------------------------------------------------------------------ shape rules with values
+
+// The families' shape rules propagate the values of small integer (and bool) tensors: a dim is
+// never negative, the symbolic max and min are decided from bounds, and a bool known everywhere
+// absorbs the other operand of And/Or.
+TEST(MathShapeRules, FamiliesPropagateValues) {
+  const std::string sig = "(float[N, 3] x, bool[2] u) => (int64[2] y)";
+  const std::string s = "s = Shape(x) ";
+  EXPECT_EQ(propagated(sig, s + "c = Constant <value = int64[2] {1, 3}> () y = Add(s, c)"), "[N + 1,6]");
+  EXPECT_EQ(propagated(sig, s + "c = Constant <value = int64[2] {1, 3}> () y = Sub(s, c)"), "[N - 1,0]");
+  EXPECT_EQ(propagated(sig, s + "c = Constant <value = int64[2] {2, 3}> () y = Mul(s, c)"), "[2*N,9]");
+  EXPECT_EQ(propagated(sig, s + "c = Constant <value = int64[2] {1, 3}> () y = Div(s, c)"), "[N,1]");
+  EXPECT_EQ(propagated(sig, s + "c = Constant <value = int64[2] {0, 5}> () y = Max(s, c)"), "[N,5]");
+  EXPECT_EQ(propagated(sig, s + "c = Constant <value = int64[2] {0, 5}> () y = Min(s, c)"), "[0,3]");
+  EXPECT_EQ(propagated(sig, s + "y = Sum(s, s, s)"), "[3*N,9]");
+  EXPECT_EQ(propagated(sig, s + "y = Neg(s)"), "[-N,-3]");
+  EXPECT_EQ(propagated(sig, s + "n = Neg(s) y = Abs(n)"), "[N,3]");
+  // Comparisons: decided where bounds decide them, on every element or none.
+  const std::string sb = "(float[N, 3] x, bool[2] u) => (bool[2] y)";
+  const std::string neg = "c = Constant <value = int64[2] {-1, 3}> () ";
+  EXPECT_EQ(propagated(sb, s + neg + "y = Greater(s, c)"), "[1,0]");
+  EXPECT_EQ(propagated(sb, s + neg + "y = GreaterOrEqual(s, c)"), "[1,1]");
+  EXPECT_EQ(propagated(sb, s + neg + "y = Less(c, s)"), "[1,0]");
+  EXPECT_EQ(propagated(sb, s + neg + "y = LessOrEqual(s, c)"), "[0,1]");  // N <= -1 is false: N >= 0
+  EXPECT_EQ(propagated(sb, s + "c = Constant <value = int64[2] {2, 3}> () y = LessOrEqual(s, c)"),
+            "none");  // N <= 2 is not decided
+  EXPECT_EQ(propagated(sb, s + "y = LessOrEqual(s, s)"), "[1,1]");
+  EXPECT_EQ(propagated(sb, s + neg + "y = Equal(s, c)"), "[0,1]");
+  // Logical ops: known bools, and And/Or's absorbing element whatever u holds.
+  const std::string known = s + neg + "k = Greater(s, c) ";  // [1, 0]
+  EXPECT_EQ(propagated(sb, known + "y = Not(k)"), "[0,1]");
+  EXPECT_EQ(propagated(sb, known + "t = Equal(s, s) y = Xor(k, t)"), "[0,1]");
+  EXPECT_EQ(propagated(sb, known + "t = Equal(s, s) y = Or(u, t)"), "[1,1]");
+  EXPECT_EQ(propagated(sb, known + "t = Equal(s, s) f = Not(t) y = And(f, u)"), "[0,0]");
+  EXPECT_EQ(propagated(sb, known + "y = And(k, u)"), "none");
 }
 
 // ------------------------------------------------------------------ comparison
