@@ -19,8 +19,16 @@ const ort = require(path.join(__dirname, '..', 'tests', 'e2e', 'ort', 'node_modu
 const ctors = {
   float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
   uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
-  bool: Uint8Array,
+  bool: Uint8Array, float16: Uint16Array,  // float16: the raw bits (decoded by halfToFloat to compare)
 };
+
+// An IEEE binary16 bit pattern as a number.
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
 
 function tensorFrom(meta) {
   const C = ctors[meta.dtype];
@@ -46,8 +54,9 @@ function sessionOptions(v) {
 function compare(a, b, rtol, atol) {
   if (a.type !== b.type) return { ok: false, why: `dtype ${a.type} vs ${b.type}` };
   if (a.dims.join(',') !== b.dims.join(',')) return { ok: false, why: `dims [${a.dims}] vs [${b.dims}]` };
-  const x = a.data, y = b.data;
-  const isFloat = a.type === 'float32' || a.type === 'float64';
+  const half = a.type === 'float16';
+  const x = half ? Array.from(a.data, halfToFloat) : a.data, y = half ? Array.from(b.data, halfToFloat) : b.data;
+  const isFloat = half || a.type === 'float32' || a.type === 'float64';
   let maxAbs = 0, bad = 0;
   for (let i = 0; i < x.length; ++i) {
     if (!isFloat) {

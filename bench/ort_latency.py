@@ -39,6 +39,7 @@ from onnx import TensorProto
 HERE = os.path.dirname(os.path.abspath(__file__))
 DTYPES = {
     TensorProto.FLOAT: ("float32", np.float32), TensorProto.DOUBLE: ("float64", np.float64),
+    TensorProto.FLOAT16: ("float16", np.float16),
     TensorProto.INT64: ("int64", np.int64), TensorProto.INT32: ("int32", np.int32),
     TensorProto.INT16: ("int16", np.int16), TensorProto.INT8: ("int8", np.int8),
     TensorProto.UINT8: ("uint8", np.uint8), TensorProto.UINT16: ("uint16", np.uint16),
@@ -85,7 +86,7 @@ def make_inputs(spec, dims, int_ranges, rng, folder):
             else:
                 sys.exit(f"ort_latency: input '{name}' has dim {d!r}: give its value with --dims {d or 'NAME'}=V")
         dtype_name, np_type = DTYPES[elem]
-        if np_type in (np.float32, np.float64):
+        if np_type in (np.float16, np.float32, np.float64):
             a = rng.standard_normal(concrete).astype(np_type)
         elif np_type == np.bool_:
             a = rng.random(concrete) < 0.5

@@ -1,37 +1,49 @@
 #!/bin/sh
-# The latency table of the README and bench/README.md (issue 31): every transformer fixture in
-# ONNX Runtime, one thread, one core, interleaved in one process: the original at levels
+# The latency tables of the README, bench/README.md and docs/performance.md (issue 31): every
+# transformer fixture in ONNX Runtime, interleaved in one process: the original at levels
 # disabled and all; onnxtrim --opset 23 without the standard-op fusions ("nofuse") and with them
 # ("fused"), each at levels all and disabled. llama_tiny, rope_interleaved_tiny (llama_tiny with
-# GPT-J's partial interleaved rotary) and gpt_kv_tiny at prefill (seq 128,
-# empty cache) and decode (seq 1 over a 1,024-token cache); bert (seq 64, its longest) and vit at
-# opset 13 and 17.
+# GPT-J's partial interleaved rotary) and gpt_kv_tiny at prefill (seq 128, empty cache) and
+# decode (seq 1 over a 1,024-token cache); bert (seq 64, its longest) and vit at opset 13 and 17;
+# fp16_norms_tiny (float16 LayerNorm/RMSNorm, seq 128). Then groupnorm_unet_tiny (GroupNorm +
+# SiLU blocks, batch 2): onnxtrim's default output ("default": no GroupNormalization/Swish) and
+# --target tensorrt --opset 24 ("trt": GroupNormalization-21 and Swish-24, which ONNX Runtime runs
+# as function bodies).
 #
 #   sh bench/ort_latency_fixtures.sh [OUT_DIR] [SECONDS]     (default /tmp/ort_latency, 10 s a table)
 #
-# About 10 x (SECONDS + 10) s of one core. CPU=N picks the core (default 1; CPU=all: no pinning);
-# THREADS=both also times ONNX Runtime's default thread count (with CPU=all). Each table's rows,
-# and a JSON per table, go to OUT_DIR; the summary (fused@all's paired speedup over the original
-# at level all, per case) is printed last.
+# About 11 x (SECONDS + 10) s. CPU=N picks the core (default 1; CPU=all: no pinning);
+# THREADS=both also times ONNX Runtime's default thread count (with CPU=all), THREADS=default
+# only that. ONNXTRIM=PATH picks the CLI (default build/onnxtrim); CASES="llama_decode bert_op17"
+# runs only those tables. Each table's rows, and a JSON per table, go to OUT_DIR; the summary
+# (each variant's paired speedup over the original at level all, per case and thread setting)
+# is printed last.
 set -e
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/ort_latency}
 secs=${2:-10}
 cpu=${CPU:-1}
 threads=${THREADS:-1}
+bin=${ONNXTRIM:-build/onnxtrim}
+cases=${CASES:-"llama_prefill llama_decode rope_il_prefill rope_il_decode gpt_prefill gpt_decode bert_op17 bert_op13 vit_op17 vit_op13 fp16_norms groupnorm"}
 pin="--cpu $cpu"
 [ "$cpu" = all ] && pin=""
 py=/usr/bin/python3
 fusions=fuse_attention,fuse_rotary_embedding,fuse_rms_normalization,fuse_gelu,fuse_layer_normalization
 mkdir -p "$out"
-for f in llama_tiny rope_interleaved_tiny gpt_kv_tiny bert_tiny bert_tiny_op13 vit_tiny vit_tiny_op13; do
-  build/onnxtrim "tests/models/$f.onnx" "$out/${f}_fused.onnx" --opset 23 > "$out/${f}_fused.log"
-  build/onnxtrim "tests/models/$f.onnx" "$out/${f}_nofuse.onnx" --opset 23 --skip $fusions > "$out/${f}_nofuse.log"
+for f in llama_tiny rope_interleaved_tiny gpt_kv_tiny bert_tiny bert_tiny_op13 vit_tiny vit_tiny_op13 fp16_norms_tiny; do
+  "$bin" "tests/models/$f.onnx" "$out/${f}_fused.onnx" --opset 23 > "$out/${f}_fused.log"
+  "$bin" "tests/models/$f.onnx" "$out/${f}_nofuse.onnx" --opset 23 --skip $fusions > "$out/${f}_nofuse.log"
 done
-run() {  # NAME MODEL DIMS
-  $py bench/ort_latency.py "tests/models/$2.onnx" "nofuse=$out/$2_nofuse.onnx" "fused=$out/$2_fused.onnx" \
-    --dims "$3" --int input_ids=0:100 --int position_ids=0:1024 $pin --threads "$threads" --seconds "$secs" \
-    --levels all,disabled --json "$out/$1.json" --title "$1 ($3)"
+"$bin" tests/models/groupnorm_unet_tiny.onnx "$out/groupnorm_default.onnx" > "$out/groupnorm_default.log"
+"$bin" tests/models/groupnorm_unet_tiny.onnx "$out/groupnorm_trt.onnx" --target tensorrt --opset 24 > "$out/groupnorm_trt.log"
+run() {  # NAME MODEL DIMS [ORT_LATENCY_ARGS...]
+  case " $cases " in *" $1 "*) ;; *) return 0 ;; esac
+  name=$1 model=$2 dims=$3
+  shift 3
+  $py bench/ort_latency.py "tests/models/$model.onnx" "nofuse=$out/${model}_nofuse.onnx" "fused=$out/${model}_fused.onnx" \
+    --dims "$dims" --int input_ids=0:100 --int position_ids=0:1024 $pin --threads "$threads" --seconds "$secs" \
+    --levels all,disabled --json "$out/$name.json" --title "$name ($dims)" "$@"
   echo
 }
 run llama_prefill llama_tiny batch=1,seq=128,past_seq=0
@@ -44,18 +56,31 @@ run bert_op17 bert_tiny batch=1,seq=64
 run bert_op13 bert_tiny_op13 batch=1,seq=64
 run vit_op17 vit_tiny batch=1
 run vit_op13 vit_tiny_op13 batch=1
-$py - "$out" <<'EOF'
+# float16 outputs: the fused RMSNormalization rounds once where the decomposition rounds at each
+# step, a float16 unit (2^-10 relative) here and there, which the scale multiplies: 4 units
+# relative, and an absolute 1e-2 near zero (onnxtrim's check scales by the output's RMS instead).
+run fp16_norms fp16_norms_tiny batch=1,seq=128 --rtol 4e-3 --atol 1e-2
+case " $cases " in *" groupnorm "*)
+  $py bench/ort_latency.py tests/models/groupnorm_unet_tiny.onnx "default=$out/groupnorm_default.onnx" \
+    "trt=$out/groupnorm_trt.onnx" --dims batch=2 $pin --threads "$threads" --seconds "$secs" --levels all \
+    --json "$out/groupnorm.json" --title "groupnorm (batch=2)"
+  echo ;;
+esac
+$py - "$out" $cases <<'EOF'
 import json, os, sys
-out = sys.argv[1]
-print(f"{'case':16} {'nodes':>13} {'nofuse@all':>11} {'fused@all':>10} {'fused@disabled':>15}")
-for case in ["llama_prefill", "llama_decode", "rope_il_prefill", "rope_il_decode", "gpt_prefill", "gpt_decode", "bert_op17", "bert_op13", "vit_op17", "vit_op13"]:
+out, cases = sys.argv[1], sys.argv[2:]
+print(f"{'case':16} {'threads':>7} {'nodes':>13}  paired speedup over original@all (median over rounds)")
+for case in cases:
     p = os.path.join(out, case + ".json")
     if not os.path.exists(p):
         continue
-    rows = {r["name"].split("/")[0]: r for r in json.load(open(p))["variants"] if r["threads"] == 1}
-    def paired(v):
-        r = rows.get(v)
-        return f"{r['paired_speedup']:.2f}x" if r else "-"
-    nodes = f"{rows['original@all']['nodes']} -> {rows['fused@all']['nodes']}"
-    print(f"{case:16} {nodes:>13} {paired('nofuse@all'):>11} {paired('fused@all'):>10} {paired('fused@disabled'):>15}")
+    res = json.load(open(p))
+    for t in (1, 0):
+        rows = {r["name"].split("/")[0]: r for r in res["variants"] if r["threads"] == t}
+        if not rows:
+            continue
+        last = [n for n in rows if n.startswith(("fused@", "trt@"))][:1] or list(rows)[-1:]
+        nodes = f"{rows['original@all']['nodes']} -> {rows[last[0]]['nodes']}"
+        cells = "  ".join(f"{n} {r['paired_speedup']:.2f}x" for n, r in rows.items() if n != "original@all")
+        print(f"{case:16} {'1' if t == 1 else 'default':>7} {nodes:>13}  {cells}")
 EOF
