@@ -40,13 +40,8 @@ Status eval_group_normalization(KernelContext& ctx) {
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
       double* p = v.data() + (n * C + g * Cg) * sp;
-      double s = 0;
-      for (int64_t i = 0; i < gsize; ++i) s += p[i];
-      double m = gsize ? s / static_cast<double>(gsize) : 0;
-      double q = 0;
-      for (int64_t i = 0; i < gsize; ++i) q += (p[i] - m) * (p[i] - m);
-      double var = gsize ? q / static_cast<double>(gsize) : 0;
-      double is = 1.0 / std::sqrt(var + eps);
+      double m, is;
+      norm::mean_and_inv_std(p, gsize, eps, &m, &is);
       for (int64_t c = 0; c < Cg; ++c) {
         auto k = static_cast<size_t>(per_channel ? g * Cg + c : g);
         for (int64_t i = 0; i < sp; ++i) {

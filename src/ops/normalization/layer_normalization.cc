@@ -41,13 +41,8 @@ Status eval_layer_normalization(KernelContext& ctx) {
   bool low = stash_dt != DataType::kDouble;  // stage one computed in float
   for (int64_t o = 0; o < outer; ++o) {
     double* p = v.data() + o * inner;
-    double s = 0;
-    for (int64_t i = 0; i < inner; ++i) s += p[i];
-    double m = inner ? s / static_cast<double>(inner) : 0;
-    double q = 0;
-    for (int64_t i = 0; i < inner; ++i) q += (p[i] - m) * (p[i] - m);
-    double var = inner ? q / static_cast<double>(inner) : 0;
-    double is = 1.0 / std::sqrt(var + eps);
+    double m, is;
+    norm::mean_and_inv_std(p, inner, eps, &m, &is);
     if (low) {
       m = static_cast<float>(m);
       is = static_cast<float>(is);

@@ -1,5 +1,7 @@
 #include "ops/normalization/normalization_util.h"
 
+#include <cmath>
+
 namespace onnxtrim::ops::norm {
 
 std::vector<double> to_doubles(const Tensor& t) {
@@ -25,6 +27,17 @@ Tensor from_doubles(DataType dtype, const Dims& dims, const std::vector<double>&
 
 bool is_float_type(DataType t) {
   return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16;
+}
+
+void mean_and_inv_std(const double* p, int64_t n, double eps, double* mean, double* inv_std) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += p[i];
+  double m = n ? s / static_cast<double>(n) : 0;
+  double q = 0;
+  for (int64_t i = 0; i < n; ++i) q += (p[i] - m) * (p[i] - m);
+  double var = n ? q / static_cast<double>(n) : 0;
+  *mean = m;
+  *inv_std = 1.0 / std::sqrt(var + eps);
 }
 
 }  // namespace onnxtrim::ops::norm

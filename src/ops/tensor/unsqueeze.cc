@@ -17,18 +17,20 @@ std::optional<Dims> unsqueeze_dims(const Dims& in_axes, int64_t rank_in, std::ve
   }
   return Dims{};
 }
+// What unsqueeze_dims refuses, said with the axes and ranks.
+std::string unsqueeze_axes_error(const std::vector<int64_t>& axes, int64_t rank_in) {
+  std::string list;
+  for (int64_t a : axes) list += (list.empty() ? "" : ",") + std::to_string(a);
+  return "Unsqueeze axes [" + list + "] are out of range or repeated for a rank-" + std::to_string(rank_in) +
+         " input (output rank " + std::to_string(rank_in + static_cast<int64_t>(axes.size())) + ")";
+}
 
 Status eval_unsqueeze(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   auto axes = ints_from_input_or_attr(ctx, 1, "axes");
   if (!axes) return ctx.error("Unsqueeze needs axes");
   std::vector<bool> is_new;
-  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) {
-    std::string list;
-    for (int64_t a : *axes) list += (list.empty() ? "" : ",") + std::to_string(a);
-    return ctx.error("Unsqueeze axes [" + list + "] are out of range or repeated for a rank-" + std::to_string(x.rank()) +
-                     " input (output rank " + std::to_string(x.rank() + static_cast<int64_t>(axes->size())) + ")");
-  }
+  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) return ctx.error(unsqueeze_axes_error(*axes, x.rank()));
   Dims out;
   size_t k = 0;
   for (bool b : is_new) out.push_back(b ? 1 : x.dims()[k++]);
@@ -45,12 +47,7 @@ Status infer_unsqueeze(InferContext& ctx) {
     return Status::ok();
   }
   std::vector<bool> is_new;
-  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) {
-    std::string list;
-    for (int64_t a : *axes) list += (list.empty() ? "" : ",") + std::to_string(a);
-    return ctx.error("Unsqueeze axes [" + list + "] are out of range or repeated for a rank-" + std::to_string(x.rank()) +
-                     " input (output rank " + std::to_string(x.rank() + static_cast<int64_t>(axes->size())) + ")");
-  }
+  if (!unsqueeze_dims(*axes, x.rank(), &is_new)) return ctx.error(unsqueeze_axes_error(*axes, x.rank()));
   SymShape out;
   size_t k = 0;
   for (bool b : is_new) out.push_back(b ? Expr::constant(1) : (*x.shape)[k++]);
