@@ -145,6 +145,28 @@ g (float[2,6,5] x) => (float[2,6,5] y) {
   test::expect_same_outputs(b);
 }
 
+TEST(FuseGroupNormalization, DoubleKeepsItsStatisticsInDouble) {
+  // stash_type 11: the statistics in double, as InstanceNormalization computes them for a double x.
+  auto s = simplify_for(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (double[2,4,3] x) => (double[2,4,3] y) {
+  s1 = Constant <value = int64[3] {2, 2, 6}> ()
+  r1 = Reshape(x, s1)
+  sc = Constant <value = double[2] {1, 1}> ()
+  bi = Constant <value = double[2] {0, 0}> ()
+  n = InstanceNormalization(r1, sc, bi)
+  s2 = Constant <value = int64[3] {2, 4, 3}> ()
+  r2 = Reshape(n, s2)
+  w = Constant <value = double[4,1] {1.5, -2, 0.25, 3}> ()
+  y = Mul(r2, w)
+}
+)", "tensorrt");
+  ASSERT_EQ(s.nodes(), 1u) << s.printed;
+  const ir::Node* gn = s.model->graph->first_node();
+  EXPECT_EQ(gn->attr_int("stash_type", 1), 11);
+  test::expect_same_outputs(s);
+}
+
 TEST(FuseGroupNormalization, Refusals) {
   // Before opset 21 GroupNormalization takes scale and bias per group.
   auto old = simplify_for(group_norm("18"), "tensorrt");
