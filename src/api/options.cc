@@ -351,8 +351,9 @@ const std::vector<Entry>& entries() {
                       "functions or an ONNX text file of functions (docs/rewrite-rules.md)",
                       [](Options& o, std::string_view v) { add_unique(o.rewrite_rules, std::string(v)); }, true));
     t.push_back(value("custom-op-schema", "FILE", "simplify",
-                      "the output types and shapes of custom ops (a domain of your own), as a JSON list of rules "
-                      "(docs/custom-ops.md): shape inference then knows their outputs; for this run only",
+                      "custom ops (a domain of your own): their output types and shapes as a JSON list of rules, or "
+                      "what they compute as ONNX functions (a .onnx model's or ONNX text), whose bodies shape "
+                      "inference, the check and folding then run (docs/custom-ops.md); for this run only",
                       [](Options& o, std::string_view v) { add_unique(o.custom_op_schemas, std::string(v)); }, true));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
                      [](Options& o, bool b) { o.value_info = !b; }));
