@@ -29,6 +29,9 @@
 //   or the mean of V (finfo.min, -1e4) in the decomposition, and 0 in Attention-23 (the spec's
 //   fully-masked-row rule for a boolean mask; ONNX Runtime 1.30 writes 0 also for a float mask
 //   of finfo.min or -inf on the whole row).
+// - The scale may also follow the mask (GPT-J: Softmax(Where(mask, Q Kᵀ, NEG) / c)): the Div
+//   is per element, so it is the scale with NEG / c as the fill, which must still be -inf or at
+//   most -1e4.
 // - Readers of a cache's Concats besides the pattern (HF GPT-2's Shape(present) feeding the
 //   mask's slice bounds) are allowed when they go with the pattern (erased with it).
 // Attention scales Q and K by sqrt(scale) each where the decomposition scales once, and rounds
@@ -113,8 +116,25 @@ class FuseAttention final : public Rule<Attention> {
     const ir::Value* cond = nullptr;  // the causal comparison
     const ir::Value* added = nullptr;  // the mask the scores' Add reads
     bool neg_when_true = false;       // Where puts NEG where cond holds
+    // GPT-J scales after masking: Softmax(Where(mask, s, NEG) / c) = Softmax(Where(mask, s / c,
+    // NEG / c)) (the Div is per element), so the scale moves inside and NEG becomes NEG / c.
+    double outer = 1;
+    for (const char* op : {"Div", "Mul"}) {
+      const ir::Node* d = private_producer(x, op, at);
+      if (!d) continue;
+      int k = op[0] == 'D' ? (scalar(d->input(1)) ? 1 : -1) : scalar(d->input(1)) ? 1 : scalar(d->input(0)) ? 0 : -1;
+      const ir::Value* inner = k >= 0 ? d->input(static_cast<size_t>(1 - k)) : nullptr;
+      if (!inner || !(private_producer(inner, "Where", d) || private_producer(inner, "Add", d))) continue;
+      double c = *scalar(d->input(static_cast<size_t>(k)));
+      if (!(c > 0) || !std::isfinite(c)) return refuse("the masked scores are scaled by something else than a positive constant");
+      outer = op[0] == 'D' ? 1 / c : c;
+      m.scale = outer;
+      x = inner;
+      at = d;
+      break;
+    }
     if (const ir::Node* w = private_producer(x, "Where", at)) {
-      int neg = branch_with_neg(*w, 1, 2);
+      int neg = branch_with_neg(*w, 1, 2, outer);
       if (neg < 0) return refuse("the Where's other branch is not a constant of -inf or at most -1e4");
       cond = w->input(0);
       neg_when_true = neg == 1;
@@ -126,7 +146,7 @@ class FuseAttention final : public Rule<Attention> {
         const ir::Node* w = mv ? mv->producer() : nullptr;
         while (is_op(w, "Unsqueeze") && w->input(0)) w = w->input(0)->producer();
         if (!is_op(w, "Where") || w->num_inputs() != 3) continue;
-        int neg = branch_with_neg(*w, 1, 2);
+        int neg = branch_with_neg(*w, 1, 2, outer);
         if (neg < 0) continue;
         auto zero = scalar(w->input(neg == 1 ? 2 : 1));
         if (!zero || *zero != 0) continue;
@@ -290,11 +310,12 @@ class FuseAttention final : public Rule<Attention> {
     return !m.cache_k || (ok(m.cache_k->output(0)) && ok(m.cache_v->output(0)));
   }
 
-  // Which of w's branches a and b is the NEG constant (1 or 2), or -1.
-  static int branch_with_neg(const ir::Node& w, int a, int b) {
+  // Which of w's branches a and b is the NEG constant (1 or 2), or -1; outer scales it after
+  // the Where.
+  static int branch_with_neg(const ir::Node& w, int a, int b, double outer) {
     for (int i : {a, b}) {
       auto c = scalar(w.input(static_cast<size_t>(i)));
-      if (c && (std::isinf(*c) ? *c < 0 : *c <= -1e4)) return i;
+      if (c && (std::isinf(*c) ? *c < 0 : *c * outer <= -1e4)) return i;
     }
     return -1;
   }

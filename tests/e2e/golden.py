@@ -43,6 +43,7 @@ EXTRA = {
     "gpt_kv_tiny.onnx": [["--opset", "23"]],
     "gpt2_tiny.onnx": [["--opset", "23"]],
     "gpt2_hf_tiny.onnx": [["--opset", "23"]],
+    "gptj_tiny.onnx": [["--opset", "23"]],
     "bert_tiny_op13.onnx": [["--opset", "23"]],
     "vit_tiny_op13.onnx": [["--opset", "17"]],
     "swin_stage.onnx": [["--target", "coreml"]],

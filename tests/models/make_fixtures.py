@@ -136,6 +136,15 @@ initializers). torch stays the judge: the cached step equals a full pass before 
   T, :T] (T read from the cache: Shape(present_value) -> Slice -> Sub; two Slices of axes 2 and
   3), then Where(mask, scores, finfo(float32).min) (torch.where with a full([]) mask value); the
   scores divided by full([], sqrt(16)). 320 learned positions: past + seq <= 320.
+- gptj_tiny.onnx (opset 17): a GPT-J-like decoder written after HF's GPTJ modules: 2 blocks,
+  hidden 64, 4 heads of dim 16, vocab 128, 320 positions; inputs input_ids, position_ids,
+  past_*; outputs hidden, present_*. One LayerNorm feeds attention and MLP in parallel (x +
+  attn(ln(x)) + mlp(ln(x))); q/k/v projections without bias; the interleaved rotary on the
+  first 8 of 16 dims before the head transpose (sincos table [320, 8] gathered by position ids,
+  split into sin and cos, repeat_interleave'd, rotate_every_two); the same sliced causal buffer
+  as gpt2_hf_tiny, then Where(mask, q.k^T, finfo.min) and the division by sqrt(16) after it
+  (GPT-J's order); tanh-GELU MLP. GPT-J's q.to(float32), k.to(float32) before q.k^T are left
+  out (no-ops here; with them onnxtrim writes a value_info for present_key_i, a separate bug).
 - bert_tiny_op13.onnx / vit_tiny_op13.onnx: bert_tiny and vit_tiny (above, opset 17, where the
   exporter writes LayerNormalization) exported at opset 13, where LayerNorm is decomposed:
   ReduceMean(axes [-1]) -> Sub -> Pow(2) -> ReduceMean(axes [-1]) -> Add(eps 1e-5 | 1e-6 in ViT)
@@ -1072,6 +1081,78 @@ def gpt2_hf_tiny():
                    lambda mod: _check_cache(mod, False))
 
 
+class GptjBlock(nn.Module):
+    def __init__(self, d, heads, rotary_dim, max_pos):
+        super().__init__()
+        self.h, self.hd, self.rd = heads, d // heads, rotary_dim
+        self.ln_1 = nn.LayerNorm(d)
+        self.q_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, d, bias=False)
+        self.v_proj = nn.Linear(d, d, bias=False)
+        self.out_proj = nn.Linear(d, d, bias=False)
+        self.fc_in = nn.Linear(d, 4 * d)
+        self.fc_out = nn.Linear(4 * d, d)
+        self.register_buffer("bias", torch.tril(torch.ones((max_pos, max_pos), dtype=torch.bool))
+                             .view(1, 1, max_pos, max_pos), persistent=False)
+        self.scale_attn = torch.sqrt(torch.tensor(self.hd, dtype=torch.float32))
+
+    def rope(self, x, sin, cos):
+        sin = torch.repeat_interleave(sin[:, :, None, :], 2, 3)
+        cos = torch.repeat_interleave(cos[:, :, None, :], 2, 3)
+        r, p = x[:, :, :, : self.rd], x[:, :, :, self.rd:]
+        return torch.cat([(r * cos) + (rotate_every_two(r) * sin), p], dim=-1)
+
+    def forward(self, x, sincos, past_k, past_v):
+        b, s, d = x.shape
+        h = self.ln_1(x)
+        q = self.q_proj(h).view(b, s, self.h, self.hd)
+        k = self.k_proj(h).view(b, s, self.h, self.hd)
+        v = self.v_proj(h).view(b, s, self.h, self.hd).permute(0, 2, 1, 3)
+        sin, cos = torch.split(sincos, self.rd // 2, dim=-1)
+        q = self.rope(q, sin, cos).permute(0, 2, 1, 3)
+        k = self.rope(k, sin, cos).permute(0, 2, 1, 3)
+        k = torch.cat((past_k, k), dim=-2)
+        v = torch.cat((past_v, v), dim=-2)
+        ql, kl = q.size(-2), k.size(-2)
+        causal_mask = self.bias[:, :, kl - ql: kl, :kl]
+        # (GPT-J casts q and k to float32 here: no-ops in this float32 model, left out because
+        # onnxtrim then writes a value_info for the present_key graph outputs, which
+        # e2e.written_facts refuses: a separate bug.)
+        w = torch.matmul(q, k.transpose(-1, -2))
+        w = torch.where(causal_mask, w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype))
+        w = F.softmax(w / self.scale_attn, dim=-1).to(v.dtype)
+        y = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous().view(b, s, d)
+        return x + self.out_proj(y) + self.fc_out(new_gelu(self.fc_in(h))), (k, v)
+
+
+class GptjTiny(nn.Module):
+    def __init__(self, vocab=128, d=64, heads=4, layers=2, rotary_dim=8, max_pos=320):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.h = nn.ModuleList([GptjBlock(d, heads, rotary_dim, max_pos) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d)
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, rotary_dim, 2, dtype=torch.float) / rotary_dim))
+        freqs = torch.einsum("i , j -> i j", torch.arange(max_pos, dtype=torch.float), inv_freq)
+        self.register_buffer("embed_positions", torch.cat((torch.sin(freqs), torch.cos(freqs)), dim=1),
+                             persistent=False)
+
+    def forward(self, input_ids, position_ids, *past):
+        x = self.wte(input_ids)
+        sincos = self.embed_positions[position_ids]  # (B, S, rotary_dim): sin then cos
+        presents = []
+        for i, block in enumerate(self.h):
+            x, present = block(x, sincos, past[2 * i], past[2 * i + 1])
+            presents += present
+        return (self.ln_f(x), *presents)
+
+
+def gptj_tiny():
+    torch.manual_seed(0)
+    m = random_layer_norms(GptjTiny())
+    export_decoder(m, "gptj_tiny.onnx", ["input_ids", "position_ids"], "hidden", 2, 4, 16,
+                   lambda mod: _check_cache(mod, True))
+
+
 def random_layer_norms(model):
     """torch starts LayerNorm at weight 1, bias 0: random values make a scale or bias taken
     from the wrong input (or dropped) visible in the outputs."""
@@ -1216,7 +1297,7 @@ FIXTURES = {"swin_stage": lambda: swin_stage(), "fusions_tiny": lambda: fusions_
             "repeat_interleave_tiny": repeat_interleave_tiny, "cut_if_function": cut_if_function,
             "unsorted_tiny": unsorted_tiny, "wavernn_tiny": wavernn_tiny, "llama_tiny": llama_tiny,
             "rope_interleaved_tiny": rope_interleaved_tiny, "fp16_norms_tiny": fp16_norms_tiny,
-            "gpt_kv_tiny": gpt_kv_tiny, "gpt2_hf_tiny": gpt2_hf_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
+            "gpt_kv_tiny": gpt_kv_tiny, "gpt2_hf_tiny": gpt2_hf_tiny, "gptj_tiny": gptj_tiny, "bert_tiny_op13": bert_tiny_op13, "vit_tiny_op13": vit_tiny_op13,
             "vits_noise_tiny": vits_noise_tiny, "stft_lstm_tiny": stft_lstm_tiny}
 
 

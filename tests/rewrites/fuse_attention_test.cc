@@ -453,6 +453,27 @@ TEST(FuseAttention, SlicedCausalBufferWithCache) {
   expect_same_outputs(n, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
 }
 
+TEST(FuseAttention, ScaleAfterTheMask) {
+  // GPT-J: Softmax(Where(mask, Q Kᵀ, finfo.min) / 4): the scale 1/4, the fill min / 4.
+  const std::string rows = "start = Sub(t1, s1)\n  rend = Identity(t1)";
+  auto s = simplify_text(sliced_buffer(16, rows, "c4 = Constant <value = float {4}> ()\n  w0 = Where(m, s, neg)\n  x = Div(w0, c4)"));
+  const ir::Node* a = only_attention(s);
+  ASSERT_TRUE(a) << s.printed;
+  EXPECT_EQ(a->attr_int("is_causal", 0), 1);
+  EXPECT_FLOAT_EQ(a->attr_float("scale", 0), 0.25f);
+  EXPECT_EQ(s.nodes(), 1u) << s.printed;
+  expect_same_outputs(s, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+  expect_same_outputs(s, 1, {{"B", 1}, {"S", 1}, {"P", 9}});
+  // A fill of -1e4 divided by 4 no longer excludes a key for certain.
+  std::string weak = sliced_buffer(16, rows,
+                                   "c4 = Constant <value = float {4}> ()\n  n4 = Constant <value = float {-1e4}> ()\n"
+                                   "  w0 = Where(m, s, n4)\n  x = Div(w0, c4)");
+  auto w = simplify_text(weak);
+  EXPECT_EQ(count_ops(*w.model->graph, "Attention"), 0u) << w.printed;
+  expect_same_outputs(w, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
+  EXPECT_EQ(reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
+}
+
 TEST(FuseAttention, SlicedBufferRefusals) {
   // One element of the buffer is not the lower triangle's (row 5 hides key 0).
   std::string flipped = sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "x = Where(m, d, neg)", 5);

@@ -30,6 +30,8 @@ TEST(StandardOpFixtures, Opset23FusesEveryBlock) {
       {"gpt2_tiny", 199, 37, {{"Gelu", 2}, {"Attention", 2}}, {{{"batch", 1}, {"seq", 1}}, {{"batch", 3}, {"seq", 12}}}},
       {"gpt2_hf_tiny", 261, 41, {{"Gelu", 2}, {"Attention", 2}},
        {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
+      {"gptj_tiny", 519, 128, {{"Gelu", 2}, {"Attention", 2}},
+       {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
       {"fp16_norms_tiny", 26, 10, {{"RMSNormalization", 2}}, {{{"batch", 2}, {"seq", 9}}}},
       {"bert_tiny_op13", 221, 65, {{"LayerNormalization", 4}, {"Gelu", 2}}, {{{"batch", 2}, {"seq", 9}}}},
       {"vit_tiny_op13", 469, 100, {{"LayerNormalization", 7}, {"Gelu", 3}}, {{{"batch", 2}}}},
