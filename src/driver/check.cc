@@ -17,12 +17,7 @@ namespace {
 // Multiply-adds of one run of the main graph with every input dim fixed (the check's inputs):
 // MatMul/Gemm/Conv families by their reductions, everything else one per output element.
 double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
-  passes::InferOptions io;
-  io.dims = spec.dims;
-  io.input_shapes = spec.shapes;
-  for (const auto& [name, v] : spec.pinned)
-    if (v.is_tensor()) io.input_shapes[name] = v.tensor.dims();
-  passes::ShapeInference si(m, io);
+  passes::ShapeInference si(m, infer_options(spec));
   if (!si.run().is_ok()) return 0;
   auto numel = [&](const ir::Value* v) -> double {
     if (!v) return 0;

@@ -368,22 +368,25 @@ void stage_overrides(Run& r) {
     r.original = ir::clone_model(r.m);
 }
 
+// A whole-model conversion of a stage (--inline-functions, --opset): the model is verified
+// before and after it, and the result's Status thrown as the API's Error.
+template <typename F>
+auto convert_whole(ir::Model& m, const char* changed_by, F&& convert) {
+  throw_if_error(ir::verify_model(m));
+  auto res = convert(m);
+  throw_if_error(res.is_ok() ? Status::ok() : res.status());
+  m.changed_by = changed_by;
+  throw_if_error(ir::verify_model(m));
+  return std::move(res).value();
+}
+
 // --inline-functions: before anything reads the graph, so that every later stage sees the
 // bodies as ordinary nodes.
 void stage_inline(Run& r) {
   if (!r.o.inline_functions) return;
   double t = now_s();
-  throw_if_error(ir::verify_model(r.m));
-  auto res = ir::inline_functions(r.m);
-  throw_if_error(res.is_ok() ? Status::ok() : res.status());
-  r.m.changed_by = "--inline-functions";
-  throw_if_error(ir::verify_model(r.m));
-  FunctionInlining& fi = r.rep.inlining;
-  fi.ran = true;
-  fi.calls = res.value().calls;
-  fi.inlined = res.value().inlined;
-  fi.removed = res.value().removed;
-  fi.opsets_added = res.value().opsets_added;
+  auto res = convert_whole(r.m, "--inline-functions", [](ir::Model& m) { return ir::inline_functions(m); });
+  r.rep.inlining = FunctionInlining{true, res.calls, res.inlined, res.removed, res.opsets_added};
   end_stage(r.rep, r.o, "inline", t);
 }
 
@@ -406,18 +409,10 @@ void stage_surgery(Run& r) {
 void stage_opset(Run& r) {
   if (!r.reopset) return;
   double t = now_s();
-  throw_if_error(ir::verify_model(r.m));
-  auto res = convert::convert_opset(r.m, r.o.opset);
-  throw_if_error(res.is_ok() ? Status::ok() : res.status());
-  r.m.changed_by = "--opset conversion";
-  throw_if_error(ir::verify_model(r.m));
-  OpsetConversion& oc = r.rep.opset;
-  oc.from = res.value().from;
-  oc.to = res.value().to;
-  oc.nodes_converted = res.value().nodes_converted;
-  oc.nodes_rewritten = res.value().nodes_rewritten;
-  oc.nodes_expanded = res.value().nodes_expanded;
-  oc.notes = res.value().notes;
+  const int64_t opset = r.o.opset;
+  auto res =
+      convert_whole(r.m, "--opset conversion", [opset](ir::Model& m) { return convert::convert_opset(m, opset); });
+  r.rep.opset = OpsetConversion{res.from, res.to, res.nodes_converted, res.nodes_rewritten, res.nodes_expanded, res.notes};
   end_stage(r.rep, r.o, "opset", t);
 }
 

@@ -33,40 +33,41 @@ bool free_input(const ir::Value* v, const eval::InputSpec& given) {
          !given.pinned.count(v->name());
 }
 
-// The value of expression text `e` with identifier `tok` replaced by v (nullopt when it does
-// not come out a constant).
-std::optional<int64_t> eval_with(const std::string& e, const std::string& tok, int64_t v) {
-  std::string out;
+// Calls on_id(identifier) for each identifier of expression text `e`, and on_other(c) for each
+// other character, in order.
+template <typename F, typename G>
+void walk_identifiers(const std::string& e, F&& on_id, G&& on_other) {
   for (size_t i = 0; i < e.size();) {
     unsigned char c = static_cast<unsigned char>(e[i]);
     if (std::isalpha(c) || c == '_') {
       size_t j = i;
       while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
-      std::string id = e.substr(i, j - i);
-      out += id == tok ? std::to_string(v) : id;
+      on_id(e.substr(i, j - i));
       i = j;
     } else {
-      out += e[i++];
+      on_other(e[i++]);
     }
   }
+}
+
+// The value of expression text `e` with identifier `tok` replaced by v (nullopt when it does
+// not come out a constant).
+std::optional<int64_t> eval_with(const std::string& e, const std::string& tok, int64_t v) {
+  std::string out;
+  walk_identifiers(
+      e, [&](const std::string& id) { out += id == tok ? std::to_string(v) : id; }, [&](char c) { out += c; });
   return symbolic::Expr::parse(out).constant_value();
 }
 
 // The identifiers of expression text `e` other than its functions.
 std::set<std::string> identifiers(const std::string& e) {
   std::set<std::string> ids;
-  for (size_t i = 0; i < e.size();) {
-    unsigned char c = static_cast<unsigned char>(e[i]);
-    if (std::isalpha(c) || c == '_') {
-      size_t j = i;
-      while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
-      std::string id = e.substr(i, j - i);
-      if (id != "floor" && id != "mod" && id != "min" && id != "max") ids.insert(id);
-      i = j;
-    } else {
-      ++i;
-    }
-  }
+  walk_identifiers(
+      e,
+      [&](const std::string& id) {
+        if (id != "floor" && id != "mod" && id != "min" && id != "max") ids.insert(id);
+      },
+      [](char) {});
   return ids;
 }
 
@@ -98,12 +99,7 @@ struct Floor {
 std::map<std::string, Floor> facts_floors(const ir::Model& m, const eval::InputSpec& given,
                                           const std::map<std::pair<std::string, size_t>, std::string>& slot_of) {
   std::map<std::string, Floor> floors;
-  passes::InferOptions io;
-  io.dims = given.dims;
-  io.input_shapes = given.shapes;
-  for (const auto& [name, v] : given.pinned)
-    if (v.is_tensor()) io.input_shapes[name] = v.tensor.dims();
-  passes::ShapeInference si(m, io);
+  passes::ShapeInference si(m, infer_options(given));
   if (!si.run().is_ok()) return floors;
   // Each free dim's symbol in the facts ("seq", or the unknown an unnamed dim became).
   std::map<std::string, std::string> slot_of_token;
@@ -404,6 +400,15 @@ Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model
   Status st(last.code(), last.detail() + " (" + tried + ": give sizes with --dim, --input-shape or --input)");
   if (!last.node().empty()) st.with_node(last.node());
   return st;
+}
+
+passes::InferOptions infer_options(const eval::InputSpec& spec) {
+  passes::InferOptions io;
+  io.dims = spec.dims;
+  io.input_shapes = spec.shapes;
+  for (const auto& [name, v] : spec.pinned)
+    if (v.is_tensor()) io.input_shapes[name] = v.tensor.dims();
+  return io;
 }
 
 }  // namespace onnxtrim::driver

@@ -12,6 +12,7 @@
 #include "eval/interpreter.h"
 #include "eval/verify.h"
 #include "ir/graph.h"
+#include "passes/shape_inference.h"
 #include "support/status.h"
 
 namespace onnxtrim::driver {
@@ -29,6 +30,10 @@ struct SizeCandidate {
   // The dims raised to what the facts require: "x[2] >= 100 for node 'producing c (Conv)'".
   std::vector<std::string> from_facts;
 };
+
+// Shape inference's options fixing what `spec` fixes: its dims, its shapes, and the shapes of
+// the tensors it pins.
+passes::InferOptions infer_options(const eval::InputSpec& spec);
 
 // The sizes to try, in order. From the facts (shape inference, main graph only): a dim that a
 // Reshape to a fixed shape determines (the data's element count depends on it alone) gets that
