@@ -243,6 +243,13 @@ struct GraphDiff {
   // Nodes are matched by name (same name and op), else by op and input names.
   std::vector<NodeRef> removed, added;
   int64_t kept = 0;
+  // Kept nodes edited in place: other input names, attributes (bodies are not compared) or output
+  // names; `what` says which ("inputs; attributes alpha").
+  struct NodeChange {
+    NodeRef node;  // as in the result
+    std::string what;
+  };
+  std::vector<NodeChange> changed;
   struct OpCount {
     std::string op;
     int64_t before = 0, after = 0;

@@ -22,6 +22,33 @@ std::string graph_diff_key(const ir::Node& n) {
   return k;
 }
 
+// What differs between a kept node `a` of the original and its match `b` ("" when nothing
+// compared does): input names, non-graph attributes, output names.
+std::string graph_diff_edit(const ir::Node& a, const ir::Node& b) {
+  auto names = [](const std::vector<ir::Value*>& vs) {
+    std::vector<std::string> out;
+    for (const ir::Value* v : vs) out.push_back(v ? v->name() : std::string());
+    return out;
+  };
+  std::string what;
+  if (names(a.inputs()) != names(b.inputs())) what = "inputs";
+  std::set<std::string> attrs;
+  auto graphish = [](const ir::Attribute& x) { return x.type == ir::AttrType::kGraph || x.type == ir::AttrType::kGraphs; };
+  for (const ir::Attribute& x : a.attributes) {
+    if (graphish(x)) continue;
+    const ir::Attribute* y = b.attr(x.name);
+    if (!y || !ir::attributes_equal(x, *y)) attrs.insert(x.name);
+  }
+  for (const ir::Attribute& y : b.attributes)
+    if (!graphish(y) && !a.attr(y.name)) attrs.insert(y.name);
+  if (!attrs.empty()) {
+    what += std::string(what.empty() ? "" : "; ") + "attributes";
+    for (const std::string& n : attrs) what += " " + n;
+  }
+  if (names(a.outputs()) != names(b.outputs())) what += std::string(what.empty() ? "" : "; ") + "outputs";
+  return what;
+}
+
 GraphDiff::NodeRef graph_diff_ref(const ir::Node& n) {
   GraphDiff::NodeRef r{n.name, graph_diff_op(n), {}};
   for (const ir::Value* o : n.outputs())
@@ -81,6 +108,8 @@ GraphDiff diff_graphs(const ir::Model& before, const ir::Model& after) {
     if (it != b_by_name.end() && graph_diff_op(*it->second) == graph_diff_op(*n) && !matched_b.count(it->second)) {
       matched_b.insert(it->second);
       ++d.kept;
+      std::string what = graph_diff_edit(*n, *it->second);
+      if (!what.empty()) d.changed.push_back({graph_diff_ref(*it->second), what});
     } else {
       a_left.push_back(n);
     }
@@ -92,6 +121,8 @@ GraphDiff diff_graphs(const ir::Model& before, const ir::Model& after) {
     auto it = b_by_key.find(graph_diff_key(*n));
     if (it != b_by_key.end()) {
       matched_b.insert(it->second);
+      std::string what = graph_diff_edit(*n, *it->second);
+      if (!what.empty()) d.changed.push_back({graph_diff_ref(*it->second), what});
       b_by_key.erase(it);
       ++d.kept;
     } else {

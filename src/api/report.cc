@@ -95,6 +95,7 @@ std::string graph_diff_text(const GraphDiff& d) {
   if (!ops.empty()) os << "  op counts: " << ops << "\n";
   list("removed", d.removed.size(), [&](size_t i) { return node(d.removed[i]); });
   list("added", d.added.size(), [&](size_t i) { return node(d.added[i]); });
+  list("edited in place", d.changed.size(), [&](size_t i) { return node(d.changed[i].node) + " (" + d.changed[i].what + ")"; });
   list("values retyped", d.values.size(),
        [&](size_t i) { return d.values[i].name + ": " + d.values[i].before + " -> " + d.values[i].after; });
   list("initializers removed", d.initializers_removed.size(), [&](size_t i) {
@@ -468,6 +469,10 @@ std::string Report::to_json() const {
     gj["nodes_kept"] = d.kept;
     gj["nodes_removed"] = nodes(d.removed);
     gj["nodes_added"] = nodes(d.added);
+    gj["nodes_changed"] = nlohmann::json::array();
+    for (const auto& c : d.changed)
+      gj["nodes_changed"].push_back(
+          {{"name", c.node.name}, {"op", c.node.op}, {"outputs", c.node.outputs}, {"what", c.what}});
     gj["op_counts"] = nlohmann::json::array();
     for (const auto& c : d.ops) gj["op_counts"].push_back({{"op", c.op}, {"before", c.before}, {"after", c.after}});
     gj["values_retyped"] = nlohmann::json::array();

@@ -166,10 +166,11 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
       for (const auto& o : n.outputs) k += o + ",";
     return k;
   };
-  std::map<std::string, size_t> removed_row, added_row;
+  std::map<std::string, size_t> removed_row, added_row, changed_row;
   for (size_t i = 0; i < d.removed.size(); ++i) removed_row.emplace(row_key(d.removed[i]), i);
   for (size_t i = 0; i < d.added.size(); ++i) added_row.emplace(row_key(d.added[i]), i);
-  std::vector<long> removed_by(d.removed.size(), -1), added_by(d.added.size(), -1);
+  for (size_t i = 0; i < d.changed.size(); ++i) changed_row.emplace(row_key(d.changed[i].node), i);
+  std::vector<long> removed_by(d.removed.size(), -1), added_by(d.added.size(), -1), changed_by(d.changed.size(), -1);
   for (size_t k = 0; k < d.rewrites.size(); ++k) {
     for (const auto& n : d.rewrites[k].removed) {
       auto it = removed_row.find(row_key(n));
@@ -179,6 +180,10 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
       auto it = added_row.find(row_key(n));
       if (it != added_row.end()) added_by[it->second] = static_cast<long>(k);
     }
+    for (const auto& n : d.rewrites[k].changed) {
+      auto it = changed_row.find(row_key(n));
+      if (it != changed_row.end()) changed_by[it->second] = static_cast<long>(k);
+    }
   }
   auto rewrite_link = [&](long k) {
     if (k < 0) return std::string();
@@ -186,7 +191,7 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
     return "<a href=\"#rewrite-" + std::to_string(k) + "\">" + html_esc(w.pass) + " (round " + std::to_string(w.round) +
            ")</a>";
   };
-  os << "<p id=\"diff-summary\">" << d.kept << " node(s) kept, " << d.removed.size() << " removed, " << d.added.size()
+  os << "<p id=\"diff-summary\">" << d.kept << " node(s) kept (" << d.changed.size() << " edited in place), " << d.removed.size() << " removed, " << d.added.size()
      << " added (main graph; nodes matched by name and op, else by op and inputs).</p>\n";
   if (!d.rewrites.empty()) {
     // A node of a rewrite that no row shows was made and removed by the passes (an intermediate).
@@ -195,7 +200,13 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
       std::string c;
       for (const auto& n : l) {
         auto it = rows.find(row_key(n));
-        if (it != rows.end())
+        // An edited node is in the edited table, or (made by an earlier pass) in the added one.
+        auto ch = changed_row.find(row_key(n));
+        if (std::string(anchor) == "changed" && ch != changed_row.end())
+          c += "<a href=\"#changed-" + std::to_string(ch->second) + "\">" + html_node_label(n) + "</a><br>";
+        else if (std::string(anchor) == "changed" && added_row.count(row_key(n)))
+          c += "<a href=\"#added-" + std::to_string(added_row.at(row_key(n))) + "\">" + html_node_label(n) + "</a><br>";
+        else if (std::string(anchor) != "changed" && it != rows.end())
           c += "<a href=\"#" + std::string(anchor) + "-" + std::to_string(it->second) + "\">" + html_node_label(n) + "</a><br>";
         else
           c += "<span class=\"" + std::string(missing_class) + "\" title=\"" + missing + "\">" + html_node_label(n) + "</span><br>";
@@ -211,7 +222,8 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
          << "</td><th>" << html_esc(w.pass) << "</th><td class=\"removed\">"
          << cell(w.removed, removed_row, "removed", "transient", "not in the original: made by an earlier pass")
          << "</td><td class=\"added\">" << cell(w.added, added_row, "added", "transient", "not in the result: removed by a later pass")
-         << "</td><td class=\"changed\">" << cell(w.changed, added_row, "added", "kept", "kept (same name and op), or removed by a later pass")
+         << "</td><td class=\"changed\">"
+         << cell(w.changed, changed_row, "changed", "kept", "edited again or back by a later pass, or removed by one")
          << "</td></tr>\n";
     }
     os << "</tbody></table>\n";
@@ -235,6 +247,12 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
         os << "<a href=\"#removed-" << k << "\">" << html_node_label(d.removed[k]) << "</a> ";
     os << "</td><td>" << rewrite_link(added_by[i]) << "</td></tr>\n";
   }
+  os << "</tbody></table>\n";
+  os << "<h3>Nodes edited in place</h3>\n<table id=\"diff-changed\"><thead><tr><th>#</th><th>node</th><th>what differs</th>"
+        "<th>edited by</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < d.changed.size(); ++i)
+    os << "<tr id=\"changed-" << i << "\"><td>" << i << "</td><td>" << html_node_label(d.changed[i].node) << "</td><td>"
+       << html_esc(d.changed[i].what) << "</td><td>" << rewrite_link(changed_by[i]) << "</td></tr>\n";
   os << "</tbody></table>\n";
   os << "<h3>Op counts that changed</h3>\n<table id=\"diff-ops\"><thead><tr><th>op</th><th>before</th><th>after</th></tr>"
         "</thead><tbody>\n";

@@ -205,5 +205,52 @@ TEST(ReportProvenance, ThePageLinksEachRewriteToTheDiffRowsAndBack) {
   EXPECT_GE(links, 6 + 3 + 3 + 1);  // nav, the rewrite's three, the rows' three back, the passes table's
 }
 
+TEST(ReportProvenance, ANodeEditedInPlaceIsInTheDiffAndLinkedFromItsRewrite) {
+  // fuse_relu_clip: the Relu goes, the Clip reads x and a new lower bound (max(-1, 0)).
+  test::TempDir tmp;
+  auto m = provenance_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y) {
+  r = Relu(x)
+  lo = Constant <value = float {-1}> ()
+  hi = Constant <value = float {0.25}> ()
+  y = Clip(r, lo, hi)
+}
+)");
+  ASSERT_TRUE(m);
+  const std::string in = tmp.file("in.onnx"), out = tmp.file("out.onnx"), page = tmp.file("r.html");
+  ASSERT_TRUE(onnx_io::save_model(*m, in).is_ok());
+  Options o;
+  o.set("report", page);
+  o.set("passes", "fuse_relu_clip");
+  Report rep = simplify_file(in, out, o);
+  const GraphDiff& d = rep.graph_diff;
+  ASSERT_EQ(d.rewrites.size(), 1u);
+  ASSERT_EQ(d.rewrites[0].changed.size(), 1u);
+  EXPECT_EQ(d.rewrites[0].changed[0].name, "n_y");
+  ASSERT_EQ(d.rewrites[0].removed.size(), 1u);
+  EXPECT_EQ(d.rewrites[0].removed[0].name, "n_r");
+  // The diff: the Clip kept by name and op, its inputs changed; nothing else edited.
+  ASSERT_EQ(d.changed.size(), 1u);
+  EXPECT_EQ(d.changed[0].node.name, "n_y");
+  EXPECT_EQ(d.changed[0].node.op, "Clip");
+  EXPECT_EQ(d.changed[0].what, "inputs");
+  const nlohmann::json j = nlohmann::json::parse(rep.to_json());
+  EXPECT_EQ(j.at("graph_diff").at("nodes_changed").at(0).at("what"), "inputs");
+  const std::string h = provenance_read(page);
+  EXPECT_NE(h.find("<td class=\"changed\"><a href=\"#changed-0\">Clip &#39;n_y&#39; -&gt; y</a><br></td>"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("<tr id=\"changed-0\"><td>0</td><td>Clip &#39;n_y&#39; -&gt; y</td><td>inputs</td><td><a "
+                   "href=\"#rewrite-0\">fuse_relu_clip (round 1)</a></td></tr>"),
+            std::string::npos)
+      << h;
+  // Without a fusion the edited table is empty.
+  Options none;
+  none.graph_diff = true;
+  none.set("passes", "eliminate_identity");
+  EXPECT_TRUE(simplify_file(in, out, none).graph_diff.changed.empty());
+}
+
 }  // namespace
 }  // namespace onnxtrim
