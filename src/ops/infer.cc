@@ -141,6 +141,11 @@ void propagate_same(InferContext& ctx, size_t out, size_t in) {
   ctx.output(out) = t;
 }
 
+Status infer_same(InferContext& ctx) {
+  propagate_same(ctx);
+  return Status::ok();
+}
+
 std::optional<SymShape> broadcast(const std::vector<const SymShape*>& shapes, bool* error) {
   size_t rank = 0;
   for (const SymShape* s : shapes) {

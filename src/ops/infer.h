@@ -145,6 +145,9 @@ Status check_types(const InferContext& ctx);
 
 // Output i gets input j's type and shape (elementwise unary ops).
 void propagate_same(InferContext& ctx, size_t out = 0, size_t in = 0);
+// The shape rule of an op whose output 0 has input 0's type and shape (elementwise unary ops,
+// the normalizations, Trilu, the scatters, the cumulative and softmax families).
+Status infer_same(InferContext& ctx);
 // Multidirectional broadcasting of symbolic shapes; nullopt when a rank is unknown.
 // Known, different, non-1 constant dims are a spec violation: *error is set.
 std::optional<SymShape> broadcast(const std::vector<const SymShape*>& shapes, bool* error);

@@ -148,8 +148,8 @@ T wrap_mul(T a, T b) {
   }
 }
 
-// Shape rules: same as input 0; broadcast of all inputs; broadcast with a bool output.
-Status infer_same(InferContext& ctx);
+// Shape rules: broadcast of all inputs; broadcast with a bool output (same as input 0 is
+// infer_same, ops/infer.h).
 Status infer_broadcast_same(InferContext& ctx);
 Status infer_broadcast_bool(InferContext& ctx);
 

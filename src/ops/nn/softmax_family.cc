@@ -78,19 +78,14 @@ Status eval_softmax_family(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_softmax_family(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 // One row: versions 1, 11, 13, float types and the shape rule are the family's.
 OpRegistration softmax_family_row(const char* op, EvalFn eval) {
   return {.op_type = op,
           .versions = {1, 11, 13},
           .eval = eval,
-          .infer = infer_softmax_family,
+          .infer = infer_same,
           .signature = "T",
           .types = {{"T", kFloatTypes}}};
 }

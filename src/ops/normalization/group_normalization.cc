@@ -56,17 +56,12 @@ Status eval_group_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_group_normalization(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GroupNormalization, "", "GroupNormalization", (std::vector<int>{18, 21}), eval_group_normalization);
-ONNXTRIM_REGISTER_INFER(GroupNormalization, "", "GroupNormalization", infer_group_normalization);
+ONNXTRIM_REGISTER_INFER(GroupNormalization, "", "GroupNormalization", infer_same);
 ONNXTRIM_REGISTER_TYPES(GroupNormalization, "", "GroupNormalization", "T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

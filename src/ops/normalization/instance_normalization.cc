@@ -39,18 +39,13 @@ Status eval_instance_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_instance_normalization(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(InstanceNormalization, "", "InstanceNormalization", (std::vector<int>{1, 6, 22}),
                      eval_instance_normalization);
-ONNXTRIM_REGISTER_INFER(InstanceNormalization, "", "InstanceNormalization", infer_instance_normalization);
+ONNXTRIM_REGISTER_INFER(InstanceNormalization, "", "InstanceNormalization", infer_same);
 ONNXTRIM_REGISTER_TYPES(InstanceNormalization, "", "InstanceNormalization", "T T T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

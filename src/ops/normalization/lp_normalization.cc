@@ -34,17 +34,12 @@ Status eval_lp_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_lp_normalization(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LpNormalization, "", "LpNormalization", (std::vector<int>{1, 22}), eval_lp_normalization);
-ONNXTRIM_REGISTER_INFER(LpNormalization, "", "LpNormalization", infer_lp_normalization);
+ONNXTRIM_REGISTER_INFER(LpNormalization, "", "LpNormalization", infer_same);
 ONNXTRIM_REGISTER_TYPES(LpNormalization, "", "LpNormalization", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

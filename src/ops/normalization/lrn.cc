@@ -41,17 +41,12 @@ Status eval_lrn(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_lrn(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(LRN, "", "LRN", (std::vector<int>{1, 13}), eval_lrn);
-ONNXTRIM_REGISTER_INFER(LRN, "", "LRN", infer_lrn);
+ONNXTRIM_REGISTER_INFER(LRN, "", "LRN", infer_same);
 ONNXTRIM_REGISTER_TYPES(LRN, "", "LRN", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -48,18 +48,13 @@ Status eval_mean_variance_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_mean_variance_normalization(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MeanVarianceNormalization, "", "MeanVarianceNormalization", (std::vector<int>{9, 13}),
                      eval_mean_variance_normalization);
-ONNXTRIM_REGISTER_INFER(MeanVarianceNormalization, "", "MeanVarianceNormalization", infer_mean_variance_normalization);
+ONNXTRIM_REGISTER_INFER(MeanVarianceNormalization, "", "MeanVarianceNormalization", infer_same);
 ONNXTRIM_REGISTER_TYPES(MeanVarianceNormalization, "", "MeanVarianceNormalization", "T", {{"T", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -45,17 +45,12 @@ Status eval_rms_normalization(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_rms_normalization(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(RMSNormalization, "", "RMSNormalization", (std::vector<int>{23}), eval_rms_normalization);
-ONNXTRIM_REGISTER_INFER(RMSNormalization, "", "RMSNormalization", infer_rms_normalization);
+ONNXTRIM_REGISTER_INFER(RMSNormalization, "", "RMSNormalization", infer_same);
 ONNXTRIM_REGISTER_TYPES(RMSNormalization, "", "RMSNormalization", "T V", {{"T", kFloatTypes}, {"V", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

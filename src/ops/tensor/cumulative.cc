@@ -73,12 +73,7 @@ Status eval_cumulative(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_cumulative(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 constexpr uint64_t kCumulativeTypes =
     kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64});
@@ -88,7 +83,7 @@ OpRegistration cumulative_row(const char* op, std::vector<int> versions, EvalFn 
   return {.op_type = op,
           .versions = std::move(versions),
           .eval = eval,
-          .infer = infer_cumulative,
+          .infer = infer_same,
           .signature = "T T2",
           .types = {{"T", kCumulativeTypes}, {"T2", kCumulativeAxisTypes}}};
 }

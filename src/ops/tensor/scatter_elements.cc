@@ -40,21 +40,16 @@ Status eval_scatter_elements(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_scatter_elements(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md; Scatter is the opset 9-10 name of the same op)
 ONNXTRIM_REGISTER_OP(ScatterElements, "", "ScatterElements", (std::vector<int>{11, 13, 16, 18}), eval_scatter_elements);
-ONNXTRIM_REGISTER_INFER(ScatterElements, "", "ScatterElements", infer_scatter_elements);
+ONNXTRIM_REGISTER_INFER(ScatterElements, "", "ScatterElements", infer_same);
 ONNXTRIM_REGISTER_TYPES(ScatterElements, "", "ScatterElements", "T Tind T",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_OP(Scatter, "", "Scatter", (std::vector<int>{9, 11}), eval_scatter_elements);
-ONNXTRIM_REGISTER_INFER(Scatter, "", "Scatter", infer_scatter_elements);
+ONNXTRIM_REGISTER_INFER(Scatter, "", "Scatter", infer_same);
 ONNXTRIM_REGISTER_TYPES(Scatter, "", "Scatter", "data indices updates",
                         {{"data", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"updates", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
 

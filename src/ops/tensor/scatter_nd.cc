@@ -42,17 +42,12 @@ Status eval_scatter_nd(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_scatter_nd(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ScatterND, "", "ScatterND", (std::vector<int>{11, 13, 16, 18}), eval_scatter_nd);
-ONNXTRIM_REGISTER_INFER(ScatterND, "", "ScatterND", infer_scatter_nd);
+ONNXTRIM_REGISTER_INFER(ScatterND, "", "ScatterND", infer_same);
 ONNXTRIM_REGISTER_TYPES(ScatterND, "", "ScatterND", "T indices T",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt64})}});
 

@@ -25,17 +25,12 @@ Status eval_trilu(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_trilu(InferContext& ctx) {
-  propagate_same(ctx);
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Trilu, "", "Trilu", (std::vector<int>{14}), eval_trilu);
-ONNXTRIM_REGISTER_INFER(Trilu, "", "Trilu", infer_trilu);
+ONNXTRIM_REGISTER_INFER(Trilu, "", "Trilu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Trilu, "", "Trilu", "T k",
                         {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"k", type_bits({ir::DataType::kInt64})}});
 
