@@ -52,11 +52,7 @@ bool is_random_op(const ir::Node& n) {
     if (opset > 0 && opset < 12) return false;
     const ir::Value* t = n.input(2);
     if (!t) return false;
-    const ir::Tensor* c = t->initializer();
-    if (!c && t->producer() && t->producer()->op_type == "Constant") {
-      const ir::Attribute* a = t->producer()->attr("value");
-      if (a && a->t) c = a->t.get();
-    }
+    const ir::Tensor* c = ir::constant_tensor_of(t);
     return !(c && c->numel() == 1 && c->bytes() && c->bytes()[0] == 0);
   }
   const ops::OpSchema* s = ops::OpRegistry::instance().find_any(n.domain, n.op_type);
@@ -161,22 +157,7 @@ const ir::Graph& Interpreter::function_instance(const ir::Function& f, const ir:
     if (same) return *inst.model->graph;
   }
   FunctionInstance inst;
-  for (const ir::Attribute& a : call.attributes) {
-    ir::Attribute c;
-    c.name = a.name;
-    c.type = a.type;
-    c.f = a.f;
-    c.i = a.i;
-    c.s = a.s;
-    c.t = a.t;
-    c.g = a.g;
-    c.floats = a.floats;
-    c.ints = a.ints;
-    c.strings = a.strings;
-    c.tensors = a.tensors;
-    c.graphs = a.graphs;
-    inst.attributes.push_back(std::move(c));
-  }
+  inst.attributes = call.attributes;
   inst.model = ir::instantiate_function(f, call);
   list.push_back(std::move(inst));
   return *list.back().model->graph;

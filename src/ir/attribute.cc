@@ -25,6 +25,13 @@ uint64_t tensor_hash(const Tensor& t) {
 
 uint64_t hash_tensor(const Tensor& t) { return tensor_hash(t); }
 
+Attribute copy_attribute_shallow(const Attribute& a) {
+  Attribute c = a;
+  c.g.reset();
+  c.graphs.clear();
+  return c;
+}
+
 bool attributes_equal(const Attribute& a, const Attribute& b) {
   if (a.name != b.name || a.type != b.type || a.ref_attr_name != b.ref_attr_name) return false;
   switch (a.type) {

@@ -50,38 +50,35 @@ struct Attribute {
   std::string extra;  // serialized fields not interpreted (sparse tensors, type protos, unknown)
   uint32_t presence = 0;  // optional proto fields present in the file (onnx_io only)
 
-  static Attribute make_int(std::string n, int64_t v) {
+  // An attribute of this name and type, its value still to be set.
+  static Attribute named(std::string n, AttrType type) {
     Attribute a;
     a.name = std::move(n);
-    a.type = AttrType::kInt;
+    a.type = type;
+    return a;
+  }
+  static Attribute make_int(std::string n, int64_t v) {
+    Attribute a = named(std::move(n), AttrType::kInt);
     a.i = v;
     return a;
   }
   static Attribute make_float(std::string n, float v) {
-    Attribute a;
-    a.name = std::move(n);
-    a.type = AttrType::kFloat;
+    Attribute a = named(std::move(n), AttrType::kFloat);
     a.f = v;
     return a;
   }
   static Attribute make_ints(std::string n, std::vector<int64_t> v) {
-    Attribute a;
-    a.name = std::move(n);
-    a.type = AttrType::kInts;
+    Attribute a = named(std::move(n), AttrType::kInts);
     a.ints = std::move(v);
     return a;
   }
   static Attribute make_string(std::string n, std::string v) {
-    Attribute a;
-    a.name = std::move(n);
-    a.type = AttrType::kString;
+    Attribute a = named(std::move(n), AttrType::kString);
     a.s = std::move(v);
     return a;
   }
   static Attribute make_tensor(std::string n, Tensor v) {
-    Attribute a;
-    a.name = std::move(n);
-    a.type = AttrType::kTensor;
+    Attribute a = named(std::move(n), AttrType::kTensor);
     a.t = std::make_shared<Tensor>(std::move(v));
     return a;
   }
@@ -92,6 +89,9 @@ struct Attribute {
 namespace onnxtrim::ir {
 // Same name, type and value (floats bitwise; tensors by contents; graphs never equal).
 bool attributes_equal(const Attribute& a, const Attribute& b);
+// A copy of every field but the subgraphs (g and graphs stay empty): the caller copies those
+// into the graph that owns the new node.
+Attribute copy_attribute_shallow(const Attribute& a);
 uint64_t hash_attribute(const Attribute& a);
 uint64_t hash_tensor(const Tensor& t);
 }  // namespace onnxtrim::ir

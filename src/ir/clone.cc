@@ -2,10 +2,6 @@
 
 namespace onnxtrim::ir {
 
-namespace {
-Attribute copy_attribute_shallow(const Attribute& a);
-}
-
 std::unique_ptr<Model> clone_model(const Model& m) {
   auto out = std::make_unique<Model>();
   out->ir_version = m.ir_version;
@@ -48,30 +44,14 @@ namespace onnxtrim::ir {
 
 namespace {
 
-Attribute copy_attribute_shallow(const Attribute& a) {
-  Attribute c;
-  c.name = a.name;
-  c.type = a.type;
-  c.f = a.f;
-  c.i = a.i;
-  c.s = a.s;
-  c.t = a.t;
-  c.floats = a.floats;
-  c.ints = a.ints;
-  c.strings = a.strings;
-  c.tensors = a.tensors;
-  c.ref_attr_name = a.ref_attr_name;
-  c.doc_string = a.doc_string;
-  c.extra = a.extra;
-  c.presence = a.presence;
-  return c;
-}
-
 Value* mapped(const Value* v, std::unordered_map<const Value*, Value*>& map) {
   if (!v) return nullptr;
   auto it = map.find(v);
   return it != map.end() ? it->second : const_cast<Value*>(v);  // outer scope: unchanged
 }
+
+void copy_node_subgraphs(Model& m, const Node& n, Node* nn, Graph& parent,
+                         std::unordered_map<const Value*, Value*>& map);
 
 // Copies a whole nested graph (inputs, initializers, nodes, outputs) as a subgraph of `owner`.
 void copy_subgraph(const Graph& src, Graph& out, std::unordered_map<const Value*, Value*>& map) {
@@ -101,22 +81,29 @@ void copy_subgraph(const Graph& src, Graph& out, std::unordered_map<const Value*
     nn->presence = n->presence;
     for (const Attribute& a : n->attributes) nn->attributes.push_back(copy_attribute_shallow(a));
     for (const Value* o : n->outputs()) out.add_node_output(nn, o ? make(o) : nullptr);
-    for (size_t ai = 0; ai < n->attributes.size(); ++ai) {
-      const Attribute& a = n->attributes[ai];
-      if (a.type == AttrType::kGraph && a.g) {
-        nn->attributes[ai].g = std::make_shared<Graph>(&m, &out, nn);
-        copy_subgraph(*a.g, *nn->attributes[ai].g, map);
-      } else if (a.type == AttrType::kGraphs) {
-        for (const auto& g : a.graphs) {
-          auto ng = std::make_shared<Graph>(&m, &out, nn);
-          copy_subgraph(*g, *ng, map);
-          nn->attributes[ai].graphs.push_back(ng);
-        }
-      }
-    }
+    copy_node_subgraphs(m, *n, nn, out, map);
     for (const Value* in : n->inputs()) out.add_node_input(nn, mapped(in, map));
   });
   for (const Value* v : src.outputs()) out.add_output(mapped(v, map));
+}
+
+// Gives `nn`, the copy of `n` placed in `parent`, copies of n's subgraphs (its attributes were
+// copied without them, in the same order).
+void copy_node_subgraphs(Model& m, const Node& n, Node* nn, Graph& parent,
+                         std::unordered_map<const Value*, Value*>& map) {
+  for (size_t ai = 0; ai < n.attributes.size(); ++ai) {
+    const Attribute& a = n.attributes[ai];
+    if (a.type == AttrType::kGraph && a.g) {
+      nn->attributes[ai].g = std::make_shared<Graph>(&m, &parent, nn);
+      copy_subgraph(*a.g, *nn->attributes[ai].g, map);
+    } else if (a.type == AttrType::kGraphs) {
+      for (const auto& g : a.graphs) {
+        auto ng = std::make_shared<Graph>(&m, &parent, nn);
+        copy_subgraph(*g, *ng, map);
+        nn->attributes[ai].graphs.push_back(ng);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -145,19 +132,7 @@ std::vector<Value*> inline_graph(const Graph& branch, Graph& dst, Node* before, 
       }
       dst.add_node_output(nn, nv);
     }
-    for (size_t ai = 0; ai < n->attributes.size(); ++ai) {
-      const Attribute& a = n->attributes[ai];
-      if (a.type == AttrType::kGraph && a.g) {
-        nn->attributes[ai].g = std::make_shared<Graph>(&m, &dst, nn);
-        copy_subgraph(*a.g, *nn->attributes[ai].g, map);
-      } else if (a.type == AttrType::kGraphs) {
-        for (const auto& g : a.graphs) {
-          auto ng = std::make_shared<Graph>(&m, &dst, nn);
-          copy_subgraph(*g, *ng, map);
-          nn->attributes[ai].graphs.push_back(ng);
-        }
-      }
-    }
+    copy_node_subgraphs(m, *n, nn, dst, map);
   });
   std::vector<Value*> outs;
   for (const Value* v : branch.outputs()) outs.push_back(mapped(v, map));

@@ -459,24 +459,7 @@ void Graph::clone_into(Graph& into) const {
     nn->doc_string = n->doc_string;
     nn->extra = n->extra;
     nn->presence = n->presence;
-    for (const Attribute& a : n->attributes) {
-      Attribute c;
-      c.name = a.name;
-      c.type = a.type;
-      c.f = a.f;
-      c.i = a.i;
-      c.s = a.s;
-      c.t = a.t;
-      c.floats = a.floats;
-      c.ints = a.ints;
-      c.strings = a.strings;
-      c.tensors = a.tensors;
-      c.ref_attr_name = a.ref_attr_name;
-      c.doc_string = a.doc_string;
-      c.extra = a.extra;
-      c.presence = a.presence;
-      nn->attributes.push_back(std::move(c));
-    }
+    for (const Attribute& a : n->attributes) nn->attributes.push_back(copy_attribute_shallow(a));
     for (Value* o : n->outputs_) into.add_node_output(nn, o ? map[o] : nullptr);
     // Subgraphs are cloned after the node's outputs exist, before its inputs are looked up
     // (inputs come from earlier nodes, which are all mapped already).
@@ -497,6 +480,15 @@ void Graph::clone_into(Graph& into) const {
     for (Value* in : n->inputs_) into.add_node_input(nn, get(in));
   }
   for (Value* v : outputs_) into.add_output(get(v));
+}
+
+const Tensor* constant_tensor_of(const Value* v) {
+  if (const Tensor* t = v->initializer()) return t;
+  if (v->producer() && v->producer()->op_type == "Constant") {
+    const Attribute* a = v->producer()->attr("value");
+    if (a && a->t) return a->t.get();
+  }
+  return nullptr;
 }
 
 // ---------------------------------------------------------------- Model

@@ -297,4 +297,8 @@ class Model {
   uint64_t name_counter_ = 0;
 };
 
+// The tensor v holds when it is an initializer, or the output of a Constant node with a tensor
+// `value`; nullptr otherwise.
+const Tensor* constant_tensor_of(const Value* v);
+
 }  // namespace onnxtrim::ir

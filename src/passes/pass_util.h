@@ -13,11 +13,7 @@ inline bool dropout_may_train(const ir::Node& n) {
   if (opset >= 12) {
     const ir::Value* t = n.num_inputs() > 2 ? n.input(2) : nullptr;
     if (!t) return false;
-    const ir::Tensor* c = t->initializer();
-    if (!c && t->producer() && t->producer()->op_type == "Constant") {
-      const ir::Attribute* a = t->producer()->attr("value");
-      if (a && a->t) c = a->t.get();
-    }
+    const ir::Tensor* c = ir::constant_tensor_of(t);
     return !(c && c->numel() == 1 && c->bytes() && c->bytes()[0] == 0);
   }
   if (opset > 0 && opset < 7) return n.attr_int("is_test", 0) == 0;
