@@ -43,6 +43,11 @@ std::vector<int64_t> weight_out_channels(const ir::Node& conv, const ir::Tensor&
   return out;
 }
 
+std::vector<double> conv_bias(const ir::Node& conv, const ir::Tensor& w) {
+  if (conv.num_inputs() > 2 && conv.input(2)) return to_doubles(*ops::FoldContext::constant(conv.input(2)));
+  return std::vector<double>(static_cast<size_t>(conv_out_channels(conv, w)), 0.0);
+}
+
 std::vector<double> to_doubles(const ir::Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = ops::element_as_double(t, i);

@@ -1,4 +1,4 @@
-// Shared by fuse_conv_add and fuse_conv_mul: recognising a per-output-channel constant after
+// Shared by fuse_conv_add and fuse_conv_mul (and fuse_conv_bn: from_doubles): recognising a per-output-channel constant after
 // a Conv and reading it as one value per channel.
 #pragma once
 
@@ -39,7 +39,22 @@ Match<ChannelOperand> match_channel_operand(const ir::Node& op);
 // none and b is all zero), and its output takes the place of op's.
 void absorb_into_conv(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& b, ir::Graph& g,
                       ir::Rewriter& rw);
+// The Conv's bias, one double per output channel; zeros when it has none.
+std::vector<double> conv_bias(const ir::Node& conv, const ir::Tensor& w);
 std::vector<double> to_doubles(const ir::Tensor& t);
 ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v);
+
+
+// The rule both rewrites are: match_channel_operand on the root, then fold(op, its Conv, the
+// Conv's constant weights, the per-channel constant), which ends in absorb_into_conv.
+class ChannelOperandRule : public Rule<ChannelOperand> {
+ protected:
+  Match<ChannelOperand> match(const ir::Node& n, RuleContext&) override { return match_channel_operand(n); }
+  void apply(ir::Node& n, ChannelOperand& f, RuleContext& ctx, ir::Rewriter& rw) override {
+    fold(n, *f.conv, *ops::FoldContext::constant(f.conv->input(1)), f.c, ctx.graph(), rw);
+  }
+  virtual void fold(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& c, ir::Graph& g,
+                    ir::Rewriter& rw) = 0;
+};
 
 }  // namespace onnxtrim::passes

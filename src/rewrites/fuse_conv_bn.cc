@@ -11,6 +11,7 @@
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
 #include "passes/rule.h"
+#include "rewrites/conv_channel.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -24,15 +25,6 @@ std::vector<double> as_doubles(const ir::Tensor& t) {
 
 std::vector<double> doubles(const ir::Tensor& t) {
   return t.dtype() == ir::DataType::kDouble ? as_doubles<double>(t) : as_doubles<float>(t);
-}
-
-ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v) {
-  ir::Tensor t(dt, dims);
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == ir::DataType::kDouble) t.mutable_data<double>()[i] = v[i];
-    else t.mutable_data<float>()[i] = static_cast<float>(v[i]);
-  }
-  return t;
 }
 
 struct ConvBnFit {};

@@ -11,23 +11,14 @@
 namespace onnxtrim::passes {
 namespace {
 
-class FuseConvMul final : public Rule<ChannelOperand> {
+class FuseConvMul final : public ChannelOperandRule {
  public:
   std::vector<std::string> roots() const override { return {"Mul"}; }
 
  protected:
-  Match<ChannelOperand> match(const ir::Node& n, RuleContext&) override { return match_channel_operand(n); }
-
-  void apply(ir::Node& n, ChannelOperand& f, RuleContext& ctx, ir::Rewriter& rw) override {
-    fold(n, *f.conv, *ops::FoldContext::constant(f.conv->input(1)), f.c, ctx.graph(), rw);
-  }
-
- private:
-  static void fold(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& c, ir::Graph& g,
-                    ir::Rewriter& rw) {
-    int64_t m = conv_out_channels(conv, w);
-    std::vector<double> b(static_cast<size_t>(m), 0.0);
-    if (conv.num_inputs() > 2 && conv.input(2)) b = to_doubles(*ops::FoldContext::constant(conv.input(2)));
+  void fold(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const std::vector<double>& c, ir::Graph& g,
+            ir::Rewriter& rw) override {
+    std::vector<double> b = conv_bias(conv, w);
     std::vector<double> wv = to_doubles(w);
     std::vector<int64_t> channel = weight_out_channels(conv, w);
     for (size_t i = 0; i < wv.size(); ++i) wv[i] *= c[static_cast<size_t>(channel[i])];
