@@ -23,14 +23,11 @@ class FuseGemmBias final : public Rule<GemmBias> {
   Match<GemmBias> match(const ir::Node& add, RuleContext& ctx) override {
     const int64_t opset = ctx.opset();
     for (size_t side = 0; side < 2; ++side) {
-      ir::Node* gemm = absorbing_gemm(add.input(side), opset);
-      if (!gemm) continue;
-      ir::Value* y = gemm->output(0);
-      auto c = broadcast_matrix(add.input(1 - side), y);
-      if (!c || !ir::Rewriter::can_replace(add.output(0), y)) continue;
+      auto f = gemm_operand(add, side, opset);
+      if (!f) continue;
       std::optional<Matrix> old;
-      if (gemm->input(2) && !(old = broadcast_matrix(gemm->input(2), y))) continue;
-      return GemmBias{gemm, *c, old};
+      if (f->gemm->input(2) && !(old = broadcast_matrix(f->gemm->input(2), f->y))) continue;
+      return GemmBias{f->gemm, std::move(f->m), old};
     }
     return refuse("no input is a Gemm (read only by the Add, C constant or absent) plus a constant that keeps its shape");
   }

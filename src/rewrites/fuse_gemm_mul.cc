@@ -32,13 +32,11 @@ class FuseGemmMul final : public Rule<GemmScale> {
   Match<GemmScale> match(const ir::Node& mul, RuleContext& ctx) override {
     const int64_t opset = ctx.opset();
     for (size_t side = 0; side < 2; ++side) {
-      ir::Node* gemm = absorbing_gemm(mul.input(side), opset);
-      if (!gemm) continue;
-      ir::Value* y = gemm->output(0);
-      auto k = broadcast_matrix(mul.input(1 - side), y);
-      if (!k || k->rows != 1 || !ir::Rewriter::can_replace(mul.output(0), y)) continue;
-      GemmScale fit{gemm, *k, std::nullopt};
-      if (k->cols == 1 ? scalar_fits(*gemm, k->v[0], y->type.elem) : columns_fit(*gemm, *k, &fit.c)) return fit;
+      auto f = gemm_operand(mul, side, opset);
+      if (!f || f->m.rows != 1) continue;
+      GemmScale fit{f->gemm, f->m, std::nullopt};
+      if (f->m.cols == 1 ? scalar_fits(*f->gemm, f->m.v[0], f->y->type.elem) : columns_fit(*f->gemm, f->m, &fit.c))
+        return fit;
     }
     return refuse("no input is a Gemm (read only by the Mul) times a constant scalar or per-column vector it can take");
   }

@@ -1,5 +1,5 @@
 // Shared by fuse_gemm_bias and fuse_gemm_mul: a Gemm whose output may absorb an elementwise
-// constant, and reading a constant as a [rows, cols] matrix broadcast against its [M, N] output.
+// constant (gemm_operand: the match both start from), and reading a constant as a [rows, cols] matrix broadcast against its [M, N] output.
 #pragma once
 
 #include <optional>
@@ -46,6 +46,23 @@ inline std::optional<Matrix> broadcast_matrix(const ir::Value* c, const ir::Valu
   if (m.cols != 1 && od[1].value != m.cols) return std::nullopt;
   m.v = to_doubles(*t);
   return m;
+}
+
+// Input `side` of an elementwise op (Add, Mul) comes from an absorbing Gemm, the other input is a
+// constant that broadcasts to the Gemm's output y without growing it, and the op's output can take
+// y's place: the Gemm, y and the constant. nullopt otherwise.
+struct GemmOperand {
+  ir::Node* gemm = nullptr;
+  ir::Value* y = nullptr;
+  Matrix m;
+};
+inline std::optional<GemmOperand> gemm_operand(const ir::Node& op, size_t side, int64_t opset) {
+  ir::Node* gemm = absorbing_gemm(op.input(side), opset);
+  if (!gemm) return std::nullopt;
+  ir::Value* y = gemm->output(0);
+  auto m = broadcast_matrix(op.input(1 - side), y);
+  if (!m || !ir::Rewriter::can_replace(op.output(0), y)) return std::nullopt;
+  return GemmOperand{gemm, y, std::move(*m)};
 }
 
 // C' shape: [cols] when it has one row, else [rows, cols].
