@@ -31,6 +31,7 @@
 #include "passes/pass.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_inference.h"
+#include "targets/reshape_target.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -45,23 +46,6 @@ struct Chain {
   std::vector<int64_t> perm;
   ops::SymShape out2;        // Reshape2's output dims
 };
-
-// A constant shape for a Reshape: known dims as numbers, at most one symbolic dim as -1.
-std::optional<std::vector<int64_t>> constant_shape(const ops::SymShape& s) {
-  std::vector<int64_t> out;
-  bool minus = false;
-  for (const Expr& e : s) {
-    if (auto v = e.constant_value()) {
-      if (*v == 0) return std::nullopt;  // 0 would mean "copy"
-      out.push_back(*v);
-    } else {
-      if (minus) return std::nullopt;
-      minus = true;
-      out.push_back(-1);
-    }
-  }
-  return out;
-}
 
 // Element-wise ops (their files say so): each output element depends only on the same element
 // of each input.
@@ -176,12 +160,12 @@ class LegalizeCoreml final : public Pass {
     if (perm.size() != rank) return std::nullopt;
     // Reshape2's target is rewritten from its known output dims (a 0 in it would copy a dim
     // of the new, differently shaped intermediate).
-    if (!constant_shape(*f2->shape)) return std::nullopt;
+    if (!reshape_constant_target(*f2->shape)) return std::nullopt;
     return Chain{r1, tr, &r2, *f1->shape, perm, *f2->shape};
   }
 
   static void set_final_shape(const Chain& c, ir::Graph& g, ir::Rewriter& rw) {
-    auto shape = constant_shape(c.out2);
+    auto shape = reshape_constant_target(c.out2);
     ir::Value* s = rw.add_initializer(g, ops::make_tensor<int64_t>({static_cast<int64_t>(shape->size())}, *shape),
                                       c.r2->output(0)->name() + "_shape");
     rw.set_input(c.r2, 1, s);
@@ -211,7 +195,7 @@ class LegalizeCoreml final : public Pass {
     }
     ir::Value* x = c.r1->input(0);
     if (merged.size() < 6) {
-      auto shape = constant_shape(merged);
+      auto shape = reshape_constant_target(merged);
       if (!shape) return;
       std::vector<int64_t> mperm;
       for (size_t gi = 0; gi < groups.size(); ++gi) mperm.push_back(position[gi]);
@@ -236,7 +220,7 @@ class LegalizeCoreml final : public Pass {
         if (k < a) before = before * d[k];
         else after = after * d[k];
       }
-      auto shape = constant_shape({leading, before, d[a], after});
+      auto shape = reshape_constant_target({leading, before, d[a], after});
       if (!shape) return;
       steps.push_back({*shape, true});
       taken[a] = true;

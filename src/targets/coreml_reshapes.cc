@@ -23,6 +23,7 @@
 #include "ops/kernel_util.h"
 #include "passes/rule.h"
 #include "passes/shape_inference.h"
+#include "targets/reshape_target.h"
 
 namespace onnxtrim::passes {
 namespace {
@@ -34,23 +35,6 @@ struct ReshapePair {
   std::vector<ir::Node*> shapes;   // Shape readers of its output, answered with sA
   std::optional<std::vector<int64_t>> target;  // a new constant target for the second, or keep sB
 };
-
-// Known dims as a constant target: numbers, at most one symbolic dim as -1; no 0 (a copy).
-std::optional<std::vector<int64_t>> constant_target(const ops::SymShape& s) {
-  std::vector<int64_t> out;
-  bool minus = false;
-  for (const Expr& e : s) {
-    if (auto v = e.constant_value()) {
-      if (*v == 0) return std::nullopt;
-      out.push_back(*v);
-    } else {
-      if (minus) return std::nullopt;
-      minus = true;
-      out.push_back(-1);
-    }
-  }
-  return out;
-}
 
 class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
  public:
@@ -90,7 +74,7 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
     // The second target: kept, unless a 0 in it would copy a dim that differs between x and
     // the intermediate.
     if (!keeps_meaning(n, *fx->shape, *fm->shape, *si)) {
-      fit.target = constant_target(*fy->shape);
+      fit.target = reshape_constant_target(*fy->shape);
       if (!fit.target) return refuse("the target copies a dim of the intermediate and the result has more than one symbolic dim");
     }
     return fit;
