@@ -65,6 +65,13 @@ void finish(StepContext& ctx, ir::Node& n) {
   ctx.rw().erase_node(&n);
 }
 
+// The end of a one-output expansion: y takes the place of n's output, and n goes.
+Status finish_with(StepContext& ctx, ir::Node& n, ir::Value* y) {
+  take_output(ctx, n, 0, y);
+  finish(ctx, n);
+  return Status::ok();
+}
+
 Status need_type(StepContext& ctx, ir::Node& n, ir::DataType t) {
   if (t == ir::DataType::kUndefined || !ir::dtype_is_float(t))
     return ctx.refuse(n, "the expansion of " + n.op_type + " needs the input's float type, which is not known");
@@ -75,6 +82,14 @@ bool refs(const ir::Node& n) {
   for (const auto& a : n.attributes)
     if (!a.ref_attr_name.empty()) return true;
   return false;
+}
+
+// How an expansion over a float input 0 starts: it refuses attributes that refer to the calling
+// function's and an input type that is not a known float type, and sets *t to that type.
+Status expandable_float(StepContext& ctx, ir::Node& n, ir::DataType* t) {
+  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
+  *t = ctx.dtype(n.input(0));
+  return need_type(ctx, n, *t);
 }
 
 // Normalized axes [axis, rank) as negative indices when possible (no rank needed).
@@ -92,9 +107,8 @@ std::optional<std::vector<int64_t>> trailing_axes(StepContext& ctx, ir::Node& n,
 
 // Y = (X - mean) / sqrt(var + eps) * Scale + B over axes [axis, rank)
 Status expand_layer_norm(StepContext& ctx, ir::Node& n, bool rms) {
-  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
-  ir::DataType t = ctx.dtype(n.input(0));
-  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  ir::DataType t{};
+  OT_RETURN_IF_ERROR(expandable_float(ctx, n, &t));
   auto axes = trailing_axes(ctx, n, n.attr_int("axis", -1));
   if (!axes) return ctx.refuse(n, "the expansion needs the input's rank, which is not known");
   float eps = n.attr_float("epsilon", 1e-5f);
@@ -129,9 +143,8 @@ Status expand_rmsnorm(StepContext& ctx, ir::Node& n) { return expand_layer_norm(
 // none: 0.5 * x * (1 + erf(x / sqrt(2)))
 // tanh: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
 Status expand_gelu(StepContext& ctx, ir::Node& n) {
-  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
-  ir::DataType t = ctx.dtype(n.input(0));
-  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  ir::DataType t{};
+  OT_RETURN_IF_ERROR(expandable_float(ctx, n, &t));
   std::string approx = n.attr_string("approximate", "none");
   Builder b{ctx, n, 20};
   ir::Value* x = n.input(0);
@@ -146,9 +159,7 @@ Status expand_gelu(StepContext& ctx, ir::Node& n) {
     return ctx.refuse(n, "unknown approximate '" + approx + "'");
   }
   ir::Value* y = b.op("Mul", {b.op("Mul", {b.scalar(t, 0.5, "half"), x}), b.op("Add", {b.scalar(t, 1.0, "one"), inner})});
-  take_output(ctx, n, 0, y);
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, y);
 }
 
 // x * HardSigmoid(x, 1/6, 1/2)
@@ -156,55 +167,43 @@ Status expand_hard_swish(StepContext& ctx, ir::Node& n) {
   Builder b{ctx, n, 14};
   ir::Value* x = n.input(0);
   ir::Value* hs = b.op("HardSigmoid", {x}, {ir::Attribute::make_float("alpha", 1.0f / 6), ir::Attribute::make_float("beta", 0.5f)});
-  take_output(ctx, n, 0, b.op("Mul", {x, hs}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Mul", {x, hs}));
 }
 
 // x * tanh(softplus(x))
 Status expand_mish(StepContext& ctx, ir::Node& n) {
   Builder b{ctx, n, 18};
   ir::Value* x = n.input(0);
-  take_output(ctx, n, 0, b.op("Mul", {x, b.op("Tanh", {b.op("Softplus", {x})})}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Mul", {x, b.op("Tanh", {b.op("Softplus", {x})})}));
 }
 
 // x * sigmoid(alpha * x)
 Status expand_swish(StepContext& ctx, ir::Node& n) {
-  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
-  ir::DataType t = ctx.dtype(n.input(0));
-  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  ir::DataType t{};
+  OT_RETURN_IF_ERROR(expandable_float(ctx, n, &t));
   Builder b{ctx, n, 24};
   ir::Value* x = n.input(0);
   float alpha = n.attr_float("alpha", 1.0f);
   ir::Value* ax = alpha == 1.0f ? x : b.op("Mul", {b.scalar(t, alpha, "alpha"), x});
-  take_output(ctx, n, 0, b.op("Mul", {x, b.op("Sigmoid", {ax})}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Mul", {x, b.op("Sigmoid", {ax})}));
 }
 
 // alpha * Elu(x / alpha, 1)
 Status expand_celu(StepContext& ctx, ir::Node& n) {
-  if (refs(n)) return ctx.refuse(n, "attributes refer to the calling function's: cannot expand");
-  ir::DataType t = ctx.dtype(n.input(0));
-  OT_RETURN_IF_ERROR(need_type(ctx, n, t));
+  ir::DataType t{};
+  OT_RETURN_IF_ERROR(expandable_float(ctx, n, &t));
   Builder b{ctx, n, 12};
   float alpha = n.attr_float("alpha", 1.0f);
   ir::Value* a = b.scalar(t, alpha, "alpha");
   ir::Value* e = b.op("Elu", {b.op("Div", {n.input(0), a})}, {ir::Attribute::make_float("alpha", 1.0f)});
-  take_output(ctx, n, 0, b.op("Mul", {a, e}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Mul", {a, e}));
 }
 
 Status expand_or_equal(StepContext& ctx, ir::Node& n, const char* strict) {
   Builder b{ctx, n, 12};
   ir::Value* s = b.op(strict, {n.input(0), n.input(1)});
   ir::Value* e = b.op("Equal", {n.input(0), n.input(1)});
-  take_output(ctx, n, 0, b.op("Or", {s, e}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Or", {s, e}));
 }
 Status expand_greater_or_equal(StepContext& ctx, ir::Node& n) { return expand_or_equal(ctx, n, "Greater"); }
 Status expand_less_or_equal(StepContext& ctx, ir::Node& n) { return expand_or_equal(ctx, n, "Less"); }
@@ -214,9 +213,7 @@ Status expand_cast_like(StepContext& ctx, ir::Node& n) {
   ir::DataType t = ctx.dtype(n.input(1));
   if (t == ir::DataType::kUndefined) return ctx.refuse(n, "the type of target_type is not known");
   Builder b{ctx, n, 15};
-  take_output(ctx, n, 0, b.op("Cast", {n.input(0)}, {ir::Attribute::make_int("to", static_cast<int64_t>(t))}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Cast", {n.input(0)}, {ir::Attribute::make_int("to", static_cast<int64_t>(t))}));
 }
 
 // GroupNormalization-18 (scale/bias per group):
@@ -230,9 +227,7 @@ Status expand_group_norm(StepContext& ctx, ir::Node& n) {
   ir::Value* grouped = b.op("Reshape", {x, ctx.const_i64(*n.graph(), &n, {0, groups, -1}, hint(n, "grouped"))});
   ir::Value* norm = b.op("InstanceNormalization", {grouped, n.input(1), n.input(2)},
                          {ir::Attribute::make_float("epsilon", n.attr_float("epsilon", 1e-5f))});
-  take_output(ctx, n, 0, b.op("Reshape", {norm, b.op("Shape", {x})}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Reshape", {norm, b.op("Shape", {x})}));
 }
 
 // Trilu (no function body in the spec): Where(mask, x, 0), the mask keeping j - i >= k (upper)
@@ -274,15 +269,11 @@ Status expand_trilu(StepContext& ctx, ir::Node& n) {
     mask = b.op("Not", {b.op(upper ? "Less" : "Greater", {diff, kk})});
   }
   if (t == ir::DataType::kBool) {  // a bool input (a causal mask): And, which every runtime has
-    take_output(ctx, n, 0, b.op("And", {mask, x}));
-    finish(ctx, n);
-    return Status::ok();
+    return finish_with(ctx, n, b.op("And", {mask, x}));
   }
   ir::Value* zero = b.scalar(t, 0.0, "zero");
   if (!zero) return ctx.refuse(n, "cannot make a zero of type " + std::string(ir::dtype_name(t)));
-  take_output(ctx, n, 0, b.op("Where", {mask, x, zero}));
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, b.op("Where", {mask, x, zero}));
 }
 
 // Attention: the spec's pattern, step by step:
@@ -448,9 +439,7 @@ Status expand_center_crop_pad(StepContext& ctx, ir::Node& n) {
     y = b.op("Slice", {y, ctx.const_i64(g, &n, starts, hint(n, "starts")), ctx.const_i64(g, &n, ends, hint(n, "ends")),
                        ctx.const_i64(g, &n, slice_axes, hint(n, "axes"))});
   if (y == n.input(0)) y = b.op("Identity", {y});
-  take_output(ctx, n, 0, y);
-  finish(ctx, n);
-  return Status::ok();
+  return finish_with(ctx, n, y);
 }
 
 }  // namespace

@@ -183,9 +183,7 @@ Status step_pad18(StepContext& ctx, ir::Node& n, bool up) {
 
 // ---- Pad-19: mode 'wrap' is new.
 Status step_pad19(StepContext& ctx, ir::Node& n, bool up) {
-  if (!up && n.attr_string("mode", "constant") == "wrap")
-    return ctx.refuse(n, "mode 'wrap' exists from Pad-19 only");
-  return Status::ok();
+  return refuse_value_before(ctx, n, up, "mode", "constant", "wrap", 19);
 }
 
 // ---- Clip-11: min and max attributes <-> inputs of the data's type

@@ -260,6 +260,13 @@ bool attr_is_ref(const ir::Node& n, std::string_view name) {
   return a && !a->ref_attr_name.empty();
 }
 
+Status refuse_value_before(StepContext& ctx, const ir::Node& n, bool up, const std::string& name, const std::string& dflt,
+                           const std::string& value, int version) {
+  if (!up && n.attr_string(name, dflt) == value)
+    return ctx.refuse(n, name + " '" + value + "' exists from " + n.op_type + "-" + std::to_string(version) + " only");
+  return Status::ok();
+}
+
 // ------------------------------------------------------------------ the generic step
 
 namespace {

@@ -98,6 +98,10 @@ std::vector<std::pair<std::string, int>> registered_steps();
 // (inside a function) cannot be moved: *ref is set.
 std::optional<std::vector<int64_t>> attr_ints(const ir::Node& n, std::string_view name, bool* ref = nullptr);
 bool attr_is_ref(const ir::Node& n, std::string_view name);
+// A step whose version brought string attribute `name`'s value `value` (its default `dflt`):
+// going down, a node with that value is refused ("mode 'wrap' exists from Pad-19 only").
+Status refuse_value_before(StepContext& ctx, const ir::Node& n, bool up, const std::string& name, const std::string& dflt,
+                           const std::string& value, int version);
 // Replaces every use of `from` (its graph-output role included) by `to`, which n's graph made.
 void redirect(StepContext& ctx, ir::Value* from, ir::Value* to);
 

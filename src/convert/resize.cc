@@ -164,9 +164,7 @@ Status step_resize18(StepContext& ctx, ir::Node& n, bool up) {
 }
 
 Status step_resize19(StepContext& ctx, ir::Node& n, bool up) {
-  if (!up && n.attr_string("coordinate_transformation_mode", "half_pixel") == "half_pixel_symmetric")
-    return ctx.refuse(n, "coordinate_transformation_mode 'half_pixel_symmetric' exists from Resize-19 only");
-  return Status::ok();
+  return refuse_value_before(ctx, n, up, "coordinate_transformation_mode", "half_pixel", "half_pixel_symmetric", 19);
 }
 
 Status step_roi_align16(StepContext& ctx, ir::Node& n, bool up) {
