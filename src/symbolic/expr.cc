@@ -464,6 +464,21 @@ __int128 floor_div128(__int128 a, __int128 b) {
   return q;
 }
 
+// min(x, y) is at least the smaller of two lower bounds, and at most either upper bound.
+Interval interval_min(const Interval& x, const Interval& y) {
+  Interval r;
+  if (x.lo && y.lo) r.lo = std::min(*x.lo, *y.lo);
+  if (x.hi || y.hi) r.hi = x.hi && y.hi ? std::min(*x.hi, *y.hi) : (x.hi ? *x.hi : *y.hi);
+  return r;
+}
+
+Interval interval_negated(const Interval& x) {
+  Interval r;
+  if (x.hi) r.lo = -*x.hi;
+  if (x.lo) r.hi = -*x.lo;
+  return r;
+}
+
 Interval expr_bounds(const Expr& e);
 
 Interval atom_bounds(const AtomNode& a) {
@@ -490,20 +505,9 @@ Interval atom_bounds(const AtomNode& a) {
       if (x.lo && *x.lo >= 0 && x.hi) r.hi = r.hi ? std::min(*r.hi, *x.hi) : *x.hi;
       return r;
     }
-    case AtomKind::kMin: {
-      Interval x = expr_bounds(a.a), y = expr_bounds(a.b);
-      Interval r;
-      if (x.lo && y.lo) r.lo = std::min(*x.lo, *y.lo);
-      if (x.hi || y.hi) r.hi = x.hi && y.hi ? std::min(*x.hi, *y.hi) : (x.hi ? *x.hi : *y.hi);
-      return r;
-    }
-    case AtomKind::kMax: {
-      Interval x = expr_bounds(a.a), y = expr_bounds(a.b);
-      Interval r;
-      if (x.hi && y.hi) r.hi = std::max(*x.hi, *y.hi);
-      if (x.lo || y.lo) r.lo = x.lo && y.lo ? std::max(*x.lo, *y.lo) : (x.lo ? *x.lo : *y.lo);
-      return r;
-    }
+    case AtomKind::kMin: return interval_min(expr_bounds(a.a), expr_bounds(a.b));
+    case AtomKind::kMax:  // max(x, y) = -min(-x, -y)
+      return interval_negated(interval_min(interval_negated(expr_bounds(a.a)), interval_negated(expr_bounds(a.b))));
   }
   return {};
 }
