@@ -43,21 +43,19 @@ Result<ir::RuntimeValue> from_sequence(const onnx::SequenceProto& sp) {
   return ir::RuntimeValue::sequence(std::move(elems), et);
 }
 
+// An optional holding r's value, or r's error.
+Result<ir::RuntimeValue> optional_holding(Result<ir::RuntimeValue> r) {
+  if (!r) return r;
+  return ir::RuntimeValue::optional(std::move(r.value()));
+}
+
 Result<ir::RuntimeValue> from_optional(const onnx::OptionalProto& op) {
   switch (op.elem_type()) {
     case onnx::OptionalProto::TENSOR:
-      if (op.has_tensor_value()) {
-        auto r = from_tensor(op.tensor_value());
-        if (!r) return r;
-        return ir::RuntimeValue::optional(std::move(r.value()));
-      }
+      if (op.has_tensor_value()) return optional_holding(from_tensor(op.tensor_value()));
       break;
     case onnx::OptionalProto::SEQUENCE:
-      if (op.has_sequence_value()) {
-        auto r = from_sequence(op.sequence_value());
-        if (!r) return r;
-        return ir::RuntimeValue::optional(std::move(r.value()));
-      }
+      if (op.has_sequence_value()) return optional_holding(from_sequence(op.sequence_value()));
       break;
     default:
       break;

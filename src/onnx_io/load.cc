@@ -455,6 +455,23 @@ void convert_shape(const onnx::TensorShapeProto& sp, ir::Type& ty) {
   }
 }
 
+// Tensor and sparse tensor types: an element type and maybe a shape.
+template <typename TensorTypeProto>
+void convert_tensor_type(const TensorTypeProto& tt, ir::Type::Kind kind, ir::Type& ty) {
+  ty.kind = kind;
+  if (tt.has_elem_type()) ty.presence |= kTypeElem;
+  ty.elem = static_cast<ir::DataType>(tt.elem_type());
+  if (tt.has_shape()) convert_shape(tt.shape(), ty);
+}
+
+ir::Type convert_type(onnx::TypeProto& tp);
+
+// The type inside a sequence, an optional or a map's values, present in the file.
+void convert_inner_type(onnx::TypeProto& inner, ir::Type& ty) {
+  ty.presence |= kTypeInner;
+  ty.inner = std::make_shared<ir::Type>(convert_type(inner));
+}
+
 ir::Type convert_type(onnx::TypeProto& tp) {
   ir::Type ty;
   if (tp.has_denotation()) {
@@ -463,43 +480,26 @@ ir::Type convert_type(onnx::TypeProto& tp) {
   }
   switch (tp.value_case()) {
     case onnx::TypeProto::kTensorType: {
-      ty.kind = ir::Type::Kind::kTensor;
-      const auto& tt = tp.tensor_type();
-      if (tt.has_elem_type()) ty.presence |= kTypeElem;
-      ty.elem = static_cast<ir::DataType>(tt.elem_type());
-      if (tt.has_shape()) convert_shape(tt.shape(), ty);
+      convert_tensor_type(tp.tensor_type(), ir::Type::Kind::kTensor, ty);
       break;
     }
     case onnx::TypeProto::kSparseTensorType: {
-      ty.kind = ir::Type::Kind::kSparseTensor;
-      const auto& tt = tp.sparse_tensor_type();
-      if (tt.has_elem_type()) ty.presence |= kTypeElem;
-      ty.elem = static_cast<ir::DataType>(tt.elem_type());
-      if (tt.has_shape()) convert_shape(tt.shape(), ty);
+      convert_tensor_type(tp.sparse_tensor_type(), ir::Type::Kind::kSparseTensor, ty);
       break;
     }
     case onnx::TypeProto::kSequenceType:
       ty.kind = ir::Type::Kind::kSequence;
-      if (tp.sequence_type().has_elem_type()) {
-        ty.presence |= kTypeInner;
-        ty.inner = std::make_shared<ir::Type>(convert_type(*tp.mutable_sequence_type()->mutable_elem_type()));
-      }
+      if (tp.sequence_type().has_elem_type()) convert_inner_type(*tp.mutable_sequence_type()->mutable_elem_type(), ty);
       break;
     case onnx::TypeProto::kOptionalType:
       ty.kind = ir::Type::Kind::kOptional;
-      if (tp.optional_type().has_elem_type()) {
-        ty.presence |= kTypeInner;
-        ty.inner = std::make_shared<ir::Type>(convert_type(*tp.mutable_optional_type()->mutable_elem_type()));
-      }
+      if (tp.optional_type().has_elem_type()) convert_inner_type(*tp.mutable_optional_type()->mutable_elem_type(), ty);
       break;
     case onnx::TypeProto::kMapType:
       ty.kind = ir::Type::Kind::kMap;
       if (tp.map_type().has_key_type()) ty.presence |= kTypeElem;
       ty.elem = static_cast<ir::DataType>(tp.map_type().key_type());
-      if (tp.map_type().has_value_type()) {
-        ty.presence |= kTypeInner;
-        ty.inner = std::make_shared<ir::Type>(convert_type(*tp.mutable_map_type()->mutable_value_type()));
-      }
+      if (tp.map_type().has_value_type()) convert_inner_type(*tp.mutable_map_type()->mutable_value_type(), ty);
       break;
     case onnx::TypeProto::kOpaqueType:
       ty.kind = ir::Type::Kind::kOpaque;

@@ -56,6 +56,14 @@ void widen_from(Dst* dst, const uint8_t* src, int64_t n, int bytes_per, bool is_
   }
 }
 
+// The bytes of a tensor whose elements are words of the field's type (float, double, int64;
+// complex numbers as two), copied into that repeated field.
+template <typename T>
+void copy_words(google::protobuf::RepeatedField<T>* dst, const uint8_t* src, size_t bytes) {
+  dst->Resize(static_cast<int>(bytes / sizeof(T)), T{});
+  std::memcpy(dst->mutable_data(), src, bytes);
+}
+
 // Fills everything but the bytes of a raw-encoded tensor; with_bytes adds them too.
 void fill_tensor(const ir::Tensor& t, onnx::TensorProto* tp, bool with_bytes) {
   if (!t.extra.empty()) tp->ParseFromString(t.extra);
@@ -81,22 +89,15 @@ void fill_tensor(const ir::Tensor& t, onnx::TensorProto* tp, bool with_bytes) {
   int bits = ir::dtype_bits(t.dtype());
   switch (t.dtype()) {
     case ir::DataType::kFloat:
-    case ir::DataType::kComplex64: {
-      size_t k = t.byte_size() / 4;
-      tp->mutable_float_data()->Resize(static_cast<int>(k), 0.f);
-      std::memcpy(tp->mutable_float_data()->mutable_data(), p, t.byte_size());
+    case ir::DataType::kComplex64:
+      copy_words(tp->mutable_float_data(), p, t.byte_size());
       break;
-    }
     case ir::DataType::kDouble:
-    case ir::DataType::kComplex128: {
-      size_t k = t.byte_size() / 8;
-      tp->mutable_double_data()->Resize(static_cast<int>(k), 0.0);
-      std::memcpy(tp->mutable_double_data()->mutable_data(), p, t.byte_size());
+    case ir::DataType::kComplex128:
+      copy_words(tp->mutable_double_data(), p, t.byte_size());
       break;
-    }
     case ir::DataType::kInt64:
-      tp->mutable_int64_data()->Resize(static_cast<int>(n), 0);
-      std::memcpy(tp->mutable_int64_data()->mutable_data(), p, t.byte_size());
+      copy_words(tp->mutable_int64_data(), p, t.byte_size());
       break;
     case ir::DataType::kUint32:
     case ir::DataType::kUint64:
