@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/internal.h"
-#include "api/report.h"
+#include "driver/report.h"
 #include "driver/driver.h"
 #include "ir/clone.h"
 #include "ir/printer.h"

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "api/report.h"
+#include "driver/report.h"
 #include "convert/convert_float.h"
 #include "convert/opset.h"
 #include "driver/driver.h"

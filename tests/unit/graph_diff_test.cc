@@ -1,7 +1,7 @@
-// --graph-diff (api/report.h diff_graphs): what a change of the main graph is reported as.
+// --graph-diff (driver/report.h diff_graphs): what a change of the main graph is reported as.
 #include <gtest/gtest.h>
 
-#include "api/report.h"
+#include "driver/report.h"
 #include "ir/clone.h"
 #include "ops/kernel_util.h"
 #include "test_util.h"

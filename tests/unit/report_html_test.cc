@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "api/report.h"
+#include "driver/report.h"
 #include "onnx_io/onnx_io.h"
 #include "onnxtrim/onnxtrim.hpp"
 #include "test_util.h"

@@ -6,7 +6,7 @@
 #include <regex>
 #include <vector>
 
-#include "api/report.h"
+#include "driver/report.h"
 #include "passes/pass_manager.h"
 #include "support/platform.h"
 #include "test_util.h"

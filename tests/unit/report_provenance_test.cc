@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "api/report.h"
+#include "driver/report.h"
 #include "ir/rewriter.h"
 #include "onnx_io/onnx_io.h"
 #include "onnxtrim/onnxtrim.hpp"

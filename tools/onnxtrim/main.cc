@@ -21,7 +21,7 @@
 #endif
 
 #include "api/internal.h"
-#include "api/report.h"
+#include "driver/report.h"
 #include "eval/interpreter.h"
 #include "driver/sizes.h"
 #include "eval/verify.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/report.h"
+#include "driver/report.h"
 
 namespace onnxtrim {
 

@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "api/report.h"
+#include "driver/report.h"
 
 namespace onnxtrim {
 namespace {

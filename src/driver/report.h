@@ -16,7 +16,7 @@ std::string human_bytes(int64_t n);
 GraphDiff diff_graphs(const ir::Model& before, const ir::Model& after);
 // --node-reduction-plot: nodes and initializer bytes per round as a self-contained SVG line chart.
 std::string node_reduction_svg(const std::vector<RoundStats>& rounds);
-// --report FILE.html: the whole report as one self-contained HTML page (src/api/report_html.cc).
+// --report FILE.html: the whole report as one self-contained HTML page (src/driver/report_html.cc).
 std::string report_html(const Report& r);
 
 }  // namespace onnxtrim

@@ -1,4 +1,4 @@
-#include "api/report.h"
+#include "driver/report.h"
 
 #include <nlohmann/json.hpp>
 
