@@ -31,7 +31,8 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 
 // A model with `mb` megabytes of float weights in tensors of 64 KB .. 16 MB, and a node per tensor.
 void make_model(const std::string& path, size_t mb) {
-  auto r = onnx_io::parse_text_model(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[N] x) => (float[N] y) { y = Relu(x) })");
+  auto r = onnx_io::parse_text_model(
+      R"(<ir_version: 8, opset_import: ["" : 17]> g (float[N] x) => (float[N] y) { y = Relu(x) })");
   ir::Model& m = *r.value();
   ir::Rewriter rw(m);
   std::mt19937 rng(1);
@@ -44,8 +45,8 @@ void make_model(const std::string& path, size_t mb) {
     size_t n = bytes / 4;
     std::vector<float> v(n);
     for (auto& x : v) x = static_cast<float>(rng() % 1000) * 0.001f;
-    ir::Value* w = rw.add_initializer(*m.graph, ir::Tensor::from_vector(ir::DataType::kFloat, {static_cast<int64_t>(n)}, v),
-                                      "w" + std::to_string(k));
+    ir::Value* w = rw.add_initializer(
+        *m.graph, ir::Tensor::from_vector(ir::DataType::kFloat, {static_cast<int64_t>(n)}, v), "w" + std::to_string(k));
     ir::Node* add = rw.insert_node(*m.graph, cur->producer(), "Add", {cur, w}, 1, "add" + std::to_string(k));
     (void)add;
     left -= bytes;
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
   }
   std::string dir = (fs::temp_directory_path() / ("onnxtrim-io-bench-" + std::to_string(getpid()))).string();
   fs::create_directories(dir);
-  std::printf("%10s %14s %14s %8s %12s %10s\n", "model", "protobuf (s)", "onnxtrim (s)", "ratio", "peak RSS", "RSS/file");
+  std::printf("%10s %14s %14s %8s %12s %10s\n", "model", "protobuf (s)", "onnxtrim (s)", "ratio", "peak RSS",
+              "RSS/file");
   for (size_t mb : sizes) {
     std::string in = dir + "/m" + std::to_string(mb) + ".onnx";
     std::string out = dir + "/out.onnx";

@@ -66,9 +66,10 @@ int pipeline(const std::string& path) {
     std::fprintf(stderr, "%s\n", st.message().c_str());
     return 1;
   }
-  std::printf("{\"nodes_before\": %zu, \"nodes_after\": %zu, \"rounds\": %d, \"load_s\": %.3f, \"pipeline_s\": %.3f, "
-              "\"save_s\": %.3f, \"verify_for_write_s\": %.5f}\n",
-              before, count_nodes(*m.value()->graph), r.value().rounds, t1 - t0, t2 - t1, t3 - t2, verify_s[2]);
+  std::printf(
+      "{\"nodes_before\": %zu, \"nodes_after\": %zu, \"rounds\": %d, \"load_s\": %.3f, \"pipeline_s\": %.3f, "
+      "\"save_s\": %.3f, \"verify_for_write_s\": %.5f}\n",
+      before, count_nodes(*m.value()->graph), r.value().rounds, t1 - t0, t2 - t1, t3 - t2, verify_s[2]);
   for (const auto& p : r.value().passes)
     if (p.seconds > 0.01) std::fprintf(stderr, "  %-36s %.3f s\n", p.name.c_str(), p.seconds);
   return 0;
@@ -113,7 +114,8 @@ int main(int argc, char** argv) {
   }
   std::string what = argv[1];
   if (what == "pipeline") return pipeline(argv[2]);
-  if (what == "eval" || what == "eval-fast") return evaluate(argv[2], argc > 3 ? std::atoi(argv[3]) : 5, what == "eval-fast");
+  if (what == "eval" || what == "eval-fast")
+    return evaluate(argv[2], argc > 3 ? std::atoi(argv[3]) : 5, what == "eval-fast");
   std::fprintf(stderr, "usage: model_bench pipeline|eval|eval-fast MODEL.onnx [RUNS]\n");
   return 2;
 }

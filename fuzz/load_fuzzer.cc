@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace onnxtrim;
   onnx_io::LoadOptions opts;
   opts.load_external_data = false;  // no file access from fuzzed bytes
-  auto r = onnx_io::parse_model(std::string_view(reinterpret_cast<const char*>(data), size), "<fuzz>", "/nonexistent", opts);
+  auto r =
+      onnx_io::parse_model(std::string_view(reinterpret_cast<const char*>(data), size), "<fuzz>", "/nonexistent", opts);
   if (!r) return 0;
   (void)ir::verify_model(*r.value());
   (void)ir::print_model(*r.value());

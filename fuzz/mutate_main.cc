@@ -47,7 +47,8 @@ unsigned long long g_runs = 0;  // inputs started, the current one included
 char* put_number(char* p, unsigned long long n) {
   char digits[24];
   int k = 0;
-  do digits[k++] = static_cast<char>('0' + n % 10); while ((n /= 10) != 0);
+  do digits[k++] = static_cast<char>('0' + n % 10);
+  while ((n /= 10) != 0);
   while (k) *p++ = digits[--k];
   return p;
 }
@@ -83,7 +84,8 @@ constexpr size_t kMallocLimit = size_t{2} << 30;
 
 [[noreturn]] void too_big(size_t n) {
   char msg[128];
-  int len = std::snprintf(msg, sizeof msg, "pipeline_fuzz_mutate: one allocation of %zu bytes (limit %zu)\n", n, kMallocLimit);
+  int len = std::snprintf(msg, sizeof msg, "pipeline_fuzz_mutate: one allocation of %zu bytes (limit %zu)\n", n,
+                          kMallocLimit);
   (void)!::write(2, msg, static_cast<size_t>(len));
   save_current_and_die(SIGABRT);
   std::abort();
@@ -126,7 +128,8 @@ void add_seed(const fs::path& p, size_t max_len, std::vector<Bytes>& seeds) {
 }
 
 // One mutation of `b` (libFuzzer's usual repertoire, minus the ones that need coverage data).
-void mutate(Bytes& b, const std::vector<Bytes>& seeds, const std::vector<Bytes>& dict, std::mt19937_64& rng, size_t max_len) {
+void mutate(Bytes& b, const std::vector<Bytes>& seeds, const std::vector<Bytes>& dict, std::mt19937_64& rng,
+            size_t max_len) {
   auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
   static const uint8_t interesting[] = {0, 1, 2, 0x7f, 0x80, 0xff, 0x10, 0x40, 0xfe};
   switch (rng() % 9) {
@@ -148,7 +151,8 @@ void mutate(Bytes& b, const std::vector<Bytes>& seeds, const std::vector<Bytes>&
     case 4: {  // duplicate a range elsewhere
       if (b.empty()) break;
       size_t at = pick(b.size()), n = 1 + pick(std::min<size_t>(64, b.size() - at));
-      Bytes chunk(b.begin() + static_cast<ptrdiff_t>(at), b.begin() + static_cast<ptrdiff_t>(std::min(b.size(), at + n)));
+      Bytes chunk(b.begin() + static_cast<ptrdiff_t>(at),
+                  b.begin() + static_cast<ptrdiff_t>(std::min(b.size(), at + n)));
       b.insert(b.begin() + static_cast<ptrdiff_t>(pick(b.size() + 1)), chunk.begin(), chunk.end());
       break;
     }
@@ -166,7 +170,8 @@ void mutate(Bytes& b, const std::vector<Bytes>& seeds, const std::vector<Bytes>&
       size_t from = pick(o.size()), n = 1 + pick(std::min<size_t>(256, o.size() - from));
       size_t at = pick(b.size());
       b.resize(at);
-      b.insert(b.end(), o.begin() + static_cast<ptrdiff_t>(from), o.begin() + static_cast<ptrdiff_t>(std::min(o.size(), from + n)));
+      b.insert(b.end(), o.begin() + static_cast<ptrdiff_t>(from),
+               o.begin() + static_cast<ptrdiff_t>(std::min(o.size(), from + n)));
       break;
     }
     case 7: {  // a varint made larger or smaller: lengths, dims, enum values
@@ -234,7 +239,8 @@ int main(int argc, char** argv) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<fs::path> files;
-      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+           it.increment(ec))
         if (it->is_regular_file() && it->path().extension() == ".onnx") files.push_back(it->path());
       std::sort(files.begin(), files.end());  // the same order on every machine
       for (const auto& f : files) add_seed(f, max_len, seeds);
@@ -248,7 +254,8 @@ int main(int argc, char** argv) {
   }
   std::vector<Bytes> dict = dict_path.empty() ? std::vector<Bytes>{} : read_dict(dict_path);
 
-  std::snprintf(g_artifact, sizeof g_artifact, "%scrash-seed%llu", prefix.c_str(), static_cast<unsigned long long>(seed));
+  std::snprintf(g_artifact, sizeof g_artifact, "%scrash-seed%llu", prefix.c_str(),
+                static_cast<unsigned long long>(seed));
   for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGALRM}) ::signal(sig, save_current_and_die);
 
   auto t0 = std::chrono::steady_clock::now();
@@ -277,11 +284,13 @@ int main(int argc, char** argv) {
     run_one(b);
     ++n_mutants;
   }
-  std::printf("pipeline_fuzz_mutate: seed %llu: %zu seed inputs available, %llu run, %llu mutants in %.1f s; no crash\n",
-              static_cast<unsigned long long>(seed), seeds.size(), static_cast<unsigned long long>(n_seeds),
-              static_cast<unsigned long long>(n_mutants), elapsed());
+  std::printf(
+      "pipeline_fuzz_mutate: seed %llu: %zu seed inputs available, %llu run, %llu mutants in %.1f s; no crash\n",
+      static_cast<unsigned long long>(seed), seeds.size(), static_cast<unsigned long long>(n_seeds),
+      static_cast<unsigned long long>(n_mutants), elapsed());
   if (onnxtrim_pipeline_fuzzer_stats)
     std::printf("pipeline_fuzz_mutate: %llu inputs loaded, %llu simplified, %llu saved and reloaded\n",
-                onnxtrim_pipeline_fuzzer_stats[0], onnxtrim_pipeline_fuzzer_stats[1], onnxtrim_pipeline_fuzzer_stats[2]);
+                onnxtrim_pipeline_fuzzer_stats[0], onnxtrim_pipeline_fuzzer_stats[1],
+                onnxtrim_pipeline_fuzzer_stats[2]);
   return 0;
 }

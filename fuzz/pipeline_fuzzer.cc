@@ -51,7 +51,8 @@ unsigned long long onnxtrim_pipeline_fuzzer_stats[3] = {0, 0, 0};
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   onnx_io::LoadOptions lo;
-  auto loaded = onnx_io::parse_model(std::string_view(reinterpret_cast<const char*>(data), size), "<fuzz>", empty_dir(), lo);
+  auto loaded =
+      onnx_io::parse_model(std::string_view(reinterpret_cast<const char*>(data), size), "<fuzz>", empty_dir(), lo);
   if (!loaded) {
     if (loaded.status().code() == ErrorCode::kInternal) bug("load", loaded.status());
     return 0;

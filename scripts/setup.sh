@@ -21,6 +21,7 @@ if [ "${1:-}" != "--build" ]; then
     python3-dev pybind11-dev python3-pybind11       # the Python package
     python3-pytest python3-venv python3-build python3-wheel python3-setuptools
     clang libclang-rt-14-dev                        # libFuzzer and sanitizers
+    clang-format-14                                 # the sources' layout (scripts/format.sh)
     python3-torch python3-torchvision               # real exports made by the tests (random weights)
     chromium                                        # the web page's test (headless, tests/web)
     emscripten dpkg-dev unicode-data                # the WebAssembly build (scripts/web.sh; RE2's tables)

@@ -46,13 +46,12 @@ void onnxtrim_options_set_progress(onnxtrim_options* options, onnxtrim_progress_
  * and outputs, by name), 0 when it changed nothing, anything else to fail the run (exit code 2; a
  * message from malloc in *error, if any, is reported and freed). The result is checked like any
  * run's. A model past 2 GB cannot be handed over (the run fails). */
-typedef int (*onnxtrim_rewrite_fn)(void* user_data, const void* model, size_t model_size, void** out,
-                                   size_t* out_size, char** error);
+typedef int (*onnxtrim_rewrite_fn)(void* user_data, const void* model, size_t model_size, void** out, size_t* out_size,
+                                   char** error);
 /* Adds a rewrite rule named name (the pass "user:NAME"); user_data is passed to every call.
  * Rules given as ONNX functions instead: onnxtrim_options_set(o, "rewrite-rules", "FILE"). Returns
  * 0, or 2 for a missing name or function. */
-int onnxtrim_options_add_rewriter(onnxtrim_options* options, const char* name, onnxtrim_rewrite_fn fn,
-                                  void* user_data);
+int onnxtrim_options_add_rewriter(onnxtrim_options* options, const char* name, onnxtrim_rewrite_fn fn, void* user_data);
 
 /* Loads in_path (external data beside it), simplifies, checks and writes out_path. Returns 0 on
  * success, otherwise the CLI's exit code with *error set to the CLI's message. report_json

@@ -56,10 +56,10 @@ class Error : public std::runtime_error {
 
 // One option of the table that the CLI, the C API and the Python package all read.
 struct OptionInfo {
-  std::string name;      // long name without "--": "dim", "skip", "overwrite-input-shape"
-  std::string metavar;   // "" for a flag; "NAME=V" ...
+  std::string name;     // long name without "--": "dim", "skip", "overwrite-input-shape"
+  std::string metavar;  // "" for a flag; "NAME=V" ...
   std::string help;
-  std::string group;     // "simplify", "check", "inputs", "save", "output", "onnxsim", "onnxslim"
+  std::string group;  // "simplify", "check", "inputs", "save", "output", "onnxsim", "onnxslim"
   bool repeatable = false;
   bool optional_value = false;  // the value may be left out ("--no-large-tensor [SIZE]")
   bool multi_value = false;     // CLI takes every following word that is not an option
@@ -80,42 +80,43 @@ struct RewriteCallback {
 
 struct Options {
   // simplification
-  bool run_passes = true;                 // --no-passes: load and save only
-  std::vector<std::string> passes;        // --passes: only these
-  std::vector<std::string> skip;          // --skip
-  int max_rounds = 10;                    // --max-rounds
-  bool test_convergence = false;          // --test-convergence
-  bool constant_folding = true;           // --no-constant-folding
-  uint64_t size_threshold = 4096;         // --size-threshold BYTES
-  uint64_t max_folded_tensor = 0;         // --no-large-tensor SIZE (onnxsim): no folded tensor past SIZE (0: none)
-  int64_t fold_budget = -1;               // --fold-budget BYTES (< 0: 1/16 of the model's tensor bytes, >= 64 KiB)
-  bool keep_constant_nodes = false;       // --keep-constant-nodes
-  bool inline_functions = false;          // --inline-functions: calls of model-local functions become their bodies
-  bool graph_diff = false;                // --graph-diff: the report says which nodes, values and initializers changed
-  bool profile = false;                   // --profile: time and peak memory of each stage
-  std::string node_reduction_plot;        // --node-reduction-plot FILE: an SVG of nodes per round ("" none)
+  bool run_passes = true;            // --no-passes: load and save only
+  std::vector<std::string> passes;   // --passes: only these
+  std::vector<std::string> skip;     // --skip
+  int max_rounds = 10;               // --max-rounds
+  bool test_convergence = false;     // --test-convergence
+  bool constant_folding = true;      // --no-constant-folding
+  uint64_t size_threshold = 4096;    // --size-threshold BYTES
+  uint64_t max_folded_tensor = 0;    // --no-large-tensor SIZE (onnxsim): no folded tensor past SIZE (0: none)
+  int64_t fold_budget = -1;          // --fold-budget BYTES (< 0: 1/16 of the model's tensor bytes, >= 64 KiB)
+  bool keep_constant_nodes = false;  // --keep-constant-nodes
+  bool inline_functions = false;     // --inline-functions: calls of model-local functions become their bodies
+  bool graph_diff = false;           // --graph-diff: the report says which nodes, values and initializers changed
+  bool profile = false;              // --profile: time and peak memory of each stage
+  std::string node_reduction_plot;   // --node-reduction-plot FILE: an SVG of nodes per round ("" none)
   // User rewrite rules (docs/rewrite-rules.md): --rewrite-rules FILE (pattern/replacement pairs of
   // ONNX functions, NAME and NAME_replacement), and callbacks; each is the pass "user:NAME".
   std::vector<std::string> rewrite_rules;
   // --custom-op-schema FILE: output types and shapes of custom ops (docs/custom-ops.md), for this run only.
   std::vector<std::string> custom_op_schemas;
   std::vector<RewriteCallback> rewriters;
-  bool value_info = true;                 // --no-value-info
-  std::string target;                     // --target coreml
-  std::string dtype;                      // --dtype fp16|bf16|fp32 ("": no conversion)
-  int64_t opset = 0;                      // --opset N: convert the default domain to opset N (0: no conversion)
-  bool keep_io_types = true;              // --keep-io-types / --no-keep-io-types
-  bool strict = false;                    // --strict
+  bool value_info = true;     // --no-value-info
+  std::string target;         // --target coreml
+  std::string dtype;          // --dtype fp16|bf16|fp32 ("": no conversion)
+  int64_t opset = 0;          // --opset N: convert the default domain to opset N (0: no conversion)
+  bool keep_io_types = true;  // --keep-io-types / --no-keep-io-types
+  bool strict = false;        // --strict
   // The result is simplified for these sizes, and its inputs declare them.
-  std::map<std::string, int64_t> dims;                        // --dim NAME=V
-  std::map<std::string, std::vector<int64_t>> input_shapes;   // --input-shape NAME:D,D
+  std::map<std::string, int64_t> dims;                       // --dim NAME=V
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape NAME:D,D
   // surgery, before the passes (names are the original model's; --rename acts last)
-  std::vector<std::string> cut_inputs;    // --inputs x,y: these values become the graph inputs
-  std::vector<std::string> cut_outputs;   // --outputs a,b: these values become the graph outputs
-  std::vector<std::string> add_outputs;   // --add-outputs a,b ("all": every node output of the main graph)
-  std::vector<std::string> unused_outputs;  // --unused-output a b (onnxsim): graph outputs removed, with what only they need
+  std::vector<std::string> cut_inputs;   // --inputs x,y: these values become the graph inputs
+  std::vector<std::string> cut_outputs;  // --outputs a,b: these values become the graph outputs
+  std::vector<std::string> add_outputs;  // --add-outputs a,b ("all": every node output of the main graph)
+  std::vector<std::string>
+      unused_outputs;  // --unused-output a b (onnxsim): graph outputs removed, with what only they need
   std::vector<std::pair<std::string, std::string>> rename;  // --rename old=new
-  std::string batch;                      // --batch N | dynamic ("" unchanged)
+  std::string batch;                                        // --batch N | dynamic ("" unchanged)
   // the check (original vs result on random inputs)
   enum class Verify { kAuto, kOn, kOff };
   Verify verify = Verify::kAuto;          // auto: on unless it cannot run or costs too much; --verify / --no-verify
@@ -125,20 +126,20 @@ struct Options {
   double rtol = 1e-4, atol = 1e-5;        // --rtol, --atol
   std::vector<std::string> input_values;  // --input NAME=FILE.pb|FILE.npy|NUMBER
   std::map<std::string, std::vector<int64_t>> check_input_shapes;  // shapes of the check's inputs only
-  std::string input_fill = "random";      // --input-fill random|ones|zeros|arange: the check's generated inputs
-  double verify_budget_gmac = 20;         // --verify-budget: auto check skipped above this many GMAC per sample
+  std::string input_fill = "random";  // --input-fill random|ones|zeros|arange: the check's generated inputs
+  double verify_budget_gmac = 20;     // --verify-budget: auto check skipped above this many GMAC per sample
   // saving
-  std::string external_data = "auto";     // --external-data auto|always|never
-  std::string external_location;          // --external-location
-  uint64_t external_threshold = 1024;     // --external-threshold
+  std::string external_data = "auto";  // --external-data auto|always|never
+  std::string external_location;       // --external-location
+  uint64_t external_threshold = 1024;  // --external-threshold
   // output (CLI)
   bool quiet = false, print = false;
-  std::string json_path;                  // --json FILE
-  std::string report_html;                // --report FILE.html (turns on profile and graph_diff)
-  bool inspect = false;                   // --inspect (OnnxSlim): print a summary instead of simplifying
-  bool dump_to_disk = false;              // --dump-to-disk (OnnxSlim), with --inspect: STEM_model_info.csv
-  bool verbose = false;                   // --verbose (CLI): log each stage and pass on stderr as it starts
-  std::string explain;                    // --explain NODE (a node or value name): why each rewrite rooted at it does not fire
+  std::string json_path;      // --json FILE
+  std::string report_html;    // --report FILE.html (turns on profile and graph_diff)
+  bool inspect = false;       // --inspect (OnnxSlim): print a summary instead of simplifying
+  bool dump_to_disk = false;  // --dump-to-disk (OnnxSlim), with --inspect: STEM_model_info.csv
+  bool verbose = false;       // --verbose (CLI): log each stage and pass on stderr as it starts
+  std::string explain;        // --explain NODE (a node or value name): why each rewrite rooted at it does not fire
 
   // Sets an option by its CLI long name (without "--"); flags take "" (or "true"/"false").
   // Throws Error(kExitUsage) naming the option on an unknown name or a bad value.
@@ -174,7 +175,7 @@ struct OutputCheck {
   double scale = 0;    // the output's RMS on the original
   double rel_l2 = 0;   // ||result - original||_2 / ||original||_2 (float outputs)
   bool ok = true;
-  std::string why;     // first difference; or, when not comparable, why
+  std::string why;  // first difference; or, when not comparable, why
   // false: not compared, because the output depends on a random op without a counterpart in
   // the other model (docs/check.md, random ops); ok stays true.
   bool comparable = true;
@@ -183,16 +184,16 @@ struct OutputCheck {
 struct Verification {
   bool ran = false;
   bool ok = true;
-  std::string skipped;   // why the check did not run ("" when it ran)
+  std::string skipped;  // why the check did not run ("" when it ran)
   int samples = 0;
   double rtol = 0, atol = 0;
-  double l2_tol = 0;     // --dtype: float outputs pass on relative L2 error <= l2_tol (rtol/atol unused)
+  double l2_tol = 0;                    // --dtype: float outputs pass on relative L2 error <= l2_tol (rtol/atol unused)
   std::map<std::string, int64_t> dims;  // values given to symbolic dims
   // The sizes the check chose for the dims nothing fixed, and why ("" when none was free):
   // "seq=512: the original fails on seq=8 and seq=64 (...); batch=1: looks like a batch".
   std::string sizes;
   std::vector<OutputCheck> outputs;
-  std::string why;       // first failing output
+  std::string why;  // first failing output
   // What the result was compared against when surgery changed the interface ("" otherwise):
   // the original's values at the cut points, stacked samples for a changed batch.
   std::string compared;
@@ -297,10 +298,10 @@ struct RoundStats {
 
 // --opset: what the opset conversion did.
 struct OpsetConversion {
-  int64_t from = 0, to = 0;      // 0: no conversion ran
-  int64_t nodes_converted = 0;   // nodes whose op version changed
-  int64_t nodes_rewritten = 0;   // of those, nodes whose attributes, inputs or neighbours changed
-  int64_t nodes_expanded = 0;    // nodes replaced by their function body (no version at the target)
+  int64_t from = 0, to = 0;     // 0: no conversion ran
+  int64_t nodes_converted = 0;  // nodes whose op version changed
+  int64_t nodes_rewritten = 0;  // of those, nodes whose attributes, inputs or neighbours changed
+  int64_t nodes_expanded = 0;   // nodes replaced by their function body (no version at the target)
   std::vector<std::string> notes;
 };
 

@@ -121,24 +121,26 @@ void add_rewriters(Options& o, const py::list& rewriters) {
       delete p;
     });
     o.rewriters.push_back(onnxtrim::RewriteCallback{name, [fn](onnxtrim::Model& m) {
-      const std::string in = m.serialize();
-      std::string out;
-      {
-        py::gil_scoped_acquire gil;
-        try {
-          py::object r = (*fn)(py::bytes(in));
-          if (r.is_none()) return false;
-          if (!py::isinstance<py::bytes>(r)) throw std::runtime_error("it returned neither a model nor None/False");
-          out = r.cast<std::string>();
-        } catch (py::error_already_set& e) {
-          std::string what = e.what();
-          throw std::runtime_error(what);
-        }
-      }
-      if (out == in) return false;  // handed back as it was
-      m = onnxtrim::Model::parse(out.data(), out.size());
-      return true;
-    }});
+                                                      const std::string in = m.serialize();
+                                                      std::string out;
+                                                      {
+                                                        py::gil_scoped_acquire gil;
+                                                        try {
+                                                          py::object r = (*fn)(py::bytes(in));
+                                                          if (r.is_none()) return false;
+                                                          if (!py::isinstance<py::bytes>(r))
+                                                            throw std::runtime_error(
+                                                                "it returned neither a model nor None/False");
+                                                          out = r.cast<std::string>();
+                                                        } catch (py::error_already_set& e) {
+                                                          std::string what = e.what();
+                                                          throw std::runtime_error(what);
+                                                        }
+                                                      }
+                                                      if (out == in) return false;  // handed back as it was
+                                                      m = onnxtrim::Model::parse(out.data(), out.size());
+                                                      return true;
+                                                    }});
   }
 }
 
@@ -201,8 +203,9 @@ py::dtype numpy_dtype(int32_t t) {
     case 13: return py::dtype("uint64");
     case 14: return py::dtype("complex64");
     case 15: return py::dtype("complex128");
-    default: throw NativeError{onnxtrim::kExitUnsupported, "an output of ONNX element type " + std::to_string(t) +
-                                                               " has no numpy dtype", ""};
+    default:
+      throw NativeError{onnxtrim::kExitUnsupported,
+                        "an output of ONNX element type " + std::to_string(t) + " has no numpy dtype", ""};
   }
 }
 
@@ -225,14 +228,17 @@ PYBIND11_MODULE(_onnxtrim, m) {
 
   m.def("cli_main", [](std::vector<std::string> args) {
     Options o;
-    return call_interruptible<int>(o, [&] {
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      int rc = onnxtrim_cli_main(static_cast<int>(argv.size()), argv.data());
-      std::fflush(stdout);
-      std::fflush(stderr);
-      return rc;
-    }, /*return_when_interrupted=*/true);
+    return call_interruptible<int>(
+        o,
+        [&] {
+          std::vector<char*> argv;
+          for (auto& a : args) argv.push_back(a.data());
+          int rc = onnxtrim_cli_main(static_cast<int>(argv.size()), argv.data());
+          std::fflush(stdout);
+          std::fflush(stderr);
+          return rc;
+        },
+        /*return_when_interrupted=*/true);
   });
 
   m.def("option_table", [] {
@@ -251,34 +257,39 @@ PYBIND11_MODULE(_onnxtrim, m) {
     return out;
   });
 
-  m.def("check_options", [](const std::vector<std::pair<std::string, std::string>>& settings) {
-    make_options(settings);
-  });
+  m.def("check_options",
+        [](const std::vector<std::pair<std::string, std::string>>& settings) { make_options(settings); });
 
   // -> (model bytes or None, report json, report text)
-  m.def("simplify", [](const py::object& src, const std::string& base_dir,
-                       const std::vector<std::pair<std::string, std::string>>& settings, const py::list& rewriters) {
-    Options o = make_options(settings);
-    add_rewriters(o, rewriters);
-    Loaded l = source(src, base_dir);
-    auto r = call_interruptible<std::tuple<std::string, std::string, std::string>>(o, [&] {
-      onnxtrim::Model model = load_native(l);
-      onnxtrim::Report rep = onnxtrim::simplify(model, o);
-      return std::make_tuple(model.serialize(), rep.to_json(), rep.to_text());
-    });
-    return py::make_tuple(py::bytes(std::get<0>(r)), std::get<1>(r), std::get<2>(r));
-  }, py::arg("src"), py::arg("base_dir"), py::arg("settings"), py::arg("rewriters") = py::list());
+  m.def(
+      "simplify",
+      [](const py::object& src, const std::string& base_dir,
+         const std::vector<std::pair<std::string, std::string>>& settings, const py::list& rewriters) {
+        Options o = make_options(settings);
+        add_rewriters(o, rewriters);
+        Loaded l = source(src, base_dir);
+        auto r = call_interruptible<std::tuple<std::string, std::string, std::string>>(o, [&] {
+          onnxtrim::Model model = load_native(l);
+          onnxtrim::Report rep = onnxtrim::simplify(model, o);
+          return std::make_tuple(model.serialize(), rep.to_json(), rep.to_text());
+        });
+        return py::make_tuple(py::bytes(std::get<0>(r)), std::get<1>(r), std::get<2>(r));
+      },
+      py::arg("src"), py::arg("base_dir"), py::arg("settings"), py::arg("rewriters") = py::list());
 
-  m.def("simplify_file", [](const std::string& src, const std::string& dst,
-                            const std::vector<std::pair<std::string, std::string>>& settings, const py::list& rewriters) {
-    Options o = make_options(settings);
-    add_rewriters(o, rewriters);
-    auto r = call_interruptible<std::pair<std::string, std::string>>(o, [&] {
-      onnxtrim::Report rep = onnxtrim::simplify_file(src, dst, o);
-      return std::make_pair(rep.to_json(), rep.to_text());
-    });
-    return py::make_tuple(r.first, r.second);
-  }, py::arg("src"), py::arg("dst"), py::arg("settings"), py::arg("rewriters") = py::list());
+  m.def(
+      "simplify_file",
+      [](const std::string& src, const std::string& dst,
+         const std::vector<std::pair<std::string, std::string>>& settings, const py::list& rewriters) {
+        Options o = make_options(settings);
+        add_rewriters(o, rewriters);
+        auto r = call_interruptible<std::pair<std::string, std::string>>(o, [&] {
+          onnxtrim::Report rep = onnxtrim::simplify_file(src, dst, o);
+          return std::make_pair(rep.to_json(), rep.to_text());
+        });
+        return py::make_tuple(r.first, r.second);
+      },
+      py::arg("src"), py::arg("dst"), py::arg("settings"), py::arg("rewriters") = py::list());
 
   m.def("verify", [](const py::object& a, const std::string& a_dir, const py::object& b, const std::string& b_dir,
                      const std::vector<std::pair<std::string, std::string>>& settings) {
@@ -342,12 +353,14 @@ PYBIND11_MODULE(_onnxtrim, m) {
       onnxtrim::Tensor t;
       t.dtype = onnx_dtype(a.dtype());
       if (t.dtype == 0)
-        throw NativeError{onnxtrim::kExitUsage, "input '" + name + "': numpy dtype " +
-                                                    py::str(a.dtype()).cast<std::string>() + " has no ONNX type", ""};
+        throw NativeError{
+            onnxtrim::kExitUsage,
+            "input '" + name + "': numpy dtype " + py::str(a.dtype()).cast<std::string>() + " has no ONNX type", ""};
       for (py::ssize_t i = 0; i < a.ndim(); ++i) t.shape.push_back(static_cast<int64_t>(a.shape(i)));
       if (t.dtype == 8) {
         py::list flat = a.attr("ravel")().attr("tolist")();
-        for (auto s : flat) t.strings.push_back(py::isinstance<py::bytes>(s) ? s.cast<std::string>() : py::str(s).cast<std::string>());
+        for (auto s : flat)
+          t.strings.push_back(py::isinstance<py::bytes>(s) ? s.cast<std::string>() : py::str(s).cast<std::string>());
       } else {
         // C-contiguous, native byte order: the tensor points into the array (no copy).
         a = py::array::ensure(a, py::array::c_style);

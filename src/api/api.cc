@@ -390,7 +390,8 @@ ir::Tensor to_ir(const std::string& name, const Tensor& t) {
   size_t need = ir::dtype_storage_bytes(dt, n);
   if (t.nbytes != need)
     throw Error(kExitUsage, "input '" + name + "': " + std::to_string(t.nbytes) + " bytes for " + std::to_string(n) +
-                                " elements of " + std::string(ir::dtype_name(dt)) + " (needs " + std::to_string(need) + ")");
+                                " elements of " + std::string(ir::dtype_name(dt)) + " (needs " + std::to_string(need) +
+                                ")");
   out.set_buffer(std::make_shared<ExternalBuffer>(t.data, t.nbytes, t.owner), 0, t.nbytes);
   return out;
 }
@@ -433,8 +434,8 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
     if (!v->is_initializer() && !in.count(v->name()))
       throw Error(kExitUsage, "no value given for input '" + v->name() + "'");
   auto out = api::within_limits([&] { return interp.run(in); });
-  if (!out.is_ok()) api::rethrow_naming(Error(api::exit_code_for(out.status().code()), out.status().message()),
-                                        model.impl().path);
+  if (!out.is_ok())
+    api::rethrow_naming(Error(api::exit_code_for(out.status().code()), out.status().message()), model.impl().path);
   std::map<std::string, Tensor> res;
   for (size_t i = 0; i < out.value().size(); ++i) {
     const auto& v = out.value()[i];
@@ -459,7 +460,8 @@ void infer_shapes(Model& model, const Options& opts) {
   std::map<std::string, std::vector<int64_t>> replacing;
   for (const auto& [name, dims] : s.input_shapes)
     for (const ir::Value* v : m.graph->inputs()) {
-      if (v->name() != name || v->is_initializer() || !v->type.has_shape || v->type.dims.size() != dims.size()) continue;
+      if (v->name() != name || v->is_initializer() || !v->type.has_shape || v->type.dims.size() != dims.size())
+        continue;
       for (size_t i = 0; i < dims.size(); ++i)
         if (v->type.dims[i].is_known() && *v->type.dims[i].value != dims[i]) replacing[name] = dims;
     }
@@ -479,7 +481,8 @@ std::string inspect_json(const Model& model) {
   j["opsets"] = ops;
   auto values = [](const std::vector<const ir::Value*>& vs) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (const ir::Value* v : vs) a.push_back({{"name", v->name()}, {"type", v->type.is_known() ? v->type.str() : "?"}});
+    for (const ir::Value* v : vs)
+      a.push_back({{"name", v->name()}, {"type", v->type.is_known() ? v->type.str() : "?"}});
     return a;
   };
   std::vector<const ir::Value*> ins, outs;

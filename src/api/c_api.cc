@@ -92,29 +92,31 @@ int onnxtrim_options_add_rewriter(onnxtrim_options* options, const char* name, o
                                   void* user_data) {
   if (!options || !name || !*name || !fn) return onnxtrim::kExitUsage;
   try {
-    options->opts.rewriters.push_back(onnxtrim::RewriteCallback{name, [fn, user_data](onnxtrim::Model& m) {
-      const std::string in = m.serialize();
-      void* out = nullptr;
-      size_t out_size = 0;
-      char* error = nullptr;
-      const int rc = fn(user_data, in.data(), in.size(), &out, &out_size, &error);
-      std::string message = error ? error : "";
-      std::free(error);
-      if (rc == 0) {
-        std::free(out);
-        return false;
-      }
-      if (rc != 1) {
-        std::free(out);
-        throw onnxtrim::Error(onnxtrim::kExitUsage, "returned " + std::to_string(rc) + (message.empty() ? "" : ": " + message));
-      }
-      if (!out) throw onnxtrim::Error(onnxtrim::kExitUsage, "returned 1 without a model");
-      std::string bytes(static_cast<const char*>(out), out_size);
-      std::free(out);
-      if (bytes == in) return false;  // handed back as it was
-      m = onnxtrim::Model::parse(bytes.data(), bytes.size());
-      return true;
-    }});
+    options->opts.rewriters.push_back(onnxtrim::RewriteCallback{
+        name, [fn, user_data](onnxtrim::Model& m) {
+          const std::string in = m.serialize();
+          void* out = nullptr;
+          size_t out_size = 0;
+          char* error = nullptr;
+          const int rc = fn(user_data, in.data(), in.size(), &out, &out_size, &error);
+          std::string message = error ? error : "";
+          std::free(error);
+          if (rc == 0) {
+            std::free(out);
+            return false;
+          }
+          if (rc != 1) {
+            std::free(out);
+            throw onnxtrim::Error(onnxtrim::kExitUsage,
+                                  "returned " + std::to_string(rc) + (message.empty() ? "" : ": " + message));
+          }
+          if (!out) throw onnxtrim::Error(onnxtrim::kExitUsage, "returned 1 without a model");
+          std::string bytes(static_cast<const char*>(out), out_size);
+          std::free(out);
+          if (bytes == in) return false;  // handed back as it was
+          m = onnxtrim::Model::parse(bytes.data(), bytes.size());
+          return true;
+        }});
     return 0;
   } catch (...) {
     return onnxtrim::kExitInternal;

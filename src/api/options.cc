@@ -161,8 +161,9 @@ void add_names(std::vector<std::string>& list, std::string_view option, std::str
     Pair p = split_pair(option, item, ':', true);
     const std::string& t = p.value;
     if (p.found && (t == "fp16" || t == "fp32" || t == "int32" || t == "int64" || t == "bool" || t == "bf16"))
-      bad(option, "'" + item + "': changing the type of a cut point is not supported (give the name alone, "
-                                 "in double quotes if it is a name with a ':')");
+      bad(option, "'" + item +
+                      "': changing the type of a cut point is not supported (give the name alone, "
+                      "in double quotes if it is a name with a ':')");
     std::string name = unquote(option, item);
     if (name.empty()) bad(option, "an empty name");
     add_unique(list, name);
@@ -198,7 +199,8 @@ std::string input_value(std::string_view option, const std::string& name, const 
                         std::string_view arg) {
   if (name.empty() || what.empty())
     bad(option, "needs NAME=FILE.pb, NAME=FILE.npy or NAME=NUMBER, not '" + std::string(arg) + "'");
-  if (name.find('=') != std::string::npos) bad(option, "'" + name + "': an input whose name holds '=' cannot be pinned");
+  if (name.find('=') != std::string::npos)
+    bad(option, "'" + name + "': an input whose name holds '=' cannot be pinned");
   return name + "=" + what;
 }
 
@@ -321,12 +323,15 @@ const std::vector<Entry>& entries() {
                      [](Options& o, bool b) { o.run_passes = !b; }));
     t.push_back(value("passes", "a,b", "simplify", "run only these passes (in pipeline order)",
                       [](Options& o, std::string_view v) { o.passes = split(v, ','); }));
-    t.push_back(value("skip", "a,b", "simplify", "run the default pipeline without these passes",
-                      [](Options& o, std::string_view v) {
-                        for (auto& p : split(v, ',')) add_unique(o.skip, p);
-                      }, true));
-    t.push_back(value("max-rounds", "N", "simplify", "fixed-point cap (default 10)",
-                      [](Options& o, std::string_view v) { o.max_rounds = static_cast<int>(parse_int("max-rounds", v, 1)); }));
+    t.push_back(value(
+        "skip", "a,b", "simplify", "run the default pipeline without these passes",
+        [](Options& o, std::string_view v) {
+          for (auto& p : split(v, ',')) add_unique(o.skip, p);
+        },
+        true));
+    t.push_back(
+        value("max-rounds", "N", "simplify", "fixed-point cap (default 10)",
+              [](Options& o, std::string_view v) { o.max_rounds = static_cast<int>(parse_int("max-rounds", v, 1)); }));
     t.push_back(flag("test-convergence", "simplify", "fail (exit 70) if the cap is hit before a fixed point",
                      [](Options& o, bool b) { o.test_convergence = b; }));
     t.push_back(flag("no-constant-folding", "simplify", "do not fold constants",
@@ -335,76 +340,87 @@ const std::vector<Entry>& entries() {
                       "a node is folded only if its outputs exceed the constant inputs it frees by at most BYTES "
                       "(default 4096; units KB, MB allowed); large splats are never materialised",
                       [](Options& o, std::string_view v) { o.size_threshold = parse_bytes("size-threshold", v); }));
-    t.push_back(value("fold-budget", "BYTES", "simplify",
-                      "bytes that folding whole constant cones may add to the model's tensors (default: 1/16 of "
-                      "them, at least 64 KiB; units KB, MB allowed)",
-                      [](Options& o, std::string_view v) { o.fold_budget = static_cast<int64_t>(parse_bytes("fold-budget", v)); }));
+    t.push_back(value(
+        "fold-budget", "BYTES", "simplify",
+        "bytes that folding whole constant cones may add to the model's tensors (default: 1/16 of "
+        "them, at least 64 KiB; units KB, MB allowed)",
+        [](Options& o, std::string_view v) { o.fold_budget = static_cast<int64_t>(parse_bytes("fold-budget", v)); }));
     t.push_back(flag("keep-constant-nodes", "simplify", "keep Constant nodes instead of turning them into initializers",
                      [](Options& o, bool b) { o.keep_constant_nodes = b; }));
     t.push_back(flag("inline-functions", "simplify",
                      "replace each call of a function the model defines (ModelProto.functions) by the function's "
                      "body, nested calls too; functions nothing calls any more are removed",
                      [](Options& o, bool b) { o.inline_functions = b; }));
-    t.push_back(value("rewrite-rules", "FILE", "simplify",
-                      "your own rewrites, run in every round after the built-in passes as the passes user:NAME: "
-                      "pattern/replacement pairs of ONNX functions NAME and NAME_replacement, in a .onnx model's "
-                      "functions or an ONNX text file of functions (docs/rewrite-rules.md)",
-                      [](Options& o, std::string_view v) { add_unique(o.rewrite_rules, std::string(v)); }, true));
-    t.push_back(value("custom-op-schema", "FILE", "simplify",
-                      "custom ops (a domain of your own): their output types and shapes as a JSON list of rules, or "
-                      "what they compute as ONNX functions (a .onnx model's or ONNX text), whose bodies shape "
-                      "inference, the check and folding then run (docs/custom-ops.md); for this run only",
-                      [](Options& o, std::string_view v) { add_unique(o.custom_op_schemas, std::string(v)); }, true));
+    t.push_back(value(
+        "rewrite-rules", "FILE", "simplify",
+        "your own rewrites, run in every round after the built-in passes as the passes user:NAME: "
+        "pattern/replacement pairs of ONNX functions NAME and NAME_replacement, in a .onnx model's "
+        "functions or an ONNX text file of functions (docs/rewrite-rules.md)",
+        [](Options& o, std::string_view v) { add_unique(o.rewrite_rules, std::string(v)); }, true));
+    t.push_back(value(
+        "custom-op-schema", "FILE", "simplify",
+        "custom ops (a domain of your own): their output types and shapes as a JSON list of rules, or "
+        "what they compute as ONNX functions (a .onnx model's or ONNX text), whose bodies shape "
+        "inference, the check and folding then run (docs/custom-ops.md); for this run only",
+        [](Options& o, std::string_view v) { add_unique(o.custom_op_schemas, std::string(v)); }, true));
     t.push_back(flag("no-value-info", "simplify", "do not write the inferred shapes into OUT as value_info",
                      [](Options& o, bool b) { o.value_info = !b; }));
-    t.push_back(value("target", "NAME", "simplify", "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no RotaryEmbedding), tensorrt and openvino (also GroupNormalization and Swish)",
+    t.push_back(value("target", "NAME", "simplify",
+                      "simplify for a runtime: coreml (no tensor of rank > 5), wasm (ONNX Runtime Web: no "
+                      "RotaryEmbedding), tensorrt and openvino (also GroupNormalization and Swish)",
                       [](Options& o, std::string_view v) {
                         if (!passes::find_target(v))
-                          bad("target", "unknown target '" + std::string(v) + "' (known: " + passes::target_names() + ")");
+                          bad("target",
+                              "unknown target '" + std::string(v) + "' (known: " + passes::target_names() + ")");
                         o.target = std::string(v);
                       }));
     t.push_back(flag("strict", "simplify", "with --target: anything the target cannot take is an error (exit 6)",
                      [](Options& o, bool b) { o.strict = b; }));
-    t.push_back(value("dim", "NAME=V", "simplify",
-                      "fix a named dim: the result is simplified for that size, its inputs declare it, and the check's "
-                      "random inputs have it",
-                      [](Options& o, std::string_view v) { add_dim(o.dims, "dim", v); }, true));
-    t.push_back(value("input-shape", "NAME:D,D", "simplify",
-                      "an input's whole shape (cut at the last ':', so NAME may be TensorFlow's input_1:0): the result is "
-                      "simplified for it and declares it (as --dim); a dim the model fixes is replaced too, the "
-                      "check runs the original at that shape; the rank cannot change",
-                      [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
+    t.push_back(value(
+        "dim", "NAME=V", "simplify",
+        "fix a named dim: the result is simplified for that size, its inputs declare it, and the check's "
+        "random inputs have it",
+        [](Options& o, std::string_view v) { add_dim(o.dims, "dim", v); }, true));
+    t.push_back(value(
+        "input-shape", "NAME:D,D", "simplify",
+        "an input's whole shape (cut at the last ':', so NAME may be TensorFlow's input_1:0): the result is "
+        "simplified for it and declares it (as --dim); a dim the model fixes is replaced too, the "
+        "check runs the original at that shape; the rank cannot change",
+        [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
     // --- surgery (before the passes; checked against the original's values at the cut points)
     {
-      Entry e = value("inputs", "x,y", "surgery",
-                      "cut: these values (of the original) become the graph inputs, typed as inferred; what "
-                      "they make unnecessary goes (also OnnxSlim's --inputs NAME ...)",
-                      [](Options& o, std::string_view v) { add_names(o.cut_inputs, "inputs", v); }, true);
+      Entry e = value(
+          "inputs", "x,y", "surgery",
+          "cut: these values (of the original) become the graph inputs, typed as inferred; what "
+          "they make unnecessary goes (also OnnxSlim's --inputs NAME ...)",
+          [](Options& o, std::string_view v) { add_names(o.cut_inputs, "inputs", v); }, true);
       e.info.multi_value = true;
       t.push_back(e);
     }
     {
-      Entry e = value("outputs", "a,b", "surgery",
-                      "cut: these values become the graph outputs; what no longer reaches an output goes (also "
-                      "OnnxSlim's --outputs NAME ...); a name holding a space or a comma goes in double quotes",
-                      [](Options& o, std::string_view v) { add_names(o.cut_outputs, "outputs", v); }, true);
+      Entry e = value(
+          "outputs", "a,b", "surgery",
+          "cut: these values become the graph outputs; what no longer reaches an output goes (also "
+          "OnnxSlim's --outputs NAME ...); a name holding a space or a comma goes in double quotes",
+          [](Options& o, std::string_view v) { add_names(o.cut_outputs, "outputs", v); }, true);
       e.info.multi_value = true;
       t.push_back(e);
     }
-    t.push_back(value("add-outputs", "all|a,b", "surgery",
-                      "mark intermediate values as extra graph outputs (all: every node output of the main graph), "
-                      "before the passes, so that they survive simplification",
-                      [](Options& o, std::string_view v) { add_names(o.add_outputs, "add-outputs", v); }, true));
-    t.push_back(value("rename", "old=new,...", "surgery",
-                      "rename graph inputs/outputs of the result, and every use (subgraphs too)",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& item : list_items("rename", v, ",")) {
-                          Pair p = split_pair("rename", item, '=', false);
-                          if (!p.found || p.name.empty() || p.value.empty())
-                            bad("rename", "needs OLD=NEW, not '" + item + "'");
-                          o.rename.emplace_back(p.name, p.value);
-                        }
-                      }, true));
+    t.push_back(value(
+        "add-outputs", "all|a,b", "surgery",
+        "mark intermediate values as extra graph outputs (all: every node output of the main graph), "
+        "before the passes, so that they survive simplification",
+        [](Options& o, std::string_view v) { add_names(o.add_outputs, "add-outputs", v); }, true));
+    t.push_back(value(
+        "rename", "old=new,...", "surgery", "rename graph inputs/outputs of the result, and every use (subgraphs too)",
+        [](Options& o, std::string_view v) {
+          for (const auto& item : list_items("rename", v, ",")) {
+            Pair p = split_pair("rename", item, '=', false);
+            if (!p.found || p.name.empty() || p.value.empty()) bad("rename", "needs OLD=NEW, not '" + item + "'");
+            o.rename.emplace_back(p.name, p.value);
+          }
+        },
+        true));
     t.push_back(value("batch", "N|dynamic", "surgery",
                       "N: fix the leading dim of every graph input to N; dynamic: free a batch dim that the export "
                       "fixed (a symbolic 'batch'), or stop naming the node that bakes it in",
@@ -427,21 +443,24 @@ const std::vector<Entry>& entries() {
                       "the default check is skipped (and says so) when one sample costs more than this many "
                       "multiply-adds, in billions (default 20)",
                       [](Options& o, std::string_view v) { o.verify_budget_gmac = parse_double("verify-budget", v); }));
-    t.push_back(value("samples", "N", "inputs", "random samples (default 1 when simplifying, 3 for verify)",
-                      [](Options& o, std::string_view v) { o.samples = static_cast<int>(parse_int("samples", v, 1)); }));
+    t.push_back(
+        value("samples", "N", "inputs", "random samples (default 1 when simplifying, 3 for verify)",
+              [](Options& o, std::string_view v) { o.samples = static_cast<int>(parse_int("samples", v, 1)); }));
     t.push_back(value("seed", "S", "inputs", "random seed (default 0)",
                       [](Options& o, std::string_view v) { o.seed = static_cast<uint64_t>(parse_int("seed", v, 0)); }));
     t.push_back(value("rtol", "X", "inputs", "relative tolerance of the check (default 1e-4)",
                       [](Options& o, std::string_view v) { o.rtol = parse_double("rtol", v); }));
     t.push_back(value("atol", "X", "inputs", "absolute tolerance of the check (default 1e-5)",
                       [](Options& o, std::string_view v) { o.atol = parse_double("atol", v); }));
-    t.push_back(value("input", "NAME=FILE|NUMBER", "inputs",
-                      "pin an input of the check to a TensorProto .pb or NumPy .npy file, or fill it with a number "
-                      "(cut at the first '=': a path may hold one)",
-                      [](Options& o, std::string_view v) {
-                        Pair p = split_pair("input", v, '=', false);  // the first '=': a name rarely holds one
-                        o.input_values.push_back(input_value("input", p.name, p.value, v));
-                      }, true));
+    t.push_back(value(
+        "input", "NAME=FILE|NUMBER", "inputs",
+        "pin an input of the check to a TensorProto .pb or NumPy .npy file, or fill it with a number "
+        "(cut at the first '=': a path may hold one)",
+        [](Options& o, std::string_view v) {
+          Pair p = split_pair("input", v, '=', false);  // the first '=': a name rarely holds one
+          o.input_values.push_back(input_value("input", p.name, p.value, v));
+        },
+        true));
     t.push_back(value("input-fill", "random|ones|zeros|arange", "inputs",
                       "what the check's generated inputs hold (pinned inputs aside): random (default: floats uniform "
                       "in [-1, 1), integers small or within the axis they index), ones, zeros, or arange (0, 1, 2, "
@@ -467,13 +486,15 @@ const std::vector<Entry>& entries() {
                         if (!why.empty()) bad("external-location", "'" + std::string(v) + "' " + why);
                         o.external_location = std::string(v);
                       }));
-    t.push_back(value("external-threshold", "BYTES", "save", "smaller tensors stay inside the model file (default 1024)",
-                      [](Options& o, std::string_view v) { o.external_threshold = parse_bytes("external-threshold", v); }));
+    t.push_back(
+        value("external-threshold", "BYTES", "save", "smaller tensors stay inside the model file (default 1024)",
+              [](Options& o, std::string_view v) { o.external_threshold = parse_bytes("external-threshold", v); }));
     // --- output
     t.push_back(value("json", "FILE", "output", "also write the report as JSON to FILE (\"-\" for stdout)",
                       [](Options& o, std::string_view v) { o.json_path = std::string(v); }));
     t.push_back(flag("quiet", "output", "print nothing but errors", [](Options& o, bool b) { o.quiet = b; }));
-    t.push_back(flag("print", "output", "print the resulting graph in text form", [](Options& o, bool b) { o.print = b; }));
+    t.push_back(
+        flag("print", "output", "print the resulting graph in text form", [](Options& o, bool b) { o.print = b; }));
     t.push_back(flag("graph-diff", "output",
                      "the report lists what the run changed in the main graph: nodes removed and added, op counts, "
                      "values whose type changed, initializers added, removed and changed, graph inputs and outputs",
@@ -497,44 +518,49 @@ const std::vector<Entry>& entries() {
                         o.graph_diff = true;
                       }));
     t.push_back(value("explain", "NODE", "output",
-                      "report why each rewrite rooted at the op type of NODE (a node of the result, or the value it makes) does not fire",
+                      "report why each rewrite rooted at the op type of NODE (a node of the result, or the value it "
+                      "makes) does not fire",
                       [](Options& o, std::string_view v) { o.explain = std::string(v); }));
 
     // --- onnxsim's flags
     {
-      Entry e = value("overwrite-input-shape", "NAME:D,D ...", "onnxsim",
-                      "= --input-shape for each (a shape without a name: the model's only input)",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& w : list_items("overwrite-input-shape", v, " "))
-                          add_shape(o.input_shapes, "overwrite-input-shape", w, true);
-                      }, true);
+      Entry e = value(
+          "overwrite-input-shape", "NAME:D,D ...", "onnxsim",
+          "= --input-shape for each (a shape without a name: the model's only input)",
+          [](Options& o, std::string_view v) {
+            for (const auto& w : list_items("overwrite-input-shape", v, " "))
+              add_shape(o.input_shapes, "overwrite-input-shape", w, true);
+          },
+          true);
       e.info.multi_value = true;
       t.push_back(e);
     }
     {
       // onnxsim: alone, no optimizer at all; with onnxoptimizer pass names, only those skipped.
-      Entry e = value("skip-optimization", "NAME ...", "onnxsim",
-                      "alone: = --passes infer_shapes,fold_constants,eliminate_dead_nodes,"
-                      "eliminate_unused_initializers,eliminate_unused_value_info (shape inference and folding only); "
-                      "with onnxoptimizer names (fuse_bn_into_conv ...): = --skip of the onnxtrim passes doing their work",
-                      [](Options& o, std::string_view v) {
-                        if (v.empty() || v == "true" || v == "1") {
-                          o.passes = {"infer_shapes", "fold_constants", "eliminate_dead_nodes",
-                                      "eliminate_unused_initializers", "eliminate_unused_value_info"};
-                          return;
-                        }
-                        if (v == "false" || v == "0") return;
-                        for (const auto& w : words(v))
-                          for (const auto& n : split(w, ',')) {
-                            auto it = onnxsim_optimizers().find(n);
-                            if (it == onnxsim_optimizers().end())
-                              bad("skip-optimization", "unknown onnxsim optimizer '" + n +
-                                                           "' (onnxoptimizer's pass names, such as fuse_bn_into_conv; "
-                                                           "onnxtrim's own passes: --skip)");
-                            if (n == "extract_constant_to_initializer") o.keep_constant_nodes = true;
-                            for (const auto& p : it->second) add_unique(o.skip, p);
-                          }
-                      }, true);
+      Entry e = value(
+          "skip-optimization", "NAME ...", "onnxsim",
+          "alone: = --passes infer_shapes,fold_constants,eliminate_dead_nodes,"
+          "eliminate_unused_initializers,eliminate_unused_value_info (shape inference and folding only); "
+          "with onnxoptimizer names (fuse_bn_into_conv ...): = --skip of the onnxtrim passes doing their work",
+          [](Options& o, std::string_view v) {
+            if (v.empty() || v == "true" || v == "1") {
+              o.passes = {"infer_shapes", "fold_constants", "eliminate_dead_nodes", "eliminate_unused_initializers",
+                          "eliminate_unused_value_info"};
+              return;
+            }
+            if (v == "false" || v == "0") return;
+            for (const auto& w : words(v))
+              for (const auto& n : split(w, ',')) {
+                auto it = onnxsim_optimizers().find(n);
+                if (it == onnxsim_optimizers().end())
+                  bad("skip-optimization", "unknown onnxsim optimizer '" + n +
+                                               "' (onnxoptimizer's pass names, such as fuse_bn_into_conv; "
+                                               "onnxtrim's own passes: --skip)");
+                if (n == "extract_constant_to_initializer") o.keep_constant_nodes = true;
+                for (const auto& p : it->second) add_unique(o.skip, p);
+              }
+          },
+          true);
       e.apply = [f = e.apply](Options& o, std::string_view v) { f(o, v.empty() ? std::string_view("true") : v); };
       e.info.optional_value = true;
       e.info.multi_value = true;
@@ -543,13 +569,15 @@ const std::vector<Entry>& entries() {
     t.push_back(flag("skip-constant-folding", "onnxsim", "= --no-constant-folding",
                      [](Options& o, bool b) { o.constant_folding = !b; }));
     {
-      Entry e = value("test-input-shape", "NAME:D,D ...", "onnxsim",
-                      "the check's random input of that shape; the model stays dynamic (a shape without a name: the "
-                      "model's only input)",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& w : list_items("test-input-shape", v, " "))
-                          add_shape(o.check_input_shapes, "test-input-shape", w, true);
-                      }, true);
+      Entry e = value(
+          "test-input-shape", "NAME:D,D ...", "onnxsim",
+          "the check's random input of that shape; the model stays dynamic (a shape without a name: the "
+          "model's only input)",
+          [](Options& o, std::string_view v) {
+            for (const auto& w : list_items("test-input-shape", v, " "))
+              add_shape(o.check_input_shapes, "test-input-shape", w, true);
+          },
+          true);
       e.info.multi_value = true;
       t.push_back(e);
     }
@@ -584,33 +612,36 @@ const std::vector<Entry>& entries() {
     t.push_back(flag("skip-shape-inference", "onnxsim",
                      "= --no-value-info (shapes are still reasoned with, never written)",
                      [](Options& o, bool b) { o.value_info = !b; }));
-    t.push_back(flag("include-subgraph", "onnxsim", "accepted: subgraphs are always simplified",
-                     [](Options&, bool) {}));
-    t.push_back(flag("dynamic-input-shape", "onnxsim", "accepted: dynamic shapes are always kept",
-                     [](Options&, bool) {}));
+    t.push_back(
+        flag("include-subgraph", "onnxsim", "accepted: subgraphs are always simplified", [](Options&, bool) {}));
+    t.push_back(
+        flag("dynamic-input-shape", "onnxsim", "accepted: dynamic shapes are always kept", [](Options&, bool) {}));
     t.push_back(refuse("input-data-path", "NAME:FILE ...", "onnxsim", "use --input NAME=FILE.pb (or FILE.npy)"));
     t.push_back(refuse("custom-lib", "LIB", "onnxsim",
                        "custom-domain operators are kept as they are, with nothing to load; the check is skipped "
                        "for models that use them"));
     {
       // onnxsim: these graph outputs are dropped, and the simplifier removes what only they used.
-      Entry e = value("unused-output", "NAME ...", "onnxsim",
-                      "remove these graph outputs, and what only they need (the cut of --outputs with every other "
-                      "output kept); each must be a graph output, and one must stay",
-                      [](Options& o, std::string_view v) { add_names(o.unused_outputs, "unused-output", v); }, true);
+      Entry e = value(
+          "unused-output", "NAME ...", "onnxsim",
+          "remove these graph outputs, and what only they need (the cut of --outputs with every other "
+          "output kept); each must be a graph output, and one must stay",
+          [](Options& o, std::string_view v) { add_names(o.unused_outputs, "unused-output", v); }, true);
       e.info.multi_value = true;
       t.push_back(e);
     }
-    t.push_back(refuse("mutable-initializer", "", "onnxsim",
-                       "initializers that are also graph inputs are never folded"));
+    t.push_back(
+        refuse("mutable-initializer", "", "onnxsim", "initializers that are also graph inputs are never folded"));
 
     // --- OnnxSlim's flags
     {
-      Entry e = value("input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& w : list_items("input-shapes", v, " "))
-                          add_shape(o.input_shapes, "input-shapes", w, false);
-                      }, true);
+      Entry e = value(
+          "input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
+          [](Options& o, std::string_view v) {
+            for (const auto& w : list_items("input-shapes", v, " "))
+              add_shape(o.input_shapes, "input-shapes", w, false);
+          },
+          true);
       e.info.multi_value = true;
       t.push_back(e);
     }
@@ -618,82 +649,89 @@ const std::vector<Entry>& entries() {
       if (b) o.verify = Options::Verify::kOn;
     }));
     {
-      Entry e = value("model-check-inputs", "NAME:D,D|NAME:FILE.npy ...", "onnxslim",
-                      "cut at the last ':' (input_1:0:x.npy is input_1:0's file; quote a path holding ':'); a shape: the "
-                      "check's random input of that shape (= --input-shape for the check only); a .npy or .pb "
-                      "file: = --input NAME=FILE",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& w : list_items("model-check-inputs", v, " ")) {
-                          // The last ':', as OnnxSlim: "input_1:0:x.npy" is input_1:0's file.
-                          Pair p = split_pair("model-check-inputs", w, ':', true);
-                          if (!p.found || p.name.empty())
-                            bad("model-check-inputs", "needs NAME:D,D or NAME:FILE.npy, not '" + w + "'");
-                          const std::string& rest = p.value;
-                          bool file = rest.size() > 4 && (rest.ends_with(".npy") || rest.ends_with(".pb"));
-                          if (file) o.input_values.push_back(input_value("model-check-inputs", p.name, rest, w));
-                          else add_shape(o.check_input_shapes, "model-check-inputs", w, false);
-                        }
-                        if (o.verify == Options::Verify::kAuto) o.verify = Options::Verify::kOn;
-                      }, true);
+      Entry e = value(
+          "model-check-inputs", "NAME:D,D|NAME:FILE.npy ...", "onnxslim",
+          "cut at the last ':' (input_1:0:x.npy is input_1:0's file; quote a path holding ':'); a shape: the "
+          "check's random input of that shape (= --input-shape for the check only); a .npy or .pb "
+          "file: = --input NAME=FILE",
+          [](Options& o, std::string_view v) {
+            for (const auto& w : list_items("model-check-inputs", v, " ")) {
+              // The last ':', as OnnxSlim: "input_1:0:x.npy" is input_1:0's file.
+              Pair p = split_pair("model-check-inputs", w, ':', true);
+              if (!p.found || p.name.empty())
+                bad("model-check-inputs", "needs NAME:D,D or NAME:FILE.npy, not '" + w + "'");
+              const std::string& rest = p.value;
+              bool file = rest.size() > 4 && (rest.ends_with(".npy") || rest.ends_with(".pb"));
+              if (file) o.input_values.push_back(input_value("model-check-inputs", p.name, rest, w));
+              else add_shape(o.check_input_shapes, "model-check-inputs", w, false);
+            }
+            if (o.verify == Options::Verify::kAuto) o.verify = Options::Verify::kOn;
+          },
+          true);
       e.info.multi_value = true;
       t.push_back(e);
     }
     {
-      Entry e = value("skip-fusion-patterns", "PATTERN ...", "onnxslim",
-                      "OnnxSlim pattern names (FusionPadConv, FusionConvBN, FusionGemm, EliminationSlice, ...) or "
-                      "onnxtrim pass names: = --skip of the matching passes",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& w : words(v)) {
-                          auto it = onnxslim_patterns().find(w);
-                          if (it != onnxslim_patterns().end()) {
-                            for (const auto& p : it->second) add_unique(o.skip, p);
-                          } else if (w.find('_') != std::string::npos) {
-                            add_unique(o.skip, w);  // an onnxtrim pass name (checked when the run starts)
-                          } else {
-                            std::string known;
-                            for (const auto& [k, _] : onnxslim_patterns()) known += (known.empty() ? "" : ", ") + k;
-                            bad("skip-fusion-patterns", "unknown pattern '" + w + "' (known: " + known +
-                                                            ", or an onnxtrim pass name)");
-                          }
-                        }
-                      }, true);
+      Entry e = value(
+          "skip-fusion-patterns", "PATTERN ...", "onnxslim",
+          "OnnxSlim pattern names (FusionPadConv, FusionConvBN, FusionGemm, EliminationSlice, ...) or "
+          "onnxtrim pass names: = --skip of the matching passes",
+          [](Options& o, std::string_view v) {
+            for (const auto& w : words(v)) {
+              auto it = onnxslim_patterns().find(w);
+              if (it != onnxslim_patterns().end()) {
+                for (const auto& p : it->second) add_unique(o.skip, p);
+              } else if (w.find('_') != std::string::npos) {
+                add_unique(o.skip, w);  // an onnxtrim pass name (checked when the run starts)
+              } else {
+                std::string known;
+                for (const auto& [k, _] : onnxslim_patterns()) known += (known.empty() ? "" : ", ") + k;
+                bad("skip-fusion-patterns",
+                    "unknown pattern '" + w + "' (known: " + known + ", or an onnxtrim pass name)");
+              }
+            }
+          },
+          true);
       e.info.multi_value = true;
       t.push_back(e);
     }
     {
-      Entry e = value("skip-optimizations", "NAME ...", "onnxslim",
-                      "OnnxSlim's optimization names: constant_folding (= --no-constant-folding), graph_fusion "
-                      "(every pass an OnnxSlim fusion pattern maps to, see --skip-fusion-patterns), "
-                      "dead_node_elimination, subexpression_elimination, weight_tying (= --skip "
-                      "eliminate_dead_nodes, eliminate_common_subexpressions, eliminate_duplicate_constants)",
-                      [](Options& o, std::string_view v) {
-                        for (const auto& w : list_items("skip-optimizations", v, " ,")) {
-                          if (w == "constant_folding") {
-                            o.constant_folding = false;
-                          } else if (w == "graph_fusion") {
-                            for (const auto& [_, ps] : onnxslim_patterns())
-                              for (const auto& p : ps) add_unique(o.skip, p);
-                          } else if (w == "dead_node_elimination") {
-                            add_unique(o.skip, "eliminate_dead_nodes");
-                          } else if (w == "subexpression_elimination") {
-                            add_unique(o.skip, "eliminate_common_subexpressions");
-                          } else if (w == "weight_tying") {
-                            add_unique(o.skip, "eliminate_duplicate_constants");
-                          } else {
-                            bad("skip-optimizations", "unknown optimization '" + w +
-                                                          "' (known: constant_folding, graph_fusion, "
-                                                          "dead_node_elimination, subexpression_elimination, "
-                                                          "weight_tying; onnxtrim's own passes: --skip)");
-                          }
-                        }
-                      }, true);
+      Entry e = value(
+          "skip-optimizations", "NAME ...", "onnxslim",
+          "OnnxSlim's optimization names: constant_folding (= --no-constant-folding), graph_fusion "
+          "(every pass an OnnxSlim fusion pattern maps to, see --skip-fusion-patterns), "
+          "dead_node_elimination, subexpression_elimination, weight_tying (= --skip "
+          "eliminate_dead_nodes, eliminate_common_subexpressions, eliminate_duplicate_constants)",
+          [](Options& o, std::string_view v) {
+            for (const auto& w : list_items("skip-optimizations", v, " ,")) {
+              if (w == "constant_folding") {
+                o.constant_folding = false;
+              } else if (w == "graph_fusion") {
+                for (const auto& [_, ps] : onnxslim_patterns())
+                  for (const auto& p : ps) add_unique(o.skip, p);
+              } else if (w == "dead_node_elimination") {
+                add_unique(o.skip, "eliminate_dead_nodes");
+              } else if (w == "subexpression_elimination") {
+                add_unique(o.skip, "eliminate_common_subexpressions");
+              } else if (w == "weight_tying") {
+                add_unique(o.skip, "eliminate_duplicate_constants");
+              } else {
+                bad("skip-optimizations", "unknown optimization '" + w +
+                                              "' (known: constant_folding, graph_fusion, "
+                                              "dead_node_elimination, subexpression_elimination, "
+                                              "weight_tying; onnxtrim's own passes: --skip)");
+              }
+            }
+          },
+          true);
       e.info.multi_value = true;
       t.push_back(e);
     }
-    t.push_back(flag("verbose", "onnxslim",
-                     "the CLI logs each stage and each pass of each round on stderr as it starts, with the seconds since "
-                     "the start, instead of the progress line (OnnxSlim's debug log); the report is the same",
-                     [](Options& o, bool b) { o.verbose = b; }));
+    t.push_back(
+        flag("verbose", "onnxslim",
+             "the CLI logs each stage and each pass of each round on stderr as it starts, with the seconds since "
+             "the start, instead of the progress line (OnnxSlim's debug log); the report is the same",
+             [](Options& o, bool b) { o.verbose = b; }));
     t.push_back(flag("dump-to-disk", "onnxslim",
                      "with --inspect: also write IN's nodes to STEM_model_info.csv in the current folder (appended; "
                      "NodeName, OpType, OutputDtype, OutputShape: one row per node output, shapes as inferred)",
@@ -704,15 +742,15 @@ const std::vector<Entry>& entries() {
                      [](Options& o, bool b) { o.inspect = b; }));
     t.push_back(flag("no-shape-infer", "onnxslim", "= --no-value-info", [](Options& o, bool b) { o.value_info = !b; }));
     // --- precision conversion (also OnnxSlim's --dtype)
-    t.push_back(value("dtype", "fp16|bf16|fp32", "simplify",
-                      "convert float computation and weights to float16 or bfloat16 (or back to float32), keeping "
-                      "in float32 what must stay; checked by relative L2 error per output (1e-2 fp16, 5e-2 bf16)",
-                      [](Options& o, std::string_view v) {
-                        if (v != "fp16" && v != "bf16" && v != "fp32" && v != "float16" && v != "bfloat16" &&
-                            v != "float32")
-                          bad("dtype", "needs fp16, bf16 or fp32, not '" + std::string(v) + "'");
-                        o.dtype = v == "float16" ? "fp16" : v == "bfloat16" ? "bf16" : v == "float32" ? "fp32" : std::string(v);
-                      }));
+    t.push_back(
+        value("dtype", "fp16|bf16|fp32", "simplify",
+              "convert float computation and weights to float16 or bfloat16 (or back to float32), keeping "
+              "in float32 what must stay; checked by relative L2 error per output (1e-2 fp16, 5e-2 bf16)",
+              [](Options& o, std::string_view v) {
+                if (v != "fp16" && v != "bf16" && v != "fp32" && v != "float16" && v != "bfloat16" && v != "float32")
+                  bad("dtype", "needs fp16, bf16 or fp32, not '" + std::string(v) + "'");
+                o.dtype = v == "float16" ? "fp16" : v == "bfloat16" ? "bf16" : v == "float32" ? "fp32" : std::string(v);
+              }));
     t.push_back(value("opset", "N", "simplify",
                       "convert the default ONNX domain to opset N, up or down (every subgraph and local function): "
                       "attribute/input moves, ops too new for N expanded from their function bodies; checked "

@@ -58,7 +58,7 @@ namespace {
 enum : unsigned { kMaskF32 = 1, kMaskF16 = 2, kMaskBF16 = 4 };
 
 struct FloatFormal {
-  std::string var;       // type variable, or "@float" for a fixed type
+  std::string var;  // type variable, or "@float" for a fixed type
   bool fixed = false;
   DataType fixed_type = DataType::kUndefined;
   bool non_diff = false;
@@ -93,7 +93,8 @@ std::vector<FloatFormal> float_formals(const char* s) {
 unsigned float_mask(const std::vector<std::string>& types) {
   unsigned mask = 0;
   for (const std::string& t : types)
-    for (auto [name, bit] : {std::pair{"float", kMaskF32}, std::pair{"float16", kMaskF16}, std::pair{"bfloat16", kMaskBF16}})
+    for (auto [name, bit] :
+         {std::pair{"float", kMaskF32}, std::pair{"float16", kMaskF16}, std::pair{"bfloat16", kMaskBF16}})
       if (t == name || t.find("tensor(" + std::string(name) + ")") != std::string::npos) mask |= bit;
   return mask;
 }
@@ -318,8 +319,7 @@ eval::Interpreter::Observer FloatObservations::observer() {
     // The node's own error in the target type: float32 inputs rounded to it, the same
     // computation, the float32 outputs rounded to it, against what the node computed.
     if (!any_float || opts_.target == DataType::kFloat || has_subgraphs(&n) || n.op_type == "Constant") return;
-    const ops::OpSchema* s =
-        ops::OpRegistry::instance().find(n.domain, n.op_type, model_.opset(n.domain));
+    const ops::OpSchema* s = ops::OpRegistry::instance().find(n.domain, n.op_type, model_.opset(n.domain));
     if (!s || !s->eval || !s->deterministic || !n.is_default_domain()) return;
     double worst = 0;
     if (ops::OpRegistry::instance().has(n.domain, n.op_type, ops::OpProperty::kCopiesElements)) {
@@ -421,19 +421,19 @@ class Converter {
   const FloatObservations* seen_;
   ir::Rewriter rw_;
 
-  std::vector<ir::Graph*> graphs_;                          // main graph and every subgraph
-  std::unordered_map<const Value*, DataType> orig_;         // types before the conversion
-  std::unordered_map<const Value*, DataType> ty_;           // decided types
-  std::unordered_map<const Value*, std::string> must_;      // stays at its type, read so too, and why
-  std::unordered_set<const Value*> numeric_;                // must_ for its values (range), not its role
-  std::unordered_map<const Value*, std::string> hold_;      // produced at its type (readers may cast), and why
-  std::unordered_set<const Value*> structural_hold_;         // hold_ for its role (shape arithmetic)
-  std::set<std::pair<Node*, size_t>> structural_reads_;     // reads that need the old type for the op's sake
-  std::unordered_set<const Value*> pinned_;                 // main graph inputs/outputs (keep_io_types)
-  std::unordered_set<const Value*> derived_;                // computed from Shape/Size
-  std::map<std::pair<Node*, size_t>, DataType> wants_;      // the type each read needs
+  std::vector<ir::Graph*> graphs_;                                  // main graph and every subgraph
+  std::unordered_map<const Value*, DataType> orig_;                 // types before the conversion
+  std::unordered_map<const Value*, DataType> ty_;                   // decided types
+  std::unordered_map<const Value*, std::string> must_;              // stays at its type, read so too, and why
+  std::unordered_set<const Value*> numeric_;                        // must_ for its values (range), not its role
+  std::unordered_map<const Value*, std::string> hold_;              // produced at its type (readers may cast), and why
+  std::unordered_set<const Value*> structural_hold_;                // hold_ for its role (shape arithmetic)
+  std::set<std::pair<Node*, size_t>> structural_reads_;             // reads that need the old type for the op's sake
+  std::unordered_set<const Value*> pinned_;                         // main graph inputs/outputs (keep_io_types)
+  std::unordered_set<const Value*> derived_;                        // computed from Shape/Size
+  std::map<std::pair<Node*, size_t>, DataType> wants_;              // the type each read needs
   std::map<std::pair<ir::Graph*, size_t>, DataType> body_outputs_;  // subgraph outputs' types
-  std::map<Node*, std::string> kept_;                       // node -> reason (ordered by pointer; reported in graph order)
+  std::map<Node*, std::string> kept_;  // node -> reason (ordered by pointer; reported in graph order)
   std::unordered_set<Node*> converted_;
   std::map<std::pair<Value*, DataType>, Value*> casts_;
   ConvertFloatResult res_;
@@ -522,7 +522,8 @@ void Converter::keep_node(Node* n, const std::string& reason) {
 void Converter::decide_graph(ir::Graph& g) {
   for (Node* n : g.node_list()) {
     if (n->op_type == "If" && n->is_default_domain()) decide_if(n);
-    else if ((n->op_type == "Loop" || n->op_type == "Scan") && n->is_default_domain()) decide_loop(n, n->op_type == "Scan");
+    else if ((n->op_type == "Loop" || n->op_type == "Scan") && n->is_default_domain())
+      decide_loop(n, n->op_type == "Scan");
     else decide(n);
   }
 }
@@ -599,8 +600,8 @@ void Converter::decide(Node* n) {
   if (seen_ && block.empty()) {
     auto it = seen_->node_error.find(n);
     if (it != seen_->node_error.end() && it->second > o_.tolerance)
-      block = "its error in " + type_word(o_.target) + " is " + fmt(it->second) + " (relative L2), over the tolerance " +
-              fmt(o_.tolerance);
+      block = "its error in " + type_word(o_.target) + " is " + fmt(it->second) +
+              " (relative L2), over the tolerance " + fmt(o_.tolerance);
   }
 
   // Ops whose output type an attribute gives.
@@ -619,7 +620,7 @@ void Converter::decide(Node* n) {
       bool with_outputs = !grp.outs.empty();
       if ((pass == 0) != with_outputs) continue;
       bool src = false;
-      for (size_t i : grp.ins) src |= src_tensor(n->input(i)) ;
+      for (size_t i : grp.ins) src |= src_tensor(n->input(i));
       for (size_t i : grp.outs) src |= src_tensor(n->output(i));
       if (!src) {
         for (size_t i : grp.ins)
@@ -677,8 +678,8 @@ void Converter::decide(Node* n) {
         }
         if (attr_typed && grp.ins.empty()) {
           // Cast from a float type other than the source: a precision boundary, left alone.
-          bool boundary = op == "Cast" && o_.target != DataType::kFloat && n->input(0) &&
-                          is_float(orig(n->input(0))) && !is_src(orig(n->input(0)));
+          bool boundary = op == "Cast" && o_.target != DataType::kFloat && n->input(0) && is_float(orig(n->input(0))) &&
+                          !is_src(orig(n->input(0)));
           if (boundary) {
             for (size_t i : grp.outs) ty_[n->output(i)] = orig(n->output(i));
             continue;
@@ -831,7 +832,8 @@ std::pair<ir::Graph*, Node*> Converter::cast_position(Value* v) {
 
 bool exact_widening(DataType from, DataType to) {
   if (from == to) return true;
-  if (to == DataType::kDouble) return from == DataType::kFloat || from == DataType::kFloat16 || from == DataType::kBFloat16;
+  if (to == DataType::kDouble)
+    return from == DataType::kFloat || from == DataType::kFloat16 || from == DataType::kBFloat16;
   if (to == DataType::kFloat) return from == DataType::kFloat16 || from == DataType::kBFloat16;
   return false;
 }
@@ -846,7 +848,10 @@ Value* Converter::cast_of(Value* v, DataType to) {
   auto it = casts_.find(key);
   if (it != casts_.end()) return it->second;
   auto [g, pos] = cast_position(v);
-  std::string hint = v->name() + "_" + (to == DataType::kFloat16 ? "fp16" : to == DataType::kBFloat16 ? "bf16" : type_word(to));
+  std::string hint = v->name() + "_" +
+                     (to == DataType::kFloat16    ? "fp16"
+                      : to == DataType::kBFloat16 ? "bf16"
+                                                  : type_word(to));
   Node* c = rw_.insert_node(*g, pos, "Cast", {v}, 1, hint);
   rw_.set_attribute(c, ir::Attribute::make_int("to", static_cast<int64_t>(to)));
   ir::Type t = v->type;
@@ -943,7 +948,8 @@ void Converter::apply() {
           if (a && a->t) src = *a->t;
           else if (const ir::Attribute* f = c->attr("value_float")) src = ir::Tensor::scalar_f32(f->f);
           else if (const ir::Attribute* fs = c->attr("value_floats"))
-            src = ir::Tensor::from_vector<float>(DataType::kFloat, {static_cast<int64_t>(fs->floats.size())}, fs->floats);
+            src =
+                ir::Tensor::from_vector<float>(DataType::kFloat, {static_cast<int64_t>(fs->floats.size())}, fs->floats);
           else continue;
           rw_.remove_attribute(c, "value_float");
           rw_.remove_attribute(c, "value_floats");

@@ -47,7 +47,7 @@ struct KeptNode {
 };
 
 struct ConvertFloatResult {
-  int64_t converted_nodes = 0;         // nodes whose float computation now runs in the target type
+  int64_t converted_nodes = 0;  // nodes whose float computation now runs in the target type
   int64_t casts_added = 0;
   int64_t initializers_converted = 0;  // constants stored in the target type
   std::vector<KeptNode> kept;          // nodes with float computation left in float32, and why

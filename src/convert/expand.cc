@@ -30,7 +30,9 @@ struct Builder {
   ir::Value* op(const char* type, std::vector<ir::Value*> in, std::vector<ir::Attribute> attrs = {}) {
     return ctx.insert(&n, type, in, 1, at, std::move(attrs))->output(0);
   }
-  ir::Value* scalar(ir::DataType t, double v, const char* what) { return ctx.const_of(*n.graph(), &n, t, {v}, hint(n, what)); }
+  ir::Value* scalar(ir::DataType t, double v, const char* what) {
+    return ctx.const_of(*n.graph(), &n, t, {v}, hint(n, what));
+  }
 };
 
 // n's output i is now computed by `v` (made by a node of the expansion). Returns the value that
@@ -158,7 +160,8 @@ Status expand_gelu(StepContext& ctx, ir::Node& n) {
   } else {
     return ctx.refuse(n, "unknown approximate '" + approx + "'");
   }
-  ir::Value* y = b.op("Mul", {b.op("Mul", {b.scalar(t, 0.5, "half"), x}), b.op("Add", {b.scalar(t, 1.0, "one"), inner})});
+  ir::Value* y =
+      b.op("Mul", {b.op("Mul", {b.scalar(t, 0.5, "half"), x}), b.op("Add", {b.scalar(t, 1.0, "one"), inner})});
   return finish_with(ctx, n, y);
 }
 
@@ -166,7 +169,8 @@ Status expand_gelu(StepContext& ctx, ir::Node& n) {
 Status expand_hard_swish(StepContext& ctx, ir::Node& n) {
   Builder b{ctx, n, 14};
   ir::Value* x = n.input(0);
-  ir::Value* hs = b.op("HardSigmoid", {x}, {ir::Attribute::make_float("alpha", 1.0f / 6), ir::Attribute::make_float("beta", 0.5f)});
+  ir::Value* hs =
+      b.op("HardSigmoid", {x}, {ir::Attribute::make_float("alpha", 1.0f / 6), ir::Attribute::make_float("beta", 0.5f)});
   return finish_with(ctx, n, b.op("Mul", {x, hs}));
 }
 
@@ -236,7 +240,8 @@ Status expand_group_norm(StepContext& ctx, ir::Node& n) {
 Status expand_trilu(StepContext& ctx, ir::Node& n) {
   ir::Value* x = n.input(0);
   ir::DataType t = ctx.dtype(x);
-  if (t == ir::DataType::kUndefined) return ctx.refuse(n, "the expansion of Trilu needs the input's type, which is not known");
+  if (t == ir::DataType::kUndefined)
+    return ctx.refuse(n, "the expansion of Trilu needs the input's type, which is not known");
   if (attr_is_ref(n, "upper")) return ctx.refuse(n, "upper refers to an attribute of the calling function");
   bool upper = n.attr_int("upper", 1) != 0;
   ir::Graph& g = *n.graph();
@@ -258,8 +263,10 @@ Status expand_trilu(StepContext& ctx, ir::Node& n) {
     ir::Value* shape = b.op("Shape", {x});
     ir::Value* zero = ctx.const_i64(g, &n, {0}, hint(n, "zero"), true);
     ir::Value* one = ctx.const_i64(g, &n, {1}, hint(n, "one"), true);
-    ir::Value* r = b.op("Range", {zero, b.op("Gather", {shape, ctx.const_i64(g, &n, {-2}, hint(n, "rows"), true)}), one});
-    ir::Value* c = b.op("Range", {zero, b.op("Gather", {shape, ctx.const_i64(g, &n, {-1}, hint(n, "cols"), true)}), one});
+    ir::Value* r =
+        b.op("Range", {zero, b.op("Gather", {shape, ctx.const_i64(g, &n, {-2}, hint(n, "rows"), true)}), one});
+    ir::Value* c =
+        b.op("Range", {zero, b.op("Gather", {shape, ctx.const_i64(g, &n, {-1}, hint(n, "cols"), true)}), one});
     ir::Value* ri = b.op("Unsqueeze", {r, ctx.const_i64(g, &n, {1}, hint(n, "axis1"))});
     ir::Value* ci = b.op("Unsqueeze", {c, ctx.const_i64(g, &n, {0}, hint(n, "axis0"))});
     ir::Value* diff = b.op("Sub", {ci, ri});
@@ -329,8 +336,8 @@ Status expand_attention(StepContext& ctx, ir::Node& n) {
     ir::Value* wide = b.op("Concat", {part({0, 1}, "bh"), c64({group}, "group"), part({2, 3}, "sd")},
                            {ir::Attribute::make_int("axis", 0)});
     ir::Value* e = b.op("Expand", {b.op("Unsqueeze", {x, c64({2}, "axis2")}), wide});
-    ir::Value* merged = b.op("Concat", {part({0}, "b"), c64({hq}, "hq"), part({2, 3}, "sd2")},
-                             {ir::Attribute::make_int("axis", 0)});
+    ir::Value* merged =
+        b.op("Concat", {part({0}, "b"), c64({hq}, "hq"), part({2, 3}, "sd2")}, {ir::Attribute::make_int("axis", 0)});
     return b.op("Reshape", {e, merged});
   };
   k = repeat(k);
@@ -408,7 +415,8 @@ Status expand_center_crop_pad(StepContext& ctx, ir::Node& n) {
   if (ref) return ctx.refuse(n, "axes refers to an attribute of the calling function");
   auto dims = ctx.static_shape(n.input(0));
   auto target = ctx.ints(n.input(1));
-  if (!dims || !target) return ctx.refuse(n, "the expansion of CenterCropPad needs the input's dims and the target shape known");
+  if (!dims || !target)
+    return ctx.refuse(n, "the expansion of CenterCropPad needs the input's dims and the target shape known");
   int64_t r = static_cast<int64_t>(dims->size());
   std::vector<int64_t> ax;
   if (axes) {

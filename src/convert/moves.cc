@@ -31,8 +31,9 @@ Status ints_attr_to_input(StepContext& ctx, ir::Node& n, const char* attr, size_
   bool ref = false;
   auto v = attr_ints(n, attr, &ref);
   if (ref)
-    return ctx.refuse(n, std::string("attribute ") + attr + " refers to an attribute of the calling function; it "
-                                                             "cannot become a constant input");
+    return ctx.refuse(n, std::string("attribute ") + attr +
+                             " refers to an attribute of the calling function; it "
+                             "cannot become a constant input");
   if (!v) return Status::ok();
   ctx.rw().remove_attribute(&n, attr);
   ctx.rw().set_input(&n, idx, ctx.const_i64(*n.graph(), &n, *v, hint(n, attr)));
@@ -141,7 +142,8 @@ Status step_pad11(StepContext& ctx, ir::Node& n, bool up) {
     ctx.rw().set_input(&n, 1, ctx.const_i64(*n.graph(), &n, *pads, hint(n, "pads")));
     if (value != 0.0f) {
       ir::DataType t = ctx.dtype(n.input(0));
-      if (t == ir::DataType::kUndefined) return ctx.refuse(n, "the padding value needs the data's type, which is not known");
+      if (t == ir::DataType::kUndefined)
+        return ctx.refuse(n, "the padding value needs the data's type, which is not known");
       ir::Value* c = ctx.const_of(*n.graph(), &n, t, {value}, hint(n, "value"));
       if (!c) return ctx.refuse(n, "cannot write the padding value as " + std::string(ir::dtype_name(t)));
       ctx.rw().set_input(&n, 2, c);
@@ -189,13 +191,15 @@ Status step_pad19(StepContext& ctx, ir::Node& n, bool up) {
 // ---- Clip-11: min and max attributes <-> inputs of the data's type
 Status step_clip11(StepContext& ctx, ir::Node& n, bool up) {
   if (up) {
-    if (attr_is_ref(n, "min") || attr_is_ref(n, "max")) return ctx.refuse(n, "min/max refer to attributes of the calling function");
+    if (attr_is_ref(n, "min") || attr_is_ref(n, "max"))
+      return ctx.refuse(n, "min/max refer to attributes of the calling function");
     ir::DataType t = ctx.dtype(n.input(0));
     const char* names[] = {"min", "max"};
     for (size_t k = 0; k < 2; ++k) {
       const ir::Attribute* a = n.attr(names[k]);
       if (!a) continue;
-      if (t == ir::DataType::kUndefined) return ctx.refuse(n, "Clip's bounds need the input's type, which is not known");
+      if (t == ir::DataType::kUndefined)
+        return ctx.refuse(n, "Clip's bounds need the input's type, which is not known");
       ir::Value* c = ctx.const_of(*n.graph(), &n, t, {a->f}, hint(n, names[k]));
       if (!c) return ctx.refuse(n, "cannot write Clip's bound as " + std::string(ir::dtype_name(t)));
       ctx.rw().set_input(&n, 1 + k, c);
@@ -255,7 +259,8 @@ Status step_topk10(StepContext& ctx, ir::Node& n, bool up) {
 // ---- Shape-15: start/end. Down: a Slice of the whole shape after it.
 Status step_shape15(StepContext& ctx, ir::Node& n, bool up) {
   if (up) return Status::ok();
-  if (attr_is_ref(n, "start") || attr_is_ref(n, "end")) return ctx.refuse(n, "start/end refer to attributes of the calling function");
+  if (attr_is_ref(n, "start") || attr_is_ref(n, "end"))
+    return ctx.refuse(n, "start/end refer to attributes of the calling function");
   int64_t start = n.attr_int("start", 0);
   bool has_end = n.has_attr("end");
   int64_t end = n.attr_int("end", std::numeric_limits<int64_t>::max());
@@ -280,7 +285,9 @@ Status step_shape15(StepContext& ctx, ir::Node& n, bool up) {
 Status step_reshape14(StepContext& ctx, ir::Node& n, bool up) {
   if (up || n.attr_int("allowzero", 0) == 0) return Status::ok();
   auto shape = ctx.ints(n.input(1));
-  if (!shape) return ctx.refuse(n, "allowzero=1 with a shape that is not a constant: a 0 in it would mean another thing before opset 14");
+  if (!shape)
+    return ctx.refuse(
+        n, "allowzero=1 with a shape that is not a constant: a 0 in it would mean another thing before opset 14");
   for (int64_t d : *shape)
     if (d == 0) return ctx.refuse(n, "allowzero=1 with a 0 in the shape has no equivalent before opset 14");
   ctx.rw().remove_attribute(&n, "allowzero");
@@ -325,11 +332,13 @@ Status step_constant12(StepContext& ctx, ir::Node& n, bool up) {
   for (const char* name : {"value_float", "value_floats", "value_int", "value_ints"}) {
     const ir::Attribute* a = n.attr(name);
     if (!a) continue;
-    if (!a->ref_attr_name.empty()) return ctx.refuse(n, std::string(name) + " refers to an attribute of the calling function");
+    if (!a->ref_attr_name.empty())
+      return ctx.refuse(n, std::string(name) + " refers to an attribute of the calling function");
     std::string nm = name;
     ir::Tensor t;
     if (nm == "value_float") t = ir::Tensor::scalar_f32(a->f);
-    else if (nm == "value_floats") t = ir::Tensor::from_vector<float>(ir::DataType::kFloat, {static_cast<int64_t>(a->floats.size())}, a->floats);
+    else if (nm == "value_floats")
+      t = ir::Tensor::from_vector<float>(ir::DataType::kFloat, {static_cast<int64_t>(a->floats.size())}, a->floats);
     else if (nm == "value_int") t = ir::Tensor::scalar_i64(a->i);
     else t = ir::Tensor::from_vector<int64_t>(ir::DataType::kInt64, {static_cast<int64_t>(a->ints.size())}, a->ints);
     ctx.rw().remove_attribute(&n, nm);
@@ -406,13 +415,15 @@ Status step_axes_nonnegative11(StepContext& ctx, ir::Node& n, bool up) {
   for (const char* name : {"axis", "axes"}) {
     const ir::Attribute* a = n.attr(name);
     if (!a) continue;
-    if (!a->ref_attr_name.empty()) return ctx.refuse(n, std::string(name) + " refers to an attribute of the calling function");
+    if (!a->ref_attr_name.empty())
+      return ctx.refuse(n, std::string(name) + " refers to an attribute of the calling function");
     std::vector<int64_t> v = a->type == ir::AttrType::kInt ? std::vector<int64_t>{a->i} : a->ints;
     bool negative = false;
     for (int64_t x : v) negative |= x < 0;
     if (!negative) continue;
     int64_t r = n.op_type == "Unsqueeze" ? ctx.rank(n.output(0)) : ctx.rank(n.input(0));
-    if (r < 0) return ctx.refuse(n, "a negative " + std::string(name) + " before opset 11 needs the rank, which is not known");
+    if (r < 0)
+      return ctx.refuse(n, "a negative " + std::string(name) + " before opset 11 needs the rank, which is not known");
     for (int64_t& x : v)
       if (x < 0) x += r;
     if (a->type == ir::AttrType::kInt) ctx.rw().set_attribute(&n, ir::Attribute::make_int(name, v[0]));

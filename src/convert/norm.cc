@@ -90,11 +90,13 @@ Status step_batchnorm14(StepContext& ctx, ir::Node& n, bool up) {
     if (!training) return Status::ok();
     for (size_t i = 3; i < n.num_outputs(); ++i)
       if (used(n.output(i)))
-        return ctx.refuse(n, "saved_mean/saved_var of training-mode BatchNormalization have no equivalent from opset 14");
+        return ctx.refuse(n,
+                          "saved_mean/saved_var of training-mode BatchNormalization have no equivalent from opset 14");
     ctx.rw().set_attribute(&n, ir::Attribute::make_int("training_mode", 1));
     return Status::ok();
   }
-  if (attr_is_ref(n, "training_mode")) return ctx.refuse(n, "training_mode refers to an attribute of the calling function");
+  if (attr_is_ref(n, "training_mode"))
+    return ctx.refuse(n, "training_mode refers to an attribute of the calling function");
   bool training = n.attr_int("training_mode", 0) != 0;
   ctx.rw().remove_attribute(&n, "training_mode");
   ir::Graph& g = *n.graph();
@@ -106,7 +108,8 @@ Status step_batchnorm14(StepContext& ctx, ir::Node& n, bool up) {
   }
   for (size_t i = 1; i < n.num_outputs(); ++i)
     if (used(n.output(i)))
-      return ctx.refuse(n, "inference-mode BatchNormalization with its statistics outputs read has no equivalent before opset 14");
+      return ctx.refuse(
+          n, "inference-mode BatchNormalization with its statistics outputs read has no equivalent before opset 14");
   for (size_t i = 1; i < n.num_outputs(); ++i)
     if (ir::Value* o = n.output(i)) {
       g.set_node_output(&n, i, nullptr);
@@ -128,8 +131,9 @@ Status step_groupnorm21(StepContext& ctx, ir::Node& n, bool up) {
   if (groups <= 0) return ctx.refuse(n, "num_groups must be positive");
   if (up) {
     if (!scale || !bias || !channels || t == ir::DataType::kUndefined)
-      return ctx.refuse(n, "GroupNormalization-18 takes scale and bias per group, -21 per channel: they must be "
-                           "constants and the channel count known to be repeated per channel");
+      return ctx.refuse(n,
+                        "GroupNormalization-18 takes scale and bias per group, -21 per channel: they must be "
+                        "constants and the channel count known to be repeated per channel");
     if (*channels % groups != 0 || static_cast<int64_t>(scale->size()) != groups ||
         static_cast<int64_t>(bias->size()) != groups)
       return ctx.refuse(n, "scale/bias do not hold one value per group");
@@ -165,8 +169,10 @@ Status step_groupnorm21(StepContext& ctx, ir::Node& n, bool up) {
   if (r < 2) return ctx.refuse(n, "per-channel scale/bias need the input's rank, which is not known");
   ir::Value* s_in = n.input(1);
   ir::Value* b_in = n.input(2);
-  ctx.rw().set_input(&n, 1, ctx.const_of(g, &n, t, std::vector<double>(static_cast<size_t>(groups), 1.0), hint(n, "ones"), {groups}));
-  ctx.rw().set_input(&n, 2, ctx.const_of(g, &n, t, std::vector<double>(static_cast<size_t>(groups), 0.0), hint(n, "zeros"), {groups}));
+  ctx.rw().set_input(
+      &n, 1, ctx.const_of(g, &n, t, std::vector<double>(static_cast<size_t>(groups), 1.0), hint(n, "ones"), {groups}));
+  ctx.rw().set_input(
+      &n, 2, ctx.const_of(g, &n, t, std::vector<double>(static_cast<size_t>(groups), 0.0), hint(n, "zeros"), {groups}));
   std::vector<int64_t> per_channel{-1};
   for (int64_t i = 2; i < r; ++i) per_channel.push_back(1);
   ir::Value* shape = ctx.const_i64(g, &n, per_channel, hint(n, "channel_shape"));

@@ -123,8 +123,7 @@ std::optional<std::vector<double>> StepContext::floats(const ir::Value* v) const
     case ir::DataType::kInt32:
       for (int32_t x : t->to_vector<int32_t>()) out.push_back(x);
       break;
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
   return out;
 }
@@ -197,8 +196,8 @@ ir::Value* StepContext::make_const(ir::Graph& g, ir::Node* before, ir::Tensor t,
   return c->output(0);
 }
 
-ir::Value* StepContext::const_i64(ir::Graph& g, ir::Node* before, const std::vector<int64_t>& v,
-                                  std::string_view hint, bool scalar) {
+ir::Value* StepContext::const_i64(ir::Graph& g, ir::Node* before, const std::vector<int64_t>& v, std::string_view hint,
+                                  bool scalar) {
   std::vector<int64_t> dims;
   if (!scalar) dims.push_back(static_cast<int64_t>(v.size()));
   return make_const(g, before, ir::Tensor::from_vector<int64_t>(ir::DataType::kInt64, dims, v), hint);
@@ -260,8 +259,8 @@ bool attr_is_ref(const ir::Node& n, std::string_view name) {
   return a && !a->ref_attr_name.empty();
 }
 
-Status refuse_value_before(StepContext& ctx, const ir::Node& n, bool up, const std::string& name, const std::string& dflt,
-                           const std::string& value, int version) {
+Status refuse_value_before(StepContext& ctx, const ir::Node& n, bool up, const std::string& name,
+                           const std::string& dflt, const std::string& value, int version) {
   if (!up && n.attr_string(name, dflt) == value)
     return ctx.refuse(n, name + " '" + value + "' exists from " + n.op_type + "-" + std::to_string(version) + " only");
   return Status::ok();
@@ -289,7 +288,8 @@ std::optional<ir::Attribute> default_attr(const AttrSpec& s) {
   }
   if (s.type == "string") {
     std::string v = d;
-    if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+    if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
     return ir::Attribute::make_string(s.name, v);
   }
   return std::nullopt;
@@ -299,7 +299,8 @@ std::optional<ir::Attribute> default_attr(const AttrSpec& s) {
 bool holds_default(const ir::Attribute& a, const AttrSpec& s) {
   if (!a.ref_attr_name.empty()) return false;
   auto d = default_attr(s);
-  if (!d) return (a.type == ir::AttrType::kInts && a.ints.empty()) || (a.type == ir::AttrType::kFloats && a.floats.empty());
+  if (!d)
+    return (a.type == ir::AttrType::kInts && a.ints.empty()) || (a.type == ir::AttrType::kFloats && a.floats.empty());
   if (d->type == ir::AttrType::kInt) return a.type == ir::AttrType::kInt && a.i == d->i;
   if (d->type == ir::AttrType::kFloat) return a.type == ir::AttrType::kFloat && a.f == d->f;
   if (d->type == ir::AttrType::kString) return a.type == ir::AttrType::kString && a.s == d->s;

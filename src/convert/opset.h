@@ -17,9 +17,9 @@ namespace onnxtrim::convert {
 
 struct OpsetResult {
   int64_t from = 0, to = 0;
-  int64_t nodes_converted = 0;  // nodes whose op version changed
-  int64_t nodes_rewritten = 0;  // of those, nodes whose attributes, inputs or neighbours changed
-  int64_t nodes_expanded = 0;   // nodes replaced by their function body
+  int64_t nodes_converted = 0;     // nodes whose op version changed
+  int64_t nodes_rewritten = 0;     // of those, nodes whose attributes, inputs or neighbours changed
+  int64_t nodes_expanded = 0;      // nodes replaced by their function body
   std::vector<std::string> notes;  // "LayerNormalization x2 expanded (no version at opset 13)"
 };
 

@@ -82,15 +82,15 @@ std::vector<std::string> expandable_ops();
 std::vector<std::pair<std::string, int>> registered_steps();
 
 // Static registration: OPSET_STEP(squeeze13, "Squeeze", 13, step_axes_input);
-#define ONNXTRIM_OPSET_STEP(id, op, version, fn)                      \
-  static const bool onnxtrim_opset_step_##id = [] {                   \
-    ::onnxtrim::convert::register_step(op, version, fn);              \
-    return true;                                                      \
+#define ONNXTRIM_OPSET_STEP(id, op, version, fn)         \
+  static const bool onnxtrim_opset_step_##id = [] {      \
+    ::onnxtrim::convert::register_step(op, version, fn); \
+    return true;                                         \
   }()
-#define ONNXTRIM_OPSET_EXPANSION(id, op, fn)                          \
-  static const bool onnxtrim_opset_expansion_##id = [] {              \
-    ::onnxtrim::convert::register_expansion(op, fn);                  \
-    return true;                                                      \
+#define ONNXTRIM_OPSET_EXPANSION(id, op, fn)             \
+  static const bool onnxtrim_opset_expansion_##id = [] { \
+    ::onnxtrim::convert::register_expansion(op, fn);     \
+    return true;                                         \
   }()
 
 // Helpers shared by the step files.
@@ -100,8 +100,8 @@ std::optional<std::vector<int64_t>> attr_ints(const ir::Node& n, std::string_vie
 bool attr_is_ref(const ir::Node& n, std::string_view name);
 // A step whose version brought string attribute `name`'s value `value` (its default `dflt`):
 // going down, a node with that value is refused ("mode 'wrap' exists from Pad-19 only").
-Status refuse_value_before(StepContext& ctx, const ir::Node& n, bool up, const std::string& name, const std::string& dflt,
-                           const std::string& value, int version);
+Status refuse_value_before(StepContext& ctx, const ir::Node& n, bool up, const std::string& name,
+                           const std::string& dflt, const std::string& value, int version);
 // Replaces every use of `from` (its graph-output role included) by `to`, which n's graph made.
 void redirect(StepContext& ctx, ir::Value* from, ir::Value* to);
 

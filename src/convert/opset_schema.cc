@@ -14,7 +14,8 @@ namespace {
 
 std::vector<Formal> formals_of(std::string_view s) {
   std::vector<Formal> out;
-  for (ops::SpecFormal& f : ops::parse_spec_formals(s)) out.push_back(Formal{std::move(f.name), f.optional, f.variadic, std::move(f.type)});
+  for (ops::SpecFormal& f : ops::parse_spec_formals(s))
+    out.push_back(Formal{std::move(f.name), f.optional, f.variadic, std::move(f.type)});
   return out;
 }
 

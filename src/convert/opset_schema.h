@@ -16,9 +16,9 @@ namespace onnxtrim::convert {
 
 struct AttrSpec {
   std::string name;
-  std::string type;                    // "int", "float", "string", "ints", "floats", "graph", ...
+  std::string type;  // "int", "float", "string", "ints", "floats", "graph", ...
   bool required = false;
-  std::optional<std::string> default_; // the spec's default as written ("-1", "1e-05", "NOTSET")
+  std::optional<std::string> default_;  // the spec's default as written ("-1", "1e-05", "NOTSET")
 };
 
 struct Formal {

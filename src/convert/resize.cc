@@ -108,8 +108,8 @@ Status step_resize11(StepContext& ctx, ir::Node& n, bool up) {
   } else if (!scales) {
     return ctx.refuse(n, "Resize without scales or sizes");
   }
-  for (const char* a : {"coordinate_transformation_mode", "nearest_mode", "exclude_outside", "cubic_coeff_a",
-                        "extrapolation_value"})
+  for (const char* a :
+       {"coordinate_transformation_mode", "nearest_mode", "exclude_outside", "cubic_coeff_a", "extrapolation_value"})
     if (n.attr(a)) ctx.rw().remove_attribute(&n, a);
   ctx.rw().remove_trailing_inputs(&n, 1);
   ctx.rw().set_input(&n, 1, scales);
@@ -154,7 +154,8 @@ Status step_resize18(StepContext& ctx, ir::Node& n, bool up) {
     auto sz = ctx.ints(n.input(3));
     auto in = ctx.static_shape(n.input(0));
     if (!sz || !in || sz->size() != pos.size())
-      return ctx.refuse(n, "Resize's sizes must be a constant and the input's shape known to be spread over every axis");
+      return ctx.refuse(n,
+                        "Resize's sizes must be a constant and the input's shape known to be spread over every axis");
     std::vector<int64_t> full = *in;
     for (size_t i = 0; i < pos.size(); ++i) full[static_cast<size_t>(pos[i])] = (*sz)[i];
     ctx.rw().set_input(&n, 3, ctx.const_i64(*n.graph(), &n, full, hint(n, "sizes")));

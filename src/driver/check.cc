@@ -119,8 +119,8 @@ std::string gmac_str(double macs) {
 // the check from running is a reason to skip it (returned in *skipped); with --verify it is an
 // error.
 std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir::Model& simplified, const Options& o,
-                                             std::string* skipped, double* macs_out,
-                                             const surgery::Plan* plan, int stack) {
+                                             std::string* skipped, double* macs_out, const surgery::Plan* plan,
+                                             int stack) {
   bool forced = o.verify == Options::Verify::kOn;
   auto give_up = [&](const Status& st, const std::string& advice) -> std::unique_ptr<eval::Verifier> {
     if (forced) throw_if_error(st);
@@ -149,8 +149,8 @@ std::unique_ptr<eval::Verifier> make_checker(const ir::Model& original, const ir
       if (macs > o.verify_budget_gmac * 1e9) {
         *skipped = "one sample needs about " + gmac_str(macs) + " GMAC";
         if (i > 0)
-          *skipped += " with " + describe_sizes(cands[i]) + " (the original fails on smaller sizes: " +
-                      failures.back().message() + ")";
+          *skipped += " with " + describe_sizes(cands[i]) +
+                      " (the original fails on smaller sizes: " + failures.back().message() + ")";
         *skipped += ", over the budget of " + gmac_str(o.verify_budget_gmac * 1e9) +
                     " (force the check with --verify, or raise --verify-budget";
         *skipped += i > 0 ? ", or give sizes with --dim, --input-shape or --input)" : ")";
@@ -203,8 +203,8 @@ Verification run_check(const eval::Verifier& checker, const ir::Model& candidate
   v.why = rep.value().why;
   for (const auto& od : rep.value().outputs) {
     bool comparable = od.not_comparable.empty();
-    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2, od.diff.ok,
-                                    comparable ? od.diff.why : od.not_comparable, comparable});
+    v.outputs.push_back(OutputCheck{od.name, od.diff.max_abs, od.diff.max_rel, od.diff.scale, od.diff.rel_l2,
+                                    od.diff.ok, comparable ? od.diff.why : od.not_comparable, comparable});
   }
   const eval::RandomHandling& r = rep.value().random;
   v.random = r.summary();

@@ -102,8 +102,9 @@ std::map<std::string, std::vector<int64_t>> resolve_shapes(const ir::Model& m,
   for (const ir::Value* v : m.graph->inputs())
     if (!v->is_initializer()) ins.push_back(v);
   if (ins.size() != 1)
-    throw Error(kExitUsage, "a shape without an input name (onnxsim's D,D,...) needs a model of one input; this one has " +
-                                std::to_string(ins.size()) + " (write NAME:D,D,...)");
+    throw Error(kExitUsage,
+                "a shape without an input name (onnxsim's D,D,...) needs a model of one input; this one has " +
+                    std::to_string(ins.size()) + " (write NAME:D,D,...)");
   shapes[ins[0]->name()] = it->second;
   shapes.erase("");
   return shapes;
@@ -145,9 +146,9 @@ void fix_input_shapes(ir::Model& m, const std::map<std::string, std::vector<int6
     if (!in) throw Error(kExitUsage, "--input-shape: the model has no input named '" + name + "'");
     if (!in->type.is_tensor()) throw Error(kExitUsage, "--input-shape: input '" + name + "' is not a tensor");
     if (in->type.has_shape && in->type.rank() != static_cast<int64_t>(dims.size()))
-      throw Error(kExitUsage, "--input-shape " + name + ": the model declares rank " +
-                                  std::to_string(in->type.rank()) + " (" + in->type.str() + "), the shape given has rank " +
-                                  std::to_string(dims.size()) + ": only the sizes of the dims can change");
+      throw Error(kExitUsage, "--input-shape " + name + ": the model declares rank " + std::to_string(in->type.rank()) +
+                                  " (" + in->type.str() + "), the shape given has rank " + std::to_string(dims.size()) +
+                                  ": only the sizes of the dims can change");
     for (size_t i = 0; in->type.has_shape && i < dims.size(); ++i) {
       const ir::Dim& d = in->type.dims[i];
       if (d.is_known() && *d.value != dims[i]) fixed_dim_changed = true;
@@ -251,8 +252,9 @@ bool convert_in_place(ir::Model& m, const ir::Model* original, const Options& o,
     rep.verification = run_check(*checker, m, o, ex);
     if (!rep.verification.ok) return false;
   } else if (!observe_once(m, o, seen)) {
-    rep.warnings.push_back("--dtype: the model could not run, so no value range was observed: only the spec's "
-                           "types and the shape arithmetic decide what stays in float32");
+    rep.warnings.push_back(
+        "--dtype: the model could not run, so no value range was observed: only the spec's "
+        "types and the shape arithmetic decide what stays in float32");
   }
   auto res = convert::convert_float(m, co, seen.ran ? &seen : nullptr);
   throw_if_error(res.is_ok() ? Status::ok() : res.status());
@@ -308,7 +310,8 @@ std::vector<GraphDiff::Rewrite> rewrites_of(const std::vector<passes::RewriteRec
     return out;
   };
   std::vector<GraphDiff::Rewrite> out;
-  for (const passes::RewriteRecord& r : records) out.push_back({r.pass, r.round, refs(r.removed), refs(r.added), refs(r.changed)});
+  for (const passes::RewriteRecord& r : records)
+    out.push_back({r.pass, r.round, refs(r.removed), refs(r.added), refs(r.changed)});
   return out;
 }
 
@@ -325,7 +328,8 @@ std::vector<Fusion> fusions_of(ir::Model& m, const std::map<std::string, int64_t
   };
   const int64_t opset = m.opset("");
   for (const passes::StandardOpFusion& f : passes::standard_op_fusions()) {
-    Fusion r{f.pass, f.op, f.opset, std::max<int64_t>(0, count(ops_after, f.op) - count(ops_before, f.op)), 0, f.runtimes};
+    Fusion r{f.pass, f.op,      f.opset, std::max<int64_t>(0, count(ops_after, f.op) - count(ops_before, f.op)),
+             0,      f.runtimes};
     if (opset < f.opset) r.would_fuse = passes::count_matches(m, f.pass, f.opset, sopts);
     if (r.fused > 0 || r.would_fuse > 0) out.push_back(std::move(r));
   }
@@ -340,15 +344,17 @@ namespace {
 
 // What the stages of one run share.
 struct Run {
+  Run(ir::Model& model, const Options& options, Report& report)
+      : m(model), o(options), rep(report), sopts(simplify_options(options)) {}
   ir::Model& m;
   const Options& o;
   Report& rep;
   passes::SimplifyOptions sopts;
   surgery::Request req;
   surgery::Plan plan;
-  bool cutting = false;   // --outputs/--inputs/--add-outputs/--rename/--batch/--unused-output
-  bool convert = false;   // --dtype
-  bool reopset = false;   // --opset
+  bool cutting = false;  // --outputs/--inputs/--add-outputs/--rename/--batch/--unused-output
+  bool convert = false;  // --dtype
+  bool reopset = false;  // --opset
   // The original, for the check and --graph-diff (one copy for both); with --dtype after
   // surgery, the cut model.
   std::unique_ptr<ir::Model> original;
@@ -412,7 +418,8 @@ void stage_opset(Run& r) {
   const int64_t opset = r.o.opset;
   auto res =
       convert_whole(r.m, "--opset conversion", [opset](ir::Model& m) { return convert::convert_opset(m, opset); });
-  r.rep.opset = OpsetConversion{res.from, res.to, res.nodes_converted, res.nodes_rewritten, res.nodes_expanded, res.notes};
+  r.rep.opset =
+      OpsetConversion{res.from, res.to, res.nodes_converted, res.nodes_rewritten, res.nodes_expanded, res.notes};
   end_stage(r.rep, r.o, "opset", t);
 }
 
@@ -530,12 +537,13 @@ void stage_check(Run& r) {
   if (skipped.empty() && o.verify != Options::Verify::kOn && (!o.rewrite_rules.empty() || !o.rewriters.empty())) {
     eval::Interpreter probe(r.m);
     Status st = probe.check_supported();
-    if (!st.is_ok()) skipped = "the result of the user rewrite rules: " + st.message() + "; the result was written unchecked";
+    if (!st.is_ok())
+      skipped = "the result of the user rewrite rules: " + st.message() + "; the result was written unchecked";
   }
   std::unique_ptr<eval::Verifier> checker;
   if (skipped.empty())
-    checker = make_checker(reference ? *reference : *r.original, r.m, o, &skipped, nullptr,
-                           r.cutting ? &plan : nullptr, stack);
+    checker = make_checker(reference ? *reference : *r.original, r.m, o, &skipped, nullptr, r.cutting ? &plan : nullptr,
+                           stack);
   if (checker) {
     rep.verification = run_check(*checker, r.m, o);
     rep.verification.compared = compared;
@@ -553,8 +561,7 @@ void stage_report(Run& r) {
     r.rep.graph_diff = diff_graphs(r.original ? *r.original : r.m, r.m);
     r.rep.graph_diff.rewrites = std::move(r.rewrites);
   }
-  if (!r.o.node_reduction_plot.empty())
-    write_text_file(r.o.node_reduction_plot, node_reduction_svg(r.rep.round_stats));
+  if (!r.o.node_reduction_plot.empty()) write_text_file(r.o.node_reduction_plot, node_reduction_svg(r.rep.round_stats));
 }
 
 struct Stage {
@@ -586,19 +593,21 @@ void run(ir::Model& m, const Options& o, std::vector<passes::UserPass> user, Rep
     for (auto& c : res.value()) {
       for (const auto& prev : custom_ops)
         if (prev.domain == c.domain && prev.op_type == c.op_type)
-          throw Error(kExitUsage, c.source + ": describes " + c.domain + "::" + c.op_type + " again (" + prev.source + ")");
+          throw Error(kExitUsage,
+                      c.source + ": describes " + c.domain + "::" + c.op_type + " again (" + prev.source + ")");
       custom_ops.push_back(std::move(c));
     }
   }
   ops::CustomOpScope custom_scope(custom_ops.empty() ? ops::current_custom_ops() : &custom_ops);
   if (o.profile && rep.stages.empty()) platform::peak_resident_bytes(true);  // a model given in memory
 
-  Run r{m, o, rep, simplify_options(o)};
+  Run r(m, o, rep);
   r.sopts.user_passes = std::move(user);
   throw_if_error(passes::check_pass_names(r.sopts));
-  if (o.progress) r.sopts.on_pass = [p = o.progress](int round, const std::string& pass) {
-    p("round " + std::to_string(round) + ": " + pass, 0, 0);
-  };
+  if (o.progress)
+    r.sopts.on_pass = [p = o.progress](int round, const std::string& pass) {
+      p("round " + std::to_string(round) + ": " + pass, 0, 0);
+    };
   if (o.verify_each_pass)
     r.sopts.make_checker = [&o](const ir::Model& original) -> Result<std::unique_ptr<eval::Verifier>> {
       Options forced = o;

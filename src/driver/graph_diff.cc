@@ -33,7 +33,9 @@ std::string graph_diff_edit(const ir::Node& a, const ir::Node& b) {
   std::string what;
   if (names(a.inputs()) != names(b.inputs())) what = "inputs";
   std::set<std::string> attrs;
-  auto graphish = [](const ir::Attribute& x) { return x.type == ir::AttrType::kGraph || x.type == ir::AttrType::kGraphs; };
+  auto graphish = [](const ir::Attribute& x) {
+    return x.type == ir::AttrType::kGraph || x.type == ir::AttrType::kGraphs;
+  };
   for (const ir::Attribute& x : a.attributes) {
     if (graphish(x)) continue;
     const ir::Attribute* y = b.attr(x.name);

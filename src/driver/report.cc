@@ -95,7 +95,8 @@ std::string graph_diff_text(const GraphDiff& d) {
   if (!ops.empty()) os << "  op counts: " << ops << "\n";
   list("removed", d.removed.size(), [&](size_t i) { return node(d.removed[i]); });
   list("added", d.added.size(), [&](size_t i) { return node(d.added[i]); });
-  list("edited in place", d.changed.size(), [&](size_t i) { return node(d.changed[i].node) + " (" + d.changed[i].what + ")"; });
+  list("edited in place", d.changed.size(),
+       [&](size_t i) { return node(d.changed[i].node) + " (" + d.changed[i].what + ")"; });
   list("values retyped", d.values.size(),
        [&](size_t i) { return d.values[i].name + ": " + d.values[i].before + " -> " + d.values[i].after; });
   list("initializers removed", d.initializers_removed.size(), [&](size_t i) {
@@ -133,7 +134,8 @@ std::string profile_text(const std::vector<StageProfile>& stages, const std::vec
   }
   std::vector<const PassStats*> by_time;
   for (const auto& p : passes) by_time.push_back(&p);
-  std::stable_sort(by_time.begin(), by_time.end(), [](const PassStats* a, const PassStats* b) { return a->seconds > b->seconds; });
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [](const PassStats* a, const PassStats* b) { return a->seconds > b->seconds; });
   if (!by_time.empty()) {
     std::snprintf(line, sizeof line, "  %-34s %9s %5s\n", "pass (slowest first)", "time", "runs");
     os << line;
@@ -168,35 +170,41 @@ std::string node_reduction_svg(const std::vector<RoundStats>& rounds) {
      << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   os << "<title>nodes and initializer bytes per round</title>\n";
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  os << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Nodes and initializer bytes after each round</text>\n";
+  os << "<text x=\"" << W / 2
+     << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Nodes and initializer bytes after each round</text>\n";
   // Axes, ticks at 0, 1/4 .. 1 of each maximum, one tick per round.
   std::snprintf(buf, sizeof buf, "<path d=\"M%.1f %.1f V%.1f H%.1f V%.1f\" fill=\"none\" stroke=\"black\"/>\n", L, T,
                 T + ph, L + pw, T);
   os << buf;
   for (int i = 0; i <= 4; ++i) {
     double yy = T + ph - ph * i / 4;
-    std::snprintf(buf, sizeof buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, yy, L + pw, yy);
+    std::snprintf(buf, sizeof buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, yy,
+                  L + pw, yy);
     os << buf;
-    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#1f77b4\">%lld</text>\n", L - 6,
-                  yy + 4, static_cast<long long>(max_nodes * i / 4));
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#1f77b4\">%lld</text>\n",
+                  L - 6, yy + 4, static_cast<long long>(max_nodes * i / 4));
     os << buf;
     std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">%s</text>\n", L + pw + 6, yy + 4,
                   human_bytes(max_bytes * i / 4).c_str());
     os << buf;
   }
   for (int rd = 0; rd <= last; ++rd) {
-    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", x(rd), T + ph + 16, rd);
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", x(rd), T + ph + 16,
+                  rd);
     os << buf;
   }
-  std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">round (0: before the passes)</text>\n",
-                L + pw / 2, H - 12);
+  std::snprintf(buf, sizeof buf,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">round (0: before the passes)</text>\n", L + pw / 2,
+                H - 12);
   os << buf;
   std::snprintf(buf, sizeof buf,
-                "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\" fill=\"#1f77b4\">nodes</text>\n",
+                "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\" "
+                "fill=\"#1f77b4\">nodes</text>\n",
                 T + ph / 2, T + ph / 2);
   os << buf;
   std::snprintf(buf, sizeof buf,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(90 %.1f %.1f)\" fill=\"#d62728\">initializer bytes</text>\n",
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(90 %.1f %.1f)\" "
+                "fill=\"#d62728\">initializer bytes</text>\n",
                 W - 12, T + ph / 2, W - 12, T + ph / 2);
   os << buf;
   auto series = [&](const char* id, const char* color, auto value, double max) {
@@ -207,13 +215,18 @@ std::string node_reduction_svg(const std::vector<RoundStats>& rounds) {
     }
     os << "\"/>\n";
     for (const auto& r : rounds) {
-      std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>round %d: %lld</title></circle>\n",
-                    x(r.round), y(static_cast<double>(value(r)), max), color, r.round, static_cast<long long>(value(r)));
+      std::snprintf(buf, sizeof buf,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>round %d: %lld</title></circle>\n",
+                    x(r.round), y(static_cast<double>(value(r)), max), color, r.round,
+                    static_cast<long long>(value(r)));
       os << buf;
     }
   };
-  series("nodes", "#1f77b4", [](const RoundStats& r) { return r.nodes; }, static_cast<double>(max_nodes));
-  series("initializer_bytes", "#d62728", [](const RoundStats& r) { return r.initializer_bytes; }, static_cast<double>(max_bytes));
+  series(
+      "nodes", "#1f77b4", [](const RoundStats& r) { return r.nodes; }, static_cast<double>(max_nodes));
+  series(
+      "initializer_bytes", "#d62728", [](const RoundStats& r) { return r.initializer_bytes; },
+      static_cast<double>(max_bytes));
   if (rounds.empty())
     os << "<text x=\"" << L + pw / 2 << "\" y=\"" << T + ph / 2 << "\" text-anchor=\"middle\">no pass ran</text>\n";
   os << "</svg>\n";
@@ -229,8 +242,8 @@ std::string Report::to_text() const {
   size_t w = 10;
   for (const auto& k : ops) w = std::max(w, k.size());
   auto row = [&](const std::string& name, const std::string& a, const std::string& b, bool mark) {
-    std::snprintf(line, sizeof line, "%s %-*s %14s %14s\n", mark ? "*" : " ", static_cast<int>(w), name.c_str(), a.c_str(),
-                  b.c_str());
+    std::snprintf(line, sizeof line, "%s %-*s %14s %14s\n", mark ? "*" : " ", static_cast<int>(w), name.c_str(),
+                  a.c_str(), b.c_str());
     os << line;
   };
   row("", "before", "after", false);
@@ -247,7 +260,8 @@ std::string Report::to_text() const {
       before.initializers != after.initializers);
   row("init. bytes", human_bytes(before.initializer_bytes), human_bytes(after.initializer_bytes),
       before.initializer_bytes != after.initializer_bytes);
-  row("file size", human_bytes(before.file_bytes), human_bytes(after.file_bytes), before.file_bytes != after.file_bytes);
+  row("file size", human_bytes(before.file_bytes), human_bytes(after.file_bytes),
+      before.file_bytes != after.file_bytes);
   if (!passes.empty()) {
     os << "\npasses (" << rounds << " round" << (rounds == 1 ? "" : "s") << (converged ? "" : ", cap hit") << "):\n";
     for (const auto& p : passes) {
@@ -300,8 +314,8 @@ std::string Report::to_text() const {
     os << "\nconvert to " << c.dtype << (c.keep_io_types ? " (inputs and outputs keep their types)" : "") << ": "
        << c.converted_nodes << " node" << (c.converted_nodes == 1 ? "" : "s") << " converted, "
        << c.initializers_converted << " constant" << (c.initializers_converted == 1 ? "" : "s") << " converted, "
-       << c.casts_added << " Cast" << (c.casts_added == 1 ? "" : "s") << " added, " << c.kept.size()
-       << " node" << (c.kept.size() == 1 ? "" : "s") << " kept in float32"
+       << c.casts_added << " Cast" << (c.casts_added == 1 ? "" : "s") << " added, " << c.kept.size() << " node"
+       << (c.kept.size() == 1 ? "" : "s") << " kept in float32"
        << (c.ranges_observed ? "" : " (value ranges not observed: the model could not run)") << "\n";
     size_t shown = 0;
     for (const auto& k : c.kept) {
@@ -327,14 +341,16 @@ std::string Report::to_text() const {
     std::string dims;
     for (const auto& [k, d] : v.dims) dims += (dims.empty() ? "" : ", ") + k + "=" + std::to_string(d);
     os << "\ncheck: " << v.samples << " random sample" << (v.samples == 1 ? "" : "s")
-       << (dims.empty() ? "" : " (" + dims + ")") << ", against the original: relative L2 error per output <= "
-       << v.l2_tol << ":\n";
+       << (dims.empty() ? "" : " (" + dims + ")")
+       << ", against the original: relative L2 error per output <= " << v.l2_tol << ":\n";
     std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", "output", "rel L2", "max abs", "result");
     os << line;
     for (const auto& o : v.outputs) {
-      if (!o.comparable) std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", o.name.c_str(), "-", "-", "not comparable");
-      else std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.rel_l2, o.max_abs,
-                         o.ok ? "ok" : "DIFFERS");
+      if (!o.comparable)
+        std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", o.name.c_str(), "-", "-", "not comparable");
+      else
+        std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.rel_l2, o.max_abs,
+                      o.ok ? "ok" : "DIFFERS");
       os << line;
     }
     if (!v.sizes.empty()) os << "  sizes: " << v.sizes << "\n";
@@ -349,9 +365,11 @@ std::string Report::to_text() const {
     std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", "output", "max abs", "max rel", "result");
     os << line;
     for (const auto& o : v.outputs) {
-      if (!o.comparable) std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", o.name.c_str(), "-", "-", "not comparable");
-      else std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.max_abs, o.max_rel,
-                         o.ok ? "ok" : "DIFFERS");
+      if (!o.comparable)
+        std::snprintf(line, sizeof line, "  %-32s %12s %12s  %s\n", o.name.c_str(), "-", "-", "not comparable");
+      else
+        std::snprintf(line, sizeof line, "  %-32s %12.4g %12.4g  %s\n", o.name.c_str(), o.max_abs, o.max_rel,
+                      o.ok ? "ok" : "DIFFERS");
       os << line;
     }
     if (!v.sizes.empty()) os << "  sizes: " << v.sizes << "\n";
@@ -384,9 +402,14 @@ nlohmann::ordered_json verification_json(const Verification& v) {
   if (!v.sizes.empty()) vj["sizes"] = v.sizes;
   vj["outputs"] = nlohmann::json::array();
   for (const auto& o : v.outputs)
-    vj["outputs"].push_back(
-        {{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}, {"scale", o.scale}, {"rel_l2", o.rel_l2},
-         {"ok", o.ok}, {"why", o.why}, {"comparable", o.comparable}});
+    vj["outputs"].push_back({{"name", o.name},
+                             {"max_abs", o.max_abs},
+                             {"max_rel", o.max_rel},
+                             {"scale", o.scale},
+                             {"rel_l2", o.rel_l2},
+                             {"ok", o.ok},
+                             {"why", o.why},
+                             {"comparable", o.comparable}});
   if (!v.why.empty()) vj["why"] = v.why;
   if (!v.random.empty()) {
     nlohmann::ordered_json rj;
@@ -431,12 +454,19 @@ std::string Report::to_json() const {
   j["converged"] = converged;
   j["passes"] = nlohmann::json::array();
   for (const auto& p : passes)
-    j["passes"].push_back({{"name", p.name}, {"runs", p.runs}, {"changes", p.changes}, {"nodes_removed", p.nodes_removed},
+    j["passes"].push_back({{"name", p.name},
+                           {"runs", p.runs},
+                           {"changes", p.changes},
+                           {"nodes_removed", p.nodes_removed},
                            {"seconds", p.seconds}});
   j["fusions"] = nlohmann::json::array();
   for (const Fusion& f : fusions)
-    j["fusions"].push_back({{"pass", f.pass}, {"op", f.op}, {"opset", f.opset}, {"fused", f.fused},
-                            {"would_fuse", f.would_fuse}, {"runtimes", f.runtimes}});
+    j["fusions"].push_back({{"pass", f.pass},
+                            {"op", f.op},
+                            {"opset", f.opset},
+                            {"fused", f.fused},
+                            {"would_fuse", f.would_fuse},
+                            {"runtimes", f.runtimes}});
   j["warnings"] = warnings;
   j["surgery"] = surgery;
   if (!explain_node.empty()) {
@@ -476,7 +506,8 @@ std::string Report::to_json() const {
     gj["op_counts"] = nlohmann::json::array();
     for (const auto& c : d.ops) gj["op_counts"].push_back({{"op", c.op}, {"before", c.before}, {"after", c.after}});
     gj["values_retyped"] = nlohmann::json::array();
-    for (const auto& c : d.values) gj["values_retyped"].push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
+    for (const auto& c : d.values)
+      gj["values_retyped"].push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
     gj["initializers_removed"] = inits(d.initializers_removed);
     gj["initializers_added"] = inits(d.initializers_added);
     gj["initializers_changed"] = inits(d.initializers_changed);

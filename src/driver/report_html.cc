@@ -75,9 +75,9 @@ void html_ops_table(std::ostringstream& os, const Report& r) {
   for (const std::string& op : ops) {
     int64_t a = get(r.before.op_histogram, op), b = get(r.after.op_histogram, op);
     os << "<tr data-op=\"" << html_esc(op) << "\"" << (a != b ? " class=\"changed\"" : "") << "><th>" << html_esc(op)
-       << "</th><td>" << a << "</td><td>" << b << "</td><td class=\"bars\"><span class=\"bar before\" style=\"width:"
-       << (200 * a / top) << "px\"></span><span class=\"bar after\" style=\"width:" << (200 * b / top)
-       << "px\"></span></td></tr>\n";
+       << "</th><td>" << a << "</td><td>" << b
+       << "</td><td class=\"bars\"><span class=\"bar before\" style=\"width:" << (200 * a / top)
+       << "px\"></span><span class=\"bar after\" style=\"width:" << (200 * b / top) << "px\"></span></td></tr>\n";
   }
   os << "</tbody></table>\n";
 }
@@ -98,17 +98,20 @@ std::string html_pass_link(const std::map<std::string, size_t>& first, const std
 
 void html_profile(std::ostringstream& os, const Report& r) {
   const std::map<std::string, size_t> first = html_first_rewrite(r.graph_diff);
-  os << "<table id=\"stages\"><thead><tr><th>stage</th><th>seconds</th><th>peak resident bytes</th></tr></thead><tbody>\n";
+  os << "<table id=\"stages\"><thead><tr><th>stage</th><th>seconds</th><th>peak resident "
+        "bytes</th></tr></thead><tbody>\n";
   for (const StageProfile& s : r.profile)
     os << "<tr><th>" << html_esc(s.name) << "</th><td>" << html_num(s.seconds) << "</td><td>"
-       << (s.peak_bytes < 0 ? std::string("not measured") : std::to_string(s.peak_bytes) + " (" + human_bytes(s.peak_bytes) + ")")
+       << (s.peak_bytes < 0 ? std::string("not measured")
+                            : std::to_string(s.peak_bytes) + " (" + human_bytes(s.peak_bytes) + ")")
        << "</td></tr>\n";
   os << "</tbody></table>\n";
   os << "<table id=\"passes\"><thead><tr><th>pass</th><th>runs</th><th>changes</th><th>nodes removed</th>"
         "<th>seconds</th></tr></thead><tbody>\n";
   for (const PassStats& p : r.passes)
-    os << "<tr data-pass=\"" << html_esc(p.name) << "\"><th>" << html_pass_link(first, p.name) << "</th><td>" << p.runs << "</td><td>"
-       << p.changes << "</td><td>" << p.nodes_removed << "</td><td>" << html_num(p.seconds) << "</td></tr>\n";
+    os << "<tr data-pass=\"" << html_esc(p.name) << "\"><th>" << html_pass_link(first, p.name) << "</th><td>" << p.runs
+       << "</td><td>" << p.changes << "</td><td>" << p.nodes_removed << "</td><td>" << html_num(p.seconds)
+       << "</td></tr>\n";
   os << "</tbody></table>\n";
 }
 
@@ -118,8 +121,8 @@ void html_check(std::ostringstream& os, const Verification& v) {
        << html_esc(v.skipped.empty() ? std::string("not asked") : v.skipped) << "</p>\n";
     return;
   }
-  os << "<p id=\"check-status\" class=\"" << (v.ok ? "ok" : "failed") << "\">" << (v.ok ? "Equal" : "DIFFERENT") << " on "
-     << v.samples << " sample(s), rtol " << html_num(v.rtol) << ", atol " << html_num(v.atol)
+  os << "<p id=\"check-status\" class=\"" << (v.ok ? "ok" : "failed") << "\">" << (v.ok ? "Equal" : "DIFFERENT")
+     << " on " << v.samples << " sample(s), rtol " << html_num(v.rtol) << ", atol " << html_num(v.atol)
      << (v.ok ? "" : ": " + html_esc(v.why)) << "</p>\n";
   if (!v.sizes.empty()) os << "<p>Sizes: " << html_esc(v.sizes) << "</p>\n";
   if (!v.compared.empty()) os << "<p>Compared against: " << html_esc(v.compared) << "</p>\n";
@@ -129,8 +132,11 @@ void html_check(std::ostringstream& os, const Verification& v) {
   for (const OutputCheck& c : v.outputs) {
     if (!c.comparable) not_comparable.push_back(c.name);
     os << "<tr data-output=\"" << html_esc(c.name) << "\"><th>" << html_esc(c.name) << "</th><td>"
-       << (!c.comparable ? "not compared" : c.ok ? "ok" : "DIFFERENT") << "</td><td>" << html_num(c.max_abs) << "</td><td>"
-       << html_num(c.max_rel) << "</td><td>" << html_num(c.rel_l2) << "</td><td>" << html_esc(c.why) << "</td></tr>\n";
+       << (!c.comparable ? "not compared"
+           : c.ok        ? "ok"
+                         : "DIFFERENT")
+       << "</td><td>" << html_num(c.max_abs) << "</td><td>" << html_num(c.max_rel) << "</td><td>" << html_num(c.rel_l2)
+       << "</td><td>" << html_esc(c.why) << "</td></tr>\n";
   }
   os << "</tbody></table>\n";
   if (!not_comparable.empty()) {
@@ -191,7 +197,8 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
     return "<a href=\"#rewrite-" + std::to_string(k) + "\">" + html_esc(w.pass) + " (round " + std::to_string(w.round) +
            ")</a>";
   };
-  os << "<p id=\"diff-summary\">" << d.kept << " node(s) kept (" << d.changed.size() << " edited in place), " << d.removed.size() << " removed, " << d.added.size()
+  os << "<p id=\"diff-summary\">" << d.kept << " node(s) kept (" << d.changed.size() << " edited in place), "
+     << d.removed.size() << " removed, " << d.added.size()
      << " added (main graph; nodes matched by name and op, else by op and inputs).</p>\n";
   if (!d.rewrites.empty()) {
     // A node of a rewrite that no row shows was made and removed by the passes (an intermediate).
@@ -207,21 +214,26 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
         else if (std::string(anchor) == "changed" && added_row.count(row_key(n)))
           c += "<a href=\"#added-" + std::to_string(added_row.at(row_key(n))) + "\">" + html_node_label(n) + "</a><br>";
         else if (std::string(anchor) != "changed" && it != rows.end())
-          c += "<a href=\"#" + std::string(anchor) + "-" + std::to_string(it->second) + "\">" + html_node_label(n) + "</a><br>";
+          c += "<a href=\"#" + std::string(anchor) + "-" + std::to_string(it->second) + "\">" + html_node_label(n) +
+               "</a><br>";
         else
-          c += "<span class=\"" + std::string(missing_class) + "\" title=\"" + missing + "\">" + html_node_label(n) + "</span><br>";
+          c += "<span class=\"" + std::string(missing_class) + "\" title=\"" + missing + "\">" + html_node_label(n) +
+               "</span><br>";
       }
       return c;
     };
-    os << "<h3>Rewrites</h3>\n<p>Each pass run that removed, made or edited nodes of the main graph; a link leads to the "
-          "node's row below; a grey node was made and removed by the passes.</p>\n<table id=\"diff-rewrites\"><thead><tr>"
+    os << "<h3>Rewrites</h3>\n<p>Each pass run that removed, made or edited nodes of the main graph; a link leads to "
+          "the "
+          "node's row below; a grey node was made and removed by the passes.</p>\n<table "
+          "id=\"diff-rewrites\"><thead><tr>"
           "<th>#</th><th>round</th><th>pass</th><th>removed</th><th>added</th><th>edited</th></tr></thead><tbody>\n";
     for (size_t k = 0; k < d.rewrites.size(); ++k) {
       const auto& w = d.rewrites[k];
-      os << "<tr id=\"rewrite-" << k << "\" data-pass=\"" << html_esc(w.pass) << "\"><td>" << k << "</td><td>" << w.round
-         << "</td><th>" << html_esc(w.pass) << "</th><td class=\"removed\">"
+      os << "<tr id=\"rewrite-" << k << "\" data-pass=\"" << html_esc(w.pass) << "\"><td>" << k << "</td><td>"
+         << w.round << "</td><th>" << html_esc(w.pass) << "</th><td class=\"removed\">"
          << cell(w.removed, removed_row, "removed", "transient", "not in the original: made by an earlier pass")
-         << "</td><td class=\"added\">" << cell(w.added, added_row, "added", "transient", "not in the result: removed by a later pass")
+         << "</td><td class=\"added\">"
+         << cell(w.added, added_row, "added", "transient", "not in the result: removed by a later pass")
          << "</td><td class=\"changed\">"
          << cell(w.changed, changed_row, "changed", "kept", "edited again or back by a later pass, or removed by one")
          << "</td></tr>\n";
@@ -243,18 +255,19 @@ void html_diff(std::ostringstream& os, const GraphDiff& d) {
     os << "<tr id=\"added-" << i << "\"><td>" << i << "</td><td>" << html_node_label(d.added[i]) << "</td><td>";
     auto it = replaced.find(i);
     if (it != replaced.end())
-      for (size_t k : it->second)
-        os << "<a href=\"#removed-" << k << "\">" << html_node_label(d.removed[k]) << "</a> ";
+      for (size_t k : it->second) os << "<a href=\"#removed-" << k << "\">" << html_node_label(d.removed[k]) << "</a> ";
     os << "</td><td>" << rewrite_link(added_by[i]) << "</td></tr>\n";
   }
   os << "</tbody></table>\n";
-  os << "<h3>Nodes edited in place</h3>\n<table id=\"diff-changed\"><thead><tr><th>#</th><th>node</th><th>what differs</th>"
+  os << "<h3>Nodes edited in place</h3>\n<table id=\"diff-changed\"><thead><tr><th>#</th><th>node</th><th>what "
+        "differs</th>"
         "<th>edited by</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < d.changed.size(); ++i)
     os << "<tr id=\"changed-" << i << "\"><td>" << i << "</td><td>" << html_node_label(d.changed[i].node) << "</td><td>"
        << html_esc(d.changed[i].what) << "</td><td>" << rewrite_link(changed_by[i]) << "</td></tr>\n";
   os << "</tbody></table>\n";
-  os << "<h3>Op counts that changed</h3>\n<table id=\"diff-ops\"><thead><tr><th>op</th><th>before</th><th>after</th></tr>"
+  os << "<h3>Op counts that changed</h3>\n<table "
+        "id=\"diff-ops\"><thead><tr><th>op</th><th>before</th><th>after</th></tr>"
         "</thead><tbody>\n";
   for (const auto& c : d.ops)
     os << "<tr><th>" << html_esc(c.op) << "</th><td>" << c.before << "</td><td>" << c.after << "</td></tr>\n";
@@ -308,7 +321,8 @@ std::string report_html(const Report& r) {
   os << "<h1>" << html_esc(title) << "</h1>\n";
   if (!r.output_path.empty()) os << "<p>Result: <code>" << html_esc(r.output_path) << "</code></p>\n";
   os << "<nav><a href=\"#sec-summary\">Before / after</a><a href=\"#sec-ops\">Ops</a><a href=\"#sec-rounds\">Rounds</a>"
-        "<a href=\"#sec-profile\">Time and memory</a><a href=\"#sec-check\">Check</a><a href=\"#sec-diff\">Graph diff</a></nav>\n";
+        "<a href=\"#sec-profile\">Time and memory</a><a href=\"#sec-check\">Check</a><a href=\"#sec-diff\">Graph "
+        "diff</a></nav>\n";
   if (!r.warnings.empty()) {
     os << "<h2>Warnings</h2><ul id=\"warnings\">";
     for (const auto& w : r.warnings) os << "<li>" << html_esc(w) << "</li>";
@@ -319,10 +333,8 @@ std::string report_html(const Report& r) {
   os << "<h2 id=\"sec-ops\">Op histogram</h2>\n";
   html_ops_table(os, r);
   os << "<h2 id=\"sec-rounds\">Nodes per round</h2>\n<div id=\"rounds\">";
-  if (r.round_stats.empty())
-    os << "<p>No pass ran.</p>";
-  else
-    os << node_reduction_svg(r.round_stats);
+  if (r.round_stats.empty()) os << "<p>No pass ran.</p>";
+  else os << node_reduction_svg(r.round_stats);
   os << "</div>\n<p>" << r.rounds << " round(s)" << (r.converged ? "" : ", not converged") << ".</p>\n";
   os << "<h2 id=\"sec-profile\">Time and memory</h2>\n";
   html_profile(os, r);
@@ -331,17 +343,15 @@ std::string report_html(const Report& r) {
           "<th>fused</th><th>would fuse</th></tr></thead><tbody>\n";
     const std::map<std::string, size_t> first = html_first_rewrite(r.graph_diff);
     for (const Fusion& f : r.fusions)
-      os << "<tr><th>" << html_esc(f.op) << "</th><td>" << html_pass_link(first, f.pass) << "</td><td>" << f.fused << "</td><td>"
-         << f.would_fuse << "</td></tr>\n";
+      os << "<tr><th>" << html_esc(f.op) << "</th><td>" << html_pass_link(first, f.pass) << "</td><td>" << f.fused
+         << "</td><td>" << f.would_fuse << "</td></tr>\n";
     os << "</tbody></table>\n";
   }
   os << "<h2 id=\"sec-check\">Check</h2>\n";
   html_check(os, r.verification);
   os << "<h2 id=\"sec-diff\">Graph diff</h2>\n";
-  if (r.graph_diff.ran)
-    html_diff(os, r.graph_diff);
-  else
-    os << "<p>No graph diff.</p>\n";
+  if (r.graph_diff.ran) html_diff(os, r.graph_diff);
+  else os << "<p>No graph diff.</p>\n";
   os << "</body></html>\n";
   return os.str();
 }

@@ -88,8 +88,8 @@ std::optional<int64_t> smallest_reaching(const std::string& e, const std::string
 
 struct Floor {
   int64_t at_least = 0;
-  std::string why;  // "x[2] >= 100 for node 'producing c (Conv)'"
-  bool exact = false;  // the dim must be at_least itself (a Reshape to a fixed shape)
+  std::string why;        // "x[2] >= 100 for node 'producing c (Conv)'"
+  bool exact = false;     // the dim must be at_least itself (a Reshape to a fixed shape)
   bool conflict = false;  // two Reshapes want different sizes: no fact
 };
 
@@ -113,8 +113,8 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const eval::InputS
       slot_of_token[e.str()] = it->second;
     }
   }
-  static const std::set<std::string> spatial = {"Conv", "ConvInteger", "QLinearConv", "AveragePool",
-                                                "MaxPool", "LpPool", "DeformConv"};
+  static const std::set<std::string> spatial = {"Conv",    "ConvInteger", "QLinearConv", "AveragePool",
+                                                "MaxPool", "LpPool",      "DeformConv"};
   // The token of the one free dim e depends on, and e's text; nullopt for any other e.
   struct OneFree {
     std::string text, tok;
@@ -157,9 +157,24 @@ std::map<std::string, Floor> facts_floors(const ir::Model& m, const eval::InputS
   // An elementwise op that broadcasts a dim depending on one free dim alone against a constant
   // dim K > 1 of another input (a Range(0, K), a bias of K) fixes it to give K (1 would
   // broadcast too, but K is the size the model is built for).
-  static const std::set<std::string> broadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min",
-                                                     "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-                                                     "And", "Or", "Xor", "Where", "PRelu"};
+  static const std::set<std::string> broadcasting = {"Add",
+                                                     "Sub",
+                                                     "Mul",
+                                                     "Div",
+                                                     "Pow",
+                                                     "Mod",
+                                                     "Max",
+                                                     "Min",
+                                                     "Equal",
+                                                     "Less",
+                                                     "Greater",
+                                                     "LessOrEqual",
+                                                     "GreaterOrEqual",
+                                                     "And",
+                                                     "Or",
+                                                     "Xor",
+                                                     "Where",
+                                                     "PRelu"};
   auto broadcast_fact = [&](const ir::Node* n) {
     std::vector<const ops::SymShape*> shapes;
     for (const ir::Value* in : n->inputs()) {
@@ -334,8 +349,7 @@ std::string grown(const SizeCandidate& c) {
 }
 }  // namespace
 
-std::string explain_sizes(const std::vector<SizeCandidate>& cands, size_t chosen,
-                          const std::vector<Status>& failures) {
+std::string explain_sizes(const std::vector<SizeCandidate>& cands, size_t chosen, const std::vector<Status>& failures) {
   if (chosen >= cands.size() || cands[chosen].dims.empty()) return "";
   const SizeCandidate& c = cands[chosen];
   std::string s = grown(c);
@@ -368,8 +382,8 @@ std::string explain_sizes(const std::vector<SizeCandidate>& cands, size_t chosen
   }
   std::string batches;
   for (const auto& b : c.batches) batches += (batches.empty() ? "" : ", ") + b + "=1";
-  if (!batches.empty()) s += (s.empty() ? "" : "; ") + batches + ": " + (c.batches.size() == 1 ? "looks" : "look") +
-                             " like a batch";
+  if (!batches.empty())
+    s += (s.empty() ? "" : "; ") + batches + ": " + (c.batches.size() == 1 ? "looks" : "look") + " like a batch";
   return s;
 }
 
@@ -380,7 +394,8 @@ std::string sizes_tried(const std::vector<SizeCandidate>& cands) {
   return s;
 }
 
-Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model& m, const eval::InputSpec& given, uint64_t seed) {
+Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model& m, const eval::InputSpec& given,
+                                uint64_t seed) {
   const std::vector<SizeCandidate> cands = size_candidates(m, given);
   std::vector<Status> failures;
   Status last;

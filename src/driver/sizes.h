@@ -74,6 +74,7 @@ struct SizedRun {
   std::vector<ir::RuntimeValue> outputs;
   std::string sizes;  // explain_sizes ("" when no dim was free)
 };
-Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model& m, const eval::InputSpec& given, uint64_t seed);
+Result<SizedRun> run_with_sizes(const eval::Interpreter& interp, const ir::Model& m, const eval::InputSpec& given,
+                                uint64_t seed);
 
 }  // namespace onnxtrim::driver

@@ -22,7 +22,8 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
   if (scaled && a.dtype() == ir::DataType::kBFloat16) rtol = std::max(rtol, 4.0 / 128);
   if (a.dtype() != e.dtype()) {
     d.ok = false;
-    d.why = "dtype " + std::string(ir::dtype_name(a.dtype())) + " != expected " + std::string(ir::dtype_name(e.dtype()));
+    d.why =
+        "dtype " + std::string(ir::dtype_name(a.dtype())) + " != expected " + std::string(ir::dtype_name(e.dtype()));
     return d;
   }
   if (a.dims() != e.dims()) {
@@ -84,13 +85,14 @@ Diff compare_tensors(const ir::Tensor& a, const ir::Tensor& e, double rtol, doub
         d.why = os.str();
       }
     }
-    if constexpr (!std::is_integral_v<T>) d.rel_l2 = l2_den > 0 ? std::sqrt(l2_num / l2_den) : (l2_num > 0 ? INFINITY : 0);
+    if constexpr (!std::is_integral_v<T>)
+      d.rel_l2 = l2_den > 0 ? std::sqrt(l2_num / l2_den) : (l2_num > 0 ? INFINITY : 0);
   });
   if (!handled) {
     // Other types (float8, int4, complex ...): compare bytes; complex as float pairs.
     if (a.dtype() == ir::DataType::kComplex64 || a.dtype() == ir::DataType::kComplex128) {
-      ir::Tensor fa = ir::Tensor::shell(a.dtype() == ir::DataType::kComplex64 ? ir::DataType::kFloat : ir::DataType::kDouble,
-                                        {a.numel() * 2});
+      ir::Tensor fa = ir::Tensor::shell(
+          a.dtype() == ir::DataType::kComplex64 ? ir::DataType::kFloat : ir::DataType::kDouble, {a.numel() * 2});
       ir::Tensor fe = fa;
       fa.set_buffer(a.buffer(), a.buffer_offset(), a.byte_size());
       fe.set_buffer(e.buffer(), e.buffer_offset(), e.byte_size());
@@ -110,7 +112,8 @@ std::vector<double> as_doubles(const ir::Tensor& t) {
   ops::dispatch(t.dtype(), ops::kFloats, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = t.data<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) out[static_cast<size_t>(i)] = static_cast<double>(static_cast<ops::compute_t<T>>(p[i]));
+    for (int64_t i = 0; i < t.numel(); ++i)
+      out[static_cast<size_t>(i)] = static_cast<double>(static_cast<ops::compute_t<T>>(p[i]));
   });
   return out;
 }
@@ -198,8 +201,7 @@ Diff compare_values(const ir::RuntimeValue& a, const ir::RuntimeValue& e, double
       }
       return d;
     }
-    default:
-      return d;
+    default: return d;
   }
 }
 

@@ -24,7 +24,7 @@ namespace onnxtrim::eval {
 struct Interpreter::Plan {
   std::vector<const ir::Node*> nodes;
   std::vector<std::vector<const ir::Value*>> reads;  // per node: distinct values of this graph it reads
-  std::vector<bool> has_subgraphs;                    // per node: it owns graph attributes
+  std::vector<bool> has_subgraphs;                   // per node: it owns graph attributes
   std::unordered_map<const ir::Value*, int64_t> use_count;
 };
 
@@ -182,7 +182,8 @@ const Interpreter::Plan& Interpreter::plan_for(const ir::Graph& g) const {
   return ref;
 }
 
-Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const std::vector<const RuntimeValue*>& inputs,
+Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n,
+                                                        const std::vector<const RuntimeValue*>& inputs,
                                                         const Scope* outer, std::vector<bool> takeable) const {
   int64_t opset = model_.opset(n.domain);
   const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.domain, n.op_type, opset);
@@ -207,10 +208,9 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
                           : "the evaluator has no kernel for operator " + n.op_type + " (domain " + dom + ")";
     return Status(ErrorCode::kUnsupported, why).with_node(n.describe());
   }
-  ops::KernelContext ctx(n, opset, inputs,
-                         [this, outer](const ir::Graph& sg, std::vector<RuntimeValue> in) {
-                           return run_graph(sg, std::move(in), outer);
-                         });
+  ops::KernelContext ctx(n, opset, inputs, [this, outer](const ir::Graph& sg, std::vector<RuntimeValue> in) {
+    return run_graph(sg, std::move(in), outer);
+  });
   ctx.set_fast_float(fast_float_);
   ctx.set_takeable(std::move(takeable));
   // The run's random stream, for a random node without a seed of its own.
@@ -228,11 +228,13 @@ Result<std::vector<RuntimeValue>> Interpreter::run_node(const ir::Node& n, const
     return Status(ErrorCode::kUnsupported, "cannot evaluate: out of memory").with_node(n.describe());
   } catch (const ops::MissingInput& e) {
     const RuntimeValue* v = e.index < inputs.size() ? inputs[e.index] : nullptr;
-    return Status(ErrorCode::kInvalidModel, "input " + std::to_string(e.index) +
-                                                (v ? " is a sequence or an optional where a tensor is needed" : " is missing"))
+    return Status(ErrorCode::kInvalidModel,
+                  "input " + std::to_string(e.index) +
+                      (v ? " is a sequence or an optional where a tensor is needed" : " is missing"))
         .with_node(n.describe());
   } catch (const std::length_error&) {
-    return Status(ErrorCode::kUnsupported, "cannot evaluate: a buffer larger than memory can hold").with_node(n.describe());
+    return Status(ErrorCode::kUnsupported, "cannot evaluate: a buffer larger than memory can hold")
+        .with_node(n.describe());
   }
   if (!st.is_ok()) return st.with_node(n.describe());
   auto& outs = ctx.outputs();
@@ -262,8 +264,7 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
   scope.parent = outer;
   const auto& gin = g.inputs();
   for (size_t i = 0; i < gin.size(); ++i) {
-    if (i < inputs.size() && inputs[i].kind != RuntimeValue::Kind::kNone)
-      scope.values[gin[i]] = std::move(inputs[i]);
+    if (i < inputs.size() && inputs[i].kind != RuntimeValue::Kind::kNone) scope.values[gin[i]] = std::move(inputs[i]);
   }
   for (const ir::Value* v : g.initializers())
     if (!scope.values.count(v)) scope.values[v] = RuntimeValue::of(*v->initializer());
@@ -296,7 +297,8 @@ Result<std::vector<RuntimeValue>> Interpreter::run_graph(const ir::Graph& g, std
         ins.push_back(nullptr);
         continue;
       }
-      if (!rv) return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
+      if (!rv)
+        return Status(ErrorCode::kInvalidModel, "input '" + v->name() + "' has no value").with_node(n.describe());
       ins.push_back(rv);
       auto it = remaining.find(v);
       if (it != remaining.end() && it->second == 1 && !v->is_graph_output() && !plan.has_subgraphs[k] &&
@@ -373,9 +375,8 @@ Status check_graph(const ir::Model& m, const ir::Graph& g, const std::vector<ops
       const ops::OpSchema* s = ops::OpRegistry::instance().find(n->domain, n->op_type, opset);
       if (s == nullptr || s->eval == nullptr) {
         std::string dom = n->domain.empty() ? "ai.onnx" : n->domain;
-        st = Status(ErrorCode::kUnsupported,
-                    "the evaluator has no kernel for operator " + n->op_type + " (domain " + dom + ", opset " +
-                        std::to_string(opset) + ")")
+        st = Status(ErrorCode::kUnsupported, "the evaluator has no kernel for operator " + n->op_type + " (domain " +
+                                                 dom + ", opset " + std::to_string(opset) + ")")
                  .with_node(n->describe());
         return;
       }

@@ -71,8 +71,8 @@ class Interpreter {
   void set_fast_float(bool on) { fast_float_ = on; }
   // Called after every node runs (subgraph nodes too, once per iteration), with the node's
   // inputs (nullptr where absent) and outputs: the float conversion records value ranges here.
-  using Observer = std::function<void(const ir::Node&, const std::vector<const RuntimeValue*>&,
-                                      const std::vector<RuntimeValue>&)>;
+  using Observer =
+      std::function<void(const ir::Node&, const std::vector<const RuntimeValue*>&, const std::vector<RuntimeValue>&)>;
   void set_observer(Observer o) { observer_ = std::move(o); }
   // The random stream (the check, verify): from now on, each run draws the values of a random
   // node without a `seed` attribute from a generator seeded by (seed, the node's RandomIdentity,
@@ -95,8 +95,8 @@ class Interpreter {
  private:
   // run_graph for a function body: an input the call leaves out is absent (the body's nodes
   // read it as a missing optional input) rather than an error.
-  Result<std::vector<RuntimeValue>> run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs,
-                                              const Scope* outer, bool omitted_inputs_absent) const;
+  Result<std::vector<RuntimeValue>> run_graph(const ir::Graph& g, std::vector<RuntimeValue> inputs, const Scope* outer,
+                                              bool omitted_inputs_absent) const;
   struct Plan;
   const Plan& plan_for(const ir::Graph& g) const;
   // A call's copy of a function body with its attribute references resolved (cached per call

@@ -95,7 +95,8 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
       dims = sh->second;
     } else {
       if (!v->type.has_shape)
-        return Status(ErrorCode::kUsage, "input '" + v->name() + "' has no shape in the model: give it with --input-shape");
+        return Status(ErrorCode::kUsage,
+                      "input '" + v->name() + "' has no shape in the model: give it with --input-shape");
       for (const ir::Dim& d : v->type.dims) {
         if (d.is_known()) dims.push_back(*d.value);
         else if (!d.param.empty() && spec.dims.count(d.param)) dims.push_back(spec.dims.at(d.param));
@@ -124,7 +125,8 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
         T* p = t.mutable_data<T>();
         for (int64_t i = 0; i < n; ++i) p[i] = T(static_cast<ops::compute_t<T>>(U(rng)));
       });
-      if (!ok) return Status(ErrorCode::kUnsupported, "cannot make random values of type " + std::string(ir::dtype_name(dt)));
+      if (!ok)
+        return Status(ErrorCode::kUnsupported, "cannot make random values of type " + std::string(ir::dtype_name(dt)));
     } else if (dt == ir::DataType::kBool) {
       uint8_t* p = t.mutable_data<uint8_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1;
@@ -134,9 +136,11 @@ Result<std::map<std::string, ir::RuntimeValue>> make_random_inputs(const ir::Mod
       bool ok = ops::dispatch(dt, ops::kSigned | ops::kUnsigned, [&](auto tag) {
         using T = typename decltype(tag)::type;
         T* p = t.mutable_data<T>();
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(static_cast<int64_t>(rng() % static_cast<uint64_t>(bound)));
+        for (int64_t i = 0; i < n; ++i)
+          p[i] = static_cast<T>(static_cast<int64_t>(rng() % static_cast<uint64_t>(bound)));
       });
-      if (!ok) return Status(ErrorCode::kUnsupported, "cannot make random values of type " + std::string(ir::dtype_name(dt)));
+      if (!ok)
+        return Status(ErrorCode::kUnsupported, "cannot make random values of type " + std::string(ir::dtype_name(dt)));
     }
     feeds[v->name()] = ir::RuntimeValue::of(std::move(t));
   }
@@ -279,12 +283,11 @@ std::string RandomHandling::summary() const {
   };
   std::string s;
   auto part = [&s](const std::string& p) { s += (s.empty() ? "" : "; ") + p; };
-  if (!alike.empty())
-    part(std::to_string(alike.size()) + " drawn alike in both models (" + list(alike) + ")");
+  if (!alike.empty()) part(std::to_string(alike.size()) + " drawn alike in both models (" + list(alike) + ")");
   if (seeded > 0) part(std::to_string(seeded) + " seeded by their own `seed` attribute");
   if (!unmatched.empty())
-    part(std::to_string(unmatched.size()) + " without a counterpart, whose outputs are not compared (" + list(unmatched) +
-         ")");
+    part(std::to_string(unmatched.size()) + " without a counterpart, whose outputs are not compared (" +
+         list(unmatched) + ")");
   return s;
 }
 
@@ -343,7 +346,8 @@ Result<std::unique_ptr<Verifier>> Verifier::create(const ir::Model& reference, c
       continue;
     for (const ir::Dim& d : in->type.dims)
       if (!d.is_known() && !d.param.empty())
-        v->dims_used_[d.param] = opts.inputs.dims.count(d.param) ? opts.inputs.dims.at(d.param) : opts.inputs.default_dim;
+        v->dims_used_[d.param] =
+            opts.inputs.dims.count(d.param) ? opts.inputs.dims.at(d.param) : opts.inputs.default_dim;
   }
   const int stack = std::max(1, opts.stack);
   v->draws_can_match_ = stack == 1;
@@ -430,8 +434,8 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate, const Co
                                             std::to_string(outs.size()) + " outputs");
   for (size_t i = 0; i < outs.size(); ++i) {
     if (outs[i]->name() != output_names_[i])
-      return Status(ErrorCode::kMismatch, "output " + std::to_string(i) + " is named '" + output_names_[i] + "' in one model and '" +
-                                              outs[i]->name() + "' in the other");
+      return Status(ErrorCode::kMismatch, "output " + std::to_string(i) + " is named '" + output_names_[i] +
+                                              "' in one model and '" + outs[i]->name() + "' in the other");
     rep.outputs.push_back(OutputDiff{output_names_[i], {}, {}});
   }
   // Random ops: the nodes both models have draw alike; an output that depends on one without a
@@ -454,7 +458,8 @@ Result<VerifyReport> Verifier::compare_with(const ir::Model& candidate, const Co
     else rep.random.unmatched.push_back(what + (draws_can_match_ ? " (only in the original)" : stacked));
   }
   for (const auto& [id, what] : cand_random.unseeded)
-    if (!ref_ids.count(id)) rep.random.unmatched.push_back(what + (draws_can_match_ ? " (only in the result)" : stacked));
+    if (!ref_ids.count(id))
+      rep.random.unmatched.push_back(what + (draws_can_match_ ? " (only in the result)" : stacked));
   rep.random.seeded = ref_random_.seeded;
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string& why = rep.outputs[i].not_comparable;
@@ -529,7 +534,8 @@ Status parse_input_shape(const std::string& arg, InputSpec& spec) {
   while (std::getline(ss, tok, ',')) {
     char* end = nullptr;
     long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (tok.empty() || *end || v < 0) return Status(ErrorCode::kUsage, "--input-shape: '" + tok + "' is not a dimension");
+    if (tok.empty() || *end || v < 0)
+      return Status(ErrorCode::kUsage, "--input-shape: '" + tok + "' is not a dimension");
     dims.push_back(v);
   }
   std::string name = arg.substr(0, colon);
@@ -542,7 +548,8 @@ Status parse_input_shape(const std::string& arg, InputSpec& spec) {
 
 Status parse_dim(const std::string& arg, InputSpec& spec) {
   auto eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0) return Status(ErrorCode::kUsage, "--dim needs NAME=VALUE (got '" + arg + "')");
+  if (eq == std::string::npos || eq == 0)
+    return Status(ErrorCode::kUsage, "--dim needs NAME=VALUE (got '" + arg + "')");
   char* end = nullptr;
   std::string val = arg.substr(eq + 1);
   long long v = std::strtoll(val.c_str(), &end, 10);

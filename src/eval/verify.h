@@ -18,10 +18,10 @@
 namespace onnxtrim::eval {
 
 struct InputSpec {
-  std::map<std::string, int64_t> dims;                  // --dim batch=2: named dims
-  std::map<std::string, std::vector<int64_t>> shapes;   // --input-shape x:1,512: whole shapes
-  std::map<std::string, ir::RuntimeValue> pinned;       // --input x=file.pb / x=16000
-  int64_t default_dim = 1;                              // for dims nothing names
+  std::map<std::string, int64_t> dims;                 // --dim batch=2: named dims
+  std::map<std::string, std::vector<int64_t>> shapes;  // --input-shape x:1,512: whole shapes
+  std::map<std::string, ir::RuntimeValue> pinned;      // --input x=file.pb / x=16000
+  int64_t default_dim = 1;                             // for dims nothing names
   // --input-fill: what the generated (not pinned) inputs hold.
   enum class Fill { kRandom, kOnes, kZeros, kArange };
   Fill fill = Fill::kRandom;
@@ -76,7 +76,7 @@ struct RandomHandling {
 
 struct VerifyReport {
   bool ok = true;
-  std::string why;  // first failing output
+  std::string why;                  // first failing output
   std::vector<OutputDiff> outputs;  // worst over all samples
   RandomHandling random;
 };

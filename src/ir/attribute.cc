@@ -49,10 +49,8 @@ bool attributes_equal(const Attribute& a, const Attribute& b) {
       return true;
     }
     case AttrType::kGraph:
-    case AttrType::kGraphs:
-      return false;  // graphs are never considered equal (no structural comparison)
-    default:
-      return a.extra == b.extra;
+    case AttrType::kGraphs: return false;  // graphs are never considered equal (no structural comparison)
+    default: return a.extra == b.extra;
   }
 }
 
@@ -65,9 +63,15 @@ uint64_t hash_attribute(const Attribute& a) {
     case AttrType::kString: h = hash_str(a.s, h); break;
     case AttrType::kFloats: h = fnv1a(a.floats.data(), a.floats.size() * sizeof(float), h); break;
     case AttrType::kInts: h = fnv1a(a.ints.data(), a.ints.size() * sizeof(int64_t), h); break;
-    case AttrType::kStrings: for (const auto& s : a.strings) h = hash_str(s, h); break;
-    case AttrType::kTensor: if (a.t) h = hash_combine(h, tensor_hash(*a.t)); break;
-    case AttrType::kTensors: for (const auto& t : a.tensors) h = hash_combine(h, tensor_hash(t)); break;
+    case AttrType::kStrings:
+      for (const auto& s : a.strings) h = hash_str(s, h);
+      break;
+    case AttrType::kTensor:
+      if (a.t) h = hash_combine(h, tensor_hash(*a.t));
+      break;
+    case AttrType::kTensors:
+      for (const auto& t : a.tensors) h = hash_combine(h, tensor_hash(t));
+      break;
     default: break;
   }
   return h;

@@ -47,7 +47,7 @@ struct Attribute {
   std::vector<std::shared_ptr<Graph>> graphs;
   std::string ref_attr_name;  // inside functions: refers to the caller's attribute
   std::string doc_string;
-  std::string extra;  // serialized fields not interpreted (sparse tensors, type protos, unknown)
+  std::string extra;      // serialized fields not interpreted (sparse tensors, type protos, unknown)
   uint32_t presence = 0;  // optional proto fields present in the file (onnx_io only)
 
   // An attribute of this name and type, its value still to be set.

@@ -76,10 +76,8 @@ bool dtype_is_float(DataType t) {
     case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ:
     case DataType::kFloat4E2M1:
-    case DataType::kFloat8E8M0:
-      return true;
-    default:
-      return false;
+    case DataType::kFloat8E8M0: return true;
+    default: return false;
   }
 }
 
@@ -90,10 +88,8 @@ bool dtype_is_signed(DataType t) {
     case DataType::kInt32:
     case DataType::kInt64:
     case DataType::kInt4:
-    case DataType::kInt2:
-      return true;
-    default:
-      return false;
+    case DataType::kInt2: return true;
+    default: return false;
   }
 }
 
@@ -104,10 +100,8 @@ bool dtype_is_integer(DataType t) {
     case DataType::kUint32:
     case DataType::kUint64:
     case DataType::kUint4:
-    case DataType::kUint2:
-      return true;
-    default:
-      return dtype_is_signed(t);
+    case DataType::kUint2: return true;
+    default: return dtype_is_signed(t);
   }
 }
 

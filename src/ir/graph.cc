@@ -165,15 +165,15 @@ void Graph::remove_initializer(Value* v) {
 
 void Graph::compact_lists() const {
   if (initializers_dirty_) {
-    initializers_.erase(std::remove_if(initializers_.begin(), initializers_.end(),
-                                       [](const Value* v) { return !v->initializer_; }),
-                        initializers_.end());
+    initializers_.erase(
+        std::remove_if(initializers_.begin(), initializers_.end(), [](const Value* v) { return !v->initializer_; }),
+        initializers_.end());
     initializers_dirty_ = false;
   }
   if (value_info_dirty_) {
-    value_info_.erase(std::remove_if(value_info_.begin(), value_info_.end(),
-                                     [](const Value* v) { return !v->has_value_info; }),
-                      value_info_.end());
+    value_info_.erase(
+        std::remove_if(value_info_.begin(), value_info_.end(), [](const Value* v) { return !v->has_value_info; }),
+        value_info_.end());
     value_info_dirty_ = false;
   }
 }

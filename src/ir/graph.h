@@ -252,8 +252,8 @@ struct Function {
   // fields stay in `extra` for saving.
   std::vector<Attribute> attribute_defaults;
   std::vector<OpsetImport> opset_import;
-  std::unique_ptr<Graph> body;          // inputs/outputs are the formal parameters
-  std::string extra;                    // serialized FunctionProto fields not interpreted
+  std::unique_ptr<Graph> body;  // inputs/outputs are the formal parameters
+  std::string extra;            // serialized FunctionProto fields not interpreted
   uint32_t presence = 0;
 };
 

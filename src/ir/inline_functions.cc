@@ -82,17 +82,16 @@ Result<InlinedFunctions> inline_functions(Model& m) {
             if (a.version != imp.version)
               return Status(ErrorCode::kUnsupported,
                             "--inline-functions: the functions import " + inline_fn_domain(imp.domain) + " opset " +
-                                std::to_string(a.version) + " and " + std::to_string(imp.version) +
-                                " (function " + k + "); one model can import only one");
+                                std::to_string(a.version) + " and " + std::to_string(imp.version) + " (function " + k +
+                                "); one model can import only one");
           }
         if (!listed) to_add.push_back(OpsetImport{imp.domain, imp.version, 0});
       } else if (mine != imp.version) {
-        return Status(ErrorCode::kUnsupported, "--inline-functions: function " + k + " imports " +
-                                                   inline_fn_domain(imp.domain) + " opset " +
-                                                   std::to_string(imp.version) + ", the model opset " +
-                                                   std::to_string(mine) +
-                                                   ": its body would mean something else in the model (convert one "
-                                                   "of them first)");
+        return Status(ErrorCode::kUnsupported,
+                      "--inline-functions: function " + k + " imports " + inline_fn_domain(imp.domain) + " opset " +
+                          std::to_string(imp.version) + ", the model opset " + std::to_string(mine) +
+                          ": its body would mean something else in the model (convert one "
+                          "of them first)");
       }
     }
   }

@@ -12,9 +12,9 @@
 namespace onnxtrim::ir {
 
 struct InlinedFunctions {
-  int64_t calls = 0;                    // call nodes replaced (nested calls included)
-  std::vector<std::string> inlined;     // "domain:name" of each function inlined at least once
-  std::vector<std::string> removed;     // functions taken out of the model (nothing calls them now)
+  int64_t calls = 0;                      // call nodes replaced (nested calls included)
+  std::vector<std::string> inlined;       // "domain:name" of each function inlined at least once
+  std::vector<std::string> removed;       // functions taken out of the model (nothing calls them now)
   std::vector<std::string> opsets_added;  // "domain=version" imports the functions brought in
 };
 

@@ -70,9 +70,13 @@ class MappedBuffer final : public Buffer {
  public:
   // base: the mapping of map_size bytes, showing `origin` from byte file_offset on.
   // writable: a shared mapping whose only holder may write it in place.
-  MappedBuffer(void* base, size_t map_size, size_t size, std::shared_ptr<const FileOrigin> origin,
-               uint64_t file_offset, bool writable)
-      : base_(base), map_size_(map_size), size_(size), origin_(std::move(origin)), file_offset_(file_offset),
+  MappedBuffer(void* base, size_t map_size, size_t size, std::shared_ptr<const FileOrigin> origin, uint64_t file_offset,
+               bool writable)
+      : base_(base),
+        map_size_(map_size),
+        size_(size),
+        origin_(std::move(origin)),
+        file_offset_(file_offset),
         writable_(writable) {}
   ~MappedBuffer() override;
   const uint8_t* data() const override {

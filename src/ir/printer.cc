@@ -13,10 +13,8 @@ void put_elems(std::ostringstream& os, const Tensor& t, int64_t n) {
   const T* p = t.data<T>();
   for (int64_t i = 0; i < n; ++i) {
     if (i) os << ", ";
-    if constexpr (sizeof(T) == 1 && std::is_integral_v<T>)
-      os << static_cast<int>(p[i]);
-    else
-      os << p[i];
+    if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) os << static_cast<int>(p[i]);
+    else os << p[i];
   }
 }
 
@@ -139,7 +137,10 @@ std::string print_tensor_values(const Tensor& t, int max_elements) {
       case DataType::kUint16: put_elems<uint16_t>(os, t, shown); break;
       case DataType::kUint8: put_elems<uint8_t>(os, t, shown); break;
       case DataType::kBool: put_elems<uint8_t>(os, t, shown); break;
-      default: os << "<" << t.byte_size() << " bytes>"; shown = n; break;
+      default:
+        os << "<" << t.byte_size() << " bytes>";
+        shown = n;
+        break;
     }
   }
   if (shown < n) os << ", ... (" << n << " elements)";

@@ -14,8 +14,8 @@
 namespace onnxtrim::ir {
 
 struct PrintOptions {
-  int max_elements = 8;   // initializer values shown up to this many elements
-  bool show_types = true; // types of inputs/outputs/initializers
+  int max_elements = 8;    // initializer values shown up to this many elements
+  bool show_types = true;  // types of inputs/outputs/initializers
 };
 
 std::string print_graph(const Graph& g, const PrintOptions& opts = {});

@@ -56,8 +56,8 @@ bool Rewriter::can_replace(const Value* from, const Value* to) {
   if (from->is_graph_output() && !visible_in(to, from->graph())) return false;
   if (!from->is_graph_output()) return true;
   // `to` must be able to take over from's name.
-  return to->graph() == from->graph() && to->producer() != nullptr && !to->is_graph_input() &&
-         !to->is_graph_output() && !to->is_initializer();
+  return to->graph() == from->graph() && to->producer() != nullptr && !to->is_graph_input() && !to->is_graph_output() &&
+         !to->is_initializer();
 }
 
 bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
@@ -217,8 +217,7 @@ void Rewriter::erase_node_and_dead_producers(Node* n) {
       if (in && in->producer() && in->uses().size() == 1) producers.push_back(in->producer());
     std::vector<Value*> inits;
     for (Value* in : cur->inputs())
-      if (in && in->is_initializer() && in->uses().size() == 1 && !in->is_graph_output() &&
-          !in->is_graph_input())
+      if (in && in->is_initializer() && in->uses().size() == 1 && !in->is_graph_output() && !in->is_graph_input())
         inits.push_back(in);
     erase_node(cur);
     for (Value* v : inits)
@@ -235,7 +234,8 @@ Node* Rewriter::insert_node(Graph& g, Node* pos, std::string op_type, const std:
   n->name = model_.unique_name(name_hint);
   for (Value* v : inputs) g.add_node_input(n, v);
   for (size_t i = 0; i < num_outputs; ++i)
-    g.add_node_output(n, g.create_fresh_value(std::string(name_hint) + (num_outputs > 1 ? "_" + std::to_string(i) : "")));
+    g.add_node_output(n,
+                      g.create_fresh_value(std::string(name_hint) + (num_outputs > 1 ? "_" + std::to_string(i) : "")));
   touched(n);
   if (history_) {
     if (&g == model_.graph.get()) history_->added.insert(n);
@@ -279,8 +279,7 @@ void Rewriter::remove_initializer(Value* v) {
   Graph* g = v->graph();
   touched(g);
   g->remove_initializer(v);
-  if (!v->has_uses() && !v->is_graph_output() && !v->is_graph_input() && v->producer() == nullptr)
-    g->erase_value(v);
+  if (!v->has_uses() && !v->is_graph_output() && !v->is_graph_input() && v->producer() == nullptr) g->erase_value(v);
   ++changes_;
 }
 

@@ -87,8 +87,8 @@ class Rewriter {
   void erase_node_and_dead_producers(Node* n);
 
   // New node before `pos` (nullptr: at the end of g), outputs get fresh names from hint.
-  Node* insert_node(Graph& g, Node* pos, std::string op_type, const std::vector<Value*>& inputs,
-                    size_t num_outputs, std::string_view name_hint, std::string domain = "");
+  Node* insert_node(Graph& g, Node* pos, std::string op_type, const std::vector<Value*>& inputs, size_t num_outputs,
+                    std::string_view name_hint, std::string domain = "");
 
   // A new initializer value named after hint (made unique) holding t.
   Value* add_initializer(Graph& g, Tensor t, std::string_view name_hint);
@@ -120,7 +120,7 @@ class Rewriter {
   Value* move_initializer(Value* v, Graph& to);
   void touched(const Node* n);
   void touched(const Graph* g);
-  void edited(const Node* n);  // for the history: n (or the main-graph node owning it) changed in place
+  void edited(const Node* n);   // for the history: n (or the main-graph node owning it) changed in place
   void seeded(const Value* v);  // v (an initializer now) is logged when it is the main graph's
 
   Model& model_;

@@ -66,9 +66,12 @@ uint64_t alloc_bytes(DataType dtype, int64_t numel) {
 }  // namespace
 
 DeferredBuffer::DeferredBuffer(size_t size, size_t elem, Fill fill, Source source, size_t grain)
-    : size_(size), elem_(std::max<size_t>(elem, 1)),
-      grain_(grain && grain % elem_ == 0 ? grain : elem_), scratch_threshold_(ScratchScope::threshold()),
-      fill_(std::make_shared<const Fill>(std::move(fill))), source_(std::move(source)) {}
+    : size_(size),
+      elem_(std::max<size_t>(elem, 1)),
+      grain_(grain && grain % elem_ == 0 ? grain : elem_),
+      scratch_threshold_(ScratchScope::threshold()),
+      fill_(std::make_shared<const Fill>(std::move(fill))),
+      source_(std::move(source)) {}
 
 const uint8_t* DeferredBuffer::data() const {
   std::call_once(once_, [&] {
@@ -161,13 +164,11 @@ Tensor Tensor::shell(DataType dtype, std::vector<int64_t> dims) {
   return t;
 }
 
-
 uint8_t* Tensor::mutable_bytes() {
   // Sole owner of memory we may write (a vector we allocated, a writable region of the
   // scratch file): write in place. Otherwise copy first.
   if (buf_ && buf_.use_count() == 1 && offset_ == 0 && buf_->size() == nbytes_) {
-    if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get()))
-      return const_cast<VectorBuffer*>(vb)->mutable_data();
+    if (auto* vb = dynamic_cast<const VectorBuffer*>(buf_.get())) return const_cast<VectorBuffer*>(vb)->mutable_data();
     if (auto* mb = dynamic_cast<const MappedBuffer*>(buf_.get()))
       if (uint8_t* w = const_cast<MappedBuffer*>(mb)->writable_data()) return w;
     if (auto* ab = dynamic_cast<const MmapBuffer*>(buf_.get())) return const_cast<MmapBuffer*>(ab)->mutable_data();

@@ -102,7 +102,8 @@ class DeferredBuffer final : public Buffer {
   };
   // `grain` (a multiple of elem): the ranges fill makes fastest begin and end at its multiples.
   DeferredBuffer(size_t size, size_t elem, Fill fill, Source source, size_t grain = 0);
-  DeferredBuffer(size_t size, size_t elem, Fill fill) : DeferredBuffer(size, elem, std::move(fill), Source{nullptr, 0, 0}) {}
+  DeferredBuffer(size_t size, size_t elem, Fill fill)
+      : DeferredBuffer(size, elem, std::move(fill), Source{nullptr, 0, 0}) {}
   const uint8_t* data() const override;
   size_t size() const override { return size_; }
   void read(size_t off, size_t n, uint8_t* dst) const override;
@@ -124,7 +125,7 @@ class DeferredBuffer final : public Buffer {
   size_t scratch_threshold_;
   mutable std::mutex mu_;
   mutable std::shared_ptr<const Fill> fill_;  // null once made
-  mutable Source source_;  // guarded by mu_
+  mutable Source source_;                     // guarded by mu_
   mutable std::once_flag once_;
   mutable std::shared_ptr<Buffer> whole_;
   mutable std::atomic<bool> made_{false};
@@ -134,7 +135,7 @@ class DeferredBuffer final : public Buffer {
 struct ExternalRef {
   std::string location;  // relative to the model's folder
   int64_t offset = 0;
-  int64_t length = -1;   // -1: to the end of the file
+  int64_t length = -1;  // -1: to the end of the file
   std::string checksum;
   bool present() const { return !location.empty(); }
 };
@@ -186,9 +187,13 @@ class Tensor {
   // The bytes are a recipe not yet carried out (a DeferredBuffer): bytes() would carry it out.
   bool deferred() const { return buf_ && buf_->deferred(); }
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(bytes()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(bytes());
+  }
   template <typename T>
-  T* mutable_data() { return reinterpret_cast<T*>(mutable_bytes()); }
+  T* mutable_data() {
+    return reinterpret_cast<T*>(mutable_bytes());
+  }
   template <typename T>
   std::vector<T> to_vector() const {
     std::vector<T> out(static_cast<size_t>(numel()));

@@ -4,8 +4,7 @@ namespace onnxtrim::ir {
 
 std::string Type::str() const {
   switch (kind) {
-    case Kind::kUnknown:
-      return "?";
+    case Kind::kUnknown: return "?";
     case Kind::kTensor:
     case Kind::kSparseTensor: {
       std::string s = kind == Kind::kSparseTensor ? "sparse_tensor(" : "";
@@ -18,14 +17,11 @@ std::string Type::str() const {
       if (kind == Kind::kSparseTensor) s += ")";
       return s;
     }
-    case Kind::kSequence:
-      return "seq(" + (inner ? inner->str() : std::string("?")) + ")";
-    case Kind::kOptional:
-      return "optional(" + (inner ? inner->str() : std::string("?")) + ")";
+    case Kind::kSequence: return "seq(" + (inner ? inner->str() : std::string("?")) + ")";
+    case Kind::kOptional: return "optional(" + (inner ? inner->str() : std::string("?")) + ")";
     case Kind::kMap:
       return "map(" + std::string(dtype_name(elem)) + ", " + (inner ? inner->str() : std::string("?")) + ")";
-    case Kind::kOpaque:
-      return "opaque";
+    case Kind::kOpaque: return "opaque";
   }
   return "?";
 }

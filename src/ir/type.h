@@ -32,10 +32,10 @@ struct Type {
   DataType elem = DataType::kUndefined;  // tensor/sparse elem, or map key type
   bool has_shape = false;                // false: rank unknown
   std::vector<Dim> dims;
-  std::shared_ptr<Type> inner;           // sequence/optional element, map value
+  std::shared_ptr<Type> inner;  // sequence/optional element, map value
   std::string denotation;
-  std::string extra;                     // serialized TypeProto fields not interpreted (opaque...)
-  uint32_t presence = 0;                 // optional proto fields present in the file (onnx_io only)
+  std::string extra;      // serialized TypeProto fields not interpreted (opaque...)
+  uint32_t presence = 0;  // optional proto fields present in the file (onnx_io only)
 
   static Type tensor(DataType t, std::vector<Dim> dims) {
     Type ty;

@@ -136,7 +136,8 @@ Status check_names_and_types(const Graph& g) {
         std::vector<Dim> dims;
         for (int64_t d : t->dims()) dims.push_back(Dim::known(d));
         return make_error(ErrorCode::kInvalidModel, "initializer '" + v->name() + "' is declared " + ty.str() +
-                                                        " but holds " + Type::tensor(t->dtype(), std::move(dims)).str());
+                                                        " but holds " +
+                                                        Type::tensor(t->dtype(), std::move(dims)).str());
       }
     }
     return Status::ok();
@@ -204,7 +205,8 @@ int subgraph_depth(const Model& m) {
 Status check_subgraph_depth(const Model& m) {
   if (subgraph_depth(m) <= kMaxSubgraphDepth) return Status::ok();
   return make_error(ErrorCode::kUnsupported, "subgraphs (If/Loop/Scan bodies) nest more than " +
-                                                 std::to_string(kMaxSubgraphDepth) + " levels deep, the most onnxtrim handles");
+                                                 std::to_string(kMaxSubgraphDepth) +
+                                                 " levels deep, the most onnxtrim handles");
 }
 
 }  // namespace onnxtrim::ir

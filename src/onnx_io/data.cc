@@ -57,8 +57,7 @@ Result<ir::RuntimeValue> from_optional(const onnx::OptionalProto& op) {
     case onnx::OptionalProto::SEQUENCE:
       if (op.has_sequence_value()) return optional_holding(from_sequence(op.sequence_value()));
       break;
-    default:
-      break;
+    default: break;
   }
   return ir::RuntimeValue::optional(std::nullopt);
 }

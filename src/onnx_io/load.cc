@@ -45,7 +45,8 @@ std::string external_location_problem(std::string_view location, std::string_vie
   if (name.empty() || name.native() == ".") return "must end in a file name";
   if (!model_path.empty()) {
     fs::path model{std::string(model_path)};
-    if ((model.parent_path() / rel).lexically_normal() == model.lexically_normal()) return "names the model file itself";
+    if ((model.parent_path() / rel).lexically_normal() == model.lexically_normal())
+      return "names the model file itself";
   }
   return "";
 }
@@ -120,7 +121,8 @@ void attach_view(ir::Tensor& t, std::shared_ptr<const ir::MappedBuffer> buf, siz
 }
 
 // Resolves an external-data reference: maps the file (once per file) and points t at its range.
-Status attach_external(const std::string& name, const ir::ExternalRef& ref, size_t expect, ir::Tensor& t, LoadCtx& ctx) {
+Status attach_external(const std::string& name, const ir::ExternalRef& ref, size_t expect, ir::Tensor& t,
+                       LoadCtx& ctx) {
   if (ref.location.empty())
     return err(ErrorCode::kInvalidModel, "tensor '" + name + "' uses external data without a location");
   std::string why = external_location_problem(ref.location);  // the writer's rule too
@@ -137,13 +139,14 @@ Status attach_external(const std::string& name, const ir::ExternalRef& ref, size
   if (it == ctx.mapped.end()) {
     auto m = map_file(full);
     if (!m)
-      return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data file '" + ref.location +
-                                               "': " + m.status().detail());
+      return err(ErrorCode::kInvalidModel,
+                 "tensor '" + name + "': external data file '" + ref.location + "': " + m.status().detail());
     it = ctx.mapped.emplace(full, m.value()).first;
   }
   const auto& buf = it->second;
   uint64_t off = static_cast<uint64_t>(ref.offset);
-  uint64_t len = ref.length >= 0 ? static_cast<uint64_t>(ref.length) : buf->size() - std::min<uint64_t>(off, buf->size());
+  uint64_t len =
+      ref.length >= 0 ? static_cast<uint64_t>(ref.length) : buf->size() - std::min<uint64_t>(off, buf->size());
   if (ref.offset < 0 || off + len > buf->size() || off > buf->size())
     return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data file '" + ref.location +
                                              "' is too short (" + std::to_string(buf->size()) + " bytes, need " +
@@ -169,7 +172,8 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
   std::vector<int64_t> dims(tp.dims().begin(), tp.dims().end());
   int32_t raw_type = tp.data_type();
   if (!ir::dtype_is_known(raw_type))
-    return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has unknown data type " + std::to_string(raw_type));
+    return err(ErrorCode::kInvalidModel,
+               "tensor '" + tp.name() + "' has unknown data type " + std::to_string(raw_type));
   for (int64_t d : dims)
     if (d < 0) return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has a negative dimension");
   auto dtype = static_cast<ir::DataType>(raw_type);
@@ -211,8 +215,8 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
         const std::string& v = kv.value();
         int64_t n = 0;
         if (!byte_count(v, &n))
-          return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "': external data " + kv.key() + " '" + v +
-                                                   "' is not a byte count");
+          return err(ErrorCode::kInvalidModel,
+                     "tensor '" + tp.name() + "': external data " + kv.key() + " '" + v + "' is not a byte count");
         (kv.key() == "offset" ? ref.offset : ref.length) = n;
       } else if (kv.key() == "checksum") {
         ref.checksum = kv.value();
@@ -241,9 +245,15 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
     int64_t have = 0, want = numel;
     switch (dtype) {
       case ir::DataType::kFloat: have = tp.float_data_size(); break;
-      case ir::DataType::kComplex64: have = tp.float_data_size(); want = 2 * numel; break;
+      case ir::DataType::kComplex64:
+        have = tp.float_data_size();
+        want = 2 * numel;
+        break;
       case ir::DataType::kDouble: have = tp.double_data_size(); break;
-      case ir::DataType::kComplex128: have = tp.double_data_size(); want = 2 * numel; break;
+      case ir::DataType::kComplex128:
+        have = tp.double_data_size();
+        want = 2 * numel;
+        break;
       case ir::DataType::kInt64: have = tp.int64_data_size(); break;
       case ir::DataType::kUint32:
       case ir::DataType::kUint64: have = tp.uint64_data_size(); break;
@@ -252,7 +262,8 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
         if (bits < 8) want = static_cast<int64_t>(expect);  // one packed byte per int32
         break;
     }
-    if (bits == 0 && have != 0) return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has data but no data type");
+    if (bits == 0 && have != 0)
+      return err(ErrorCode::kInvalidModel, "tensor '" + tp.name() + "' has data but no data type");
     if (bits != 0 && have != want) return bad(static_cast<int>(have));
     uint8_t* dst = expect ? t.mutable_bytes() : nullptr;
     if (expect) {
@@ -290,7 +301,6 @@ Status convert_tensor(onnx::TensorProto& tp, ir::Tensor& out, LoadCtx& ctx) {
 // itself (typed data fields, strings, segments, doc strings, unknown fields) is parsed by
 // libprotobuf too, and anything unexpected in the model or graph framing sends the whole file
 // to the general parser: the fast path changes how fast, never what is read.
-
 
 // The TensorProto fields of a raw or external tensor, as views into the file.
 struct FastTensor {
@@ -374,8 +384,7 @@ bool parse_fast_tensor(const uint8_t* data, size_t size, FastTensor& t) {
         t.location = static_cast<int32_t>(v);
         t.has_location = true;
         break;
-      default:
-        return false;
+      default: return false;
     }
   }
   const bool external = t.location == onnx::TensorProto::EXTERNAL;
@@ -413,8 +422,7 @@ Status convert_fast_tensor(const FastTensor& ft, ir::Tensor& out, LoadCtx& ctx) 
           return err(ErrorCode::kInvalidModel, "tensor '" + name + "': external data " + std::string(k) + " '" +
                                                    std::string(v) + "' is not a byte count");
         (k == "offset" ? ref.offset : ref.length) = n;
-      }
-      else if (k == "checksum") ref.checksum = std::string(v);
+      } else if (k == "checksum") ref.checksum = std::string(v);
     }
     OT_RETURN_IF_ERROR(attach_external(name, ref, expect, t, ctx));
   } else {
@@ -537,7 +545,8 @@ Status convert_graph(onnx::GraphProto& gp, ir::Graph& g, LoadCtx& ctx, std::vect
 
 Status too_deep() {
   return err(ErrorCode::kUnsupported, "subgraphs (If/Loop/Scan bodies) nest more than " +
-                                          std::to_string(ir::kMaxSubgraphDepth) + " levels deep, the most onnxtrim handles");
+                                          std::to_string(ir::kMaxSubgraphDepth) +
+                                          " levels deep, the most onnxtrim handles");
 }
 
 // How deeply the graph attributes of a serialized ModelProto nest, read from the wire format
@@ -630,10 +639,11 @@ Status convert_attribute(onnx::AttributeProto& ap, ir::Attribute& a, ir::Graph& 
     if (a.type == ir::AttrType::kUndefined && has_g != has_graphs)
       a.type = has_g ? ir::AttrType::kGraph : ir::AttrType::kGraphs;
     if ((has_g && a.type != ir::AttrType::kGraph) || (has_graphs && a.type != ir::AttrType::kGraphs))
-      return err(ErrorCode::kInvalidModel, "attribute '" + ap.name() + "' holds " +
-                                               (has_g && has_graphs ? std::string("a graph and a list of graphs")
-                                                                    : std::string(has_g ? "a graph" : "a list of graphs")) +
-                                               " but its type is " + onnx::AttributeProto_AttributeType_Name(ap.type()));
+      return err(ErrorCode::kInvalidModel,
+                 "attribute '" + ap.name() + "' holds " +
+                     (has_g && has_graphs ? std::string("a graph and a list of graphs")
+                                          : std::string(has_g ? "a graph" : "a list of graphs")) +
+                     " but its type is " + onnx::AttributeProto_AttributeType_Name(ap.type()));
   }
   if (ap.has_f()) a.presence |= kAttrF;
   if (ap.has_i()) a.presence |= kAttrI;
@@ -748,7 +758,8 @@ Status convert_nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
     made.push_back(n);
     OT_RETURN_IF_ERROR(predeclare_outputs(np, g, n));
   }
-  for (int i = 0; i < nodes.size(); ++i) OT_RETURN_IF_ERROR(convert_node_body(*nodes.Mutable(i), g, made[static_cast<size_t>(i)], ctx));
+  for (int i = 0; i < nodes.size(); ++i)
+    OT_RETURN_IF_ERROR(convert_node_body(*nodes.Mutable(i), g, made[static_cast<size_t>(i)], ctx));
   return Status::ok();
 }
 
@@ -860,7 +871,8 @@ Status convert_function(onnx::FunctionProto& fp, ir::Function& f, LoadCtx& ctx) 
     const auto& uf = unknown.field(i);
     if (uf.number() != 11 || uf.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) continue;
     onnx::AttributeProto ap;
-    if (!ap.ParseFromString(uf.length_delimited())) return err(ErrorCode::kInvalidModel, "function '" + f.name + "' has an unreadable attribute default");
+    if (!ap.ParseFromString(uf.length_delimited()))
+      return err(ErrorCode::kInvalidModel, "function '" + f.name + "' has an unreadable attribute default");
     f.attribute_defaults.emplace_back();
     st = convert_attribute(ap, f.attribute_defaults.back(), g, nullptr, ctx);
     if (!st.is_ok()) return Status(st.code(), "in function '" + f.name + "': " + st.detail());
@@ -984,8 +996,7 @@ struct FieldRuns {
   void add(const uint8_t* from, const uint8_t* to) {
     if (!runs.empty() && runs.back().first + runs.back().second == from)
       runs.back().second += static_cast<size_t>(to - from);
-    else
-      runs.emplace_back(from, static_cast<size_t>(to - from));
+    else runs.emplace_back(from, static_cast<size_t>(to - from));
   }
   bool parse_into(google::protobuf::MessageLite& m, int recursion_limit) const {
     for (const auto& [p, n] : runs) {
@@ -1068,7 +1079,8 @@ Result<std::unique_ptr<ir::Model>> parse_bytes(const uint8_t* data, size_t size,
                                                const std::string& base_dir, const LoadOptions& opts,
                                                std::shared_ptr<const ir::MappedBuffer> owner) {
   if (size > static_cast<uint64_t>(INT_MAX))
-    return Status(ErrorCode::kParse, "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
+    return Status(ErrorCode::kParse,
+                  "file is larger than the 2 GB protobuf limit; large tensors must be stored as external data")
         .with_file(display_name);
   if (!opts.general_parser) {
     LoadCtx ctx;
@@ -1095,7 +1107,8 @@ Result<std::unique_ptr<ir::Model>> parse_bytes(const uint8_t* data, size_t size,
 
 Result<std::unique_ptr<ir::Model>> parse_model(std::string_view bytes, const std::string& display_name,
                                                const std::string& base_dir, const LoadOptions& opts) {
-  return parse_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), display_name, base_dir, opts, nullptr);
+  return parse_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), display_name, base_dir, opts,
+                     nullptr);
 }
 
 Result<std::unique_ptr<ir::Model>> load_model(const std::string& path, const LoadOptions& opts) {

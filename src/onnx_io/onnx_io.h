@@ -46,9 +46,9 @@ struct SaveOptions {
     kNever,   // one file; fails when that would pass the protobuf limit
   };
   ExternalData external = ExternalData::kAuto;
-  std::string location;                 // external file name, beside the model; default OUT.data
-                                        // (checked with external_location_problem: a bad one is kUsage)
-  uint64_t size_threshold = 1024;       // bytes: smaller tensors stay inline
+  std::string location;            // external file name, beside the model; default OUT.data
+                                   // (checked with external_location_problem: a bad one is kUsage)
+  uint64_t size_threshold = 1024;  // bytes: smaller tensors stay inline
   uint64_t protobuf_limit = (2ull << 30) - (64ull << 20);  // leave room under 2 GiB
   ProgressFn progress;
 };

@@ -43,8 +43,8 @@ constexpr uint32_t kTensorRaw = 1u << 3;
 constexpr uint32_t kTensorLocation = 1u << 4;
 // TypeProto (and its Tensor/SparseTensor/Map members)
 constexpr uint32_t kTypeDenotation = 1u << 0;
-constexpr uint32_t kTypeElem = 1u << 1;     // elem_type / key_type
-constexpr uint32_t kTypeInner = 1u << 2;    // sequence/optional elem_type, map value_type
+constexpr uint32_t kTypeElem = 1u << 1;   // elem_type / key_type
+constexpr uint32_t kTypeInner = 1u << 2;  // sequence/optional elem_type, map value_type
 // OperatorSetIdProto
 constexpr uint32_t kOpsetDomain = 1u << 0;
 constexpr uint32_t kOpsetVersion = 1u << 1;

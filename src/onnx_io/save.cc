@@ -89,25 +89,15 @@ void fill_tensor(const ir::Tensor& t, onnx::TensorProto* tp, bool with_bytes) {
   int bits = ir::dtype_bits(t.dtype());
   switch (t.dtype()) {
     case ir::DataType::kFloat:
-    case ir::DataType::kComplex64:
-      copy_words(tp->mutable_float_data(), p, t.byte_size());
-      break;
+    case ir::DataType::kComplex64: copy_words(tp->mutable_float_data(), p, t.byte_size()); break;
     case ir::DataType::kDouble:
-    case ir::DataType::kComplex128:
-      copy_words(tp->mutable_double_data(), p, t.byte_size());
-      break;
-    case ir::DataType::kInt64:
-      copy_words(tp->mutable_int64_data(), p, t.byte_size());
-      break;
+    case ir::DataType::kComplex128: copy_words(tp->mutable_double_data(), p, t.byte_size()); break;
+    case ir::DataType::kInt64: copy_words(tp->mutable_int64_data(), p, t.byte_size()); break;
     case ir::DataType::kUint32:
-    case ir::DataType::kUint64:
-      widen_from(tp->mutable_uint64_data(), p, n, bits / 8, false);
-      break;
+    case ir::DataType::kUint64: widen_from(tp->mutable_uint64_data(), p, n, bits / 8, false); break;
     default:
-      if (bits >= 8)
-        widen_from(tp->mutable_int32_data(), p, n, bits / 8, ir::dtype_is_signed(t.dtype()));
-      else
-        widen_from(tp->mutable_int32_data(), p, static_cast<int64_t>(t.byte_size()), 1, false);
+      if (bits >= 8) widen_from(tp->mutable_int32_data(), p, n, bits / 8, ir::dtype_is_signed(t.dtype()));
+      else widen_from(tp->mutable_int32_data(), p, static_cast<int64_t>(t.byte_size()), 1, false);
       break;
   }
 }
@@ -127,7 +117,8 @@ void fill_type(const ir::Type& ty, onnx::TypeProto* tp) {
   if (!ty.extra.empty()) tp->ParseFromString(ty.extra);
   if ((ty.presence & kTypeDenotation) || !ty.denotation.empty()) tp->set_denotation(ty.denotation);
   auto elem_set = [&](auto* m) {
-    if ((ty.presence & kTypeElem) || ty.elem != ir::DataType::kUndefined) m->set_elem_type(static_cast<int32_t>(ty.elem));
+    if ((ty.presence & kTypeElem) || ty.elem != ir::DataType::kUndefined)
+      m->set_elem_type(static_cast<int32_t>(ty.elem));
   };
   switch (ty.kind) {
     case ir::Type::Kind::kTensor: {
@@ -154,12 +145,12 @@ void fill_type(const ir::Type& ty, onnx::TypeProto* tp) {
     }
     case ir::Type::Kind::kMap: {
       auto* s = tp->mutable_map_type();
-      if ((ty.presence & kTypeElem) || ty.elem != ir::DataType::kUndefined) s->set_key_type(static_cast<int32_t>(ty.elem));
+      if ((ty.presence & kTypeElem) || ty.elem != ir::DataType::kUndefined)
+        s->set_key_type(static_cast<int32_t>(ty.elem));
       if (ty.inner) fill_type(*ty.inner, s->mutable_value_type());
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -259,12 +250,12 @@ void fill_model_head(const ir::Model& m, onnx::ModelProto* mp) {
 // ---------------------------------------------------------------- streaming writer
 
 struct Initializer {
-  onnx::TensorProto head;        // everything but streamed bytes
-  const ir::Tensor* tensor;      // for the bytes
+  onnx::TensorProto head;    // everything but streamed bytes
+  const ir::Tensor* tensor;  // for the bytes
   enum class Where { kInProto, kStreamed, kExternal } where = Where::kInProto;
-  uint64_t size = 0;             // serialized size of the TensorProto
-  uint64_t ext_offset = 0;       // kExternal: where in the external file
-  bool in_place = false;         // kExternal: already there (the scratch file kept as that file)
+  uint64_t size = 0;        // serialized size of the TensorProto
+  uint64_t ext_offset = 0;  // kExternal: where in the external file
+  bool in_place = false;    // kExternal: already there (the scratch file kept as that file)
 };
 
 uint64_t varint_size(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
@@ -419,11 +410,11 @@ class PieceMaker {
   int fd_;
   std::vector<Placed> placed_;
   std::vector<Piece> pieces_;
-  std::vector<size_t> left_;   // per tensor of placed_: pieces not made yet
-  std::vector<bool> let_go_;   // per tensor of placed_: made, and its source let go
-  size_t released_ = 0;        // the tensors of placed_ before this one are made and let go
-  size_t taken_ = 0;           // the writer's place in placed_
-  size_t next_ = 0;            // the next piece to make
+  std::vector<size_t> left_;  // per tensor of placed_: pieces not made yet
+  std::vector<bool> let_go_;  // per tensor of placed_: made, and its source let go
+  size_t released_ = 0;       // the tensors of placed_ before this one are made and let go
+  size_t taken_ = 0;          // the writer's place in placed_
+  size_t next_ = 0;           // the next piece to make
   int error_ = 0;
   std::unique_ptr<uint8_t[]> buffers_[kMakers];
   std::mutex mu_;
@@ -444,7 +435,8 @@ class FdSink final : public Sink {
   // Where the file system cannot, writes simply extend the file as before.
   void expect(uint64_t bytes) override {
     off_t at = lseek(fd_, 0, SEEK_CUR);
-    if (bytes > 0 && at >= 0) (void)platform::reserve_file(fd_, at + static_cast<off_t>(buf_.size()), static_cast<off_t>(bytes));
+    if (bytes > 0 && at >= 0)
+      (void)platform::reserve_file(fd_, at + static_cast<off_t>(buf_.size()), static_cast<off_t>(bytes));
   }
   bool write(const void* p, size_t n) override {
     const char* c = static_cast<const char*>(p);
@@ -629,7 +621,8 @@ void size_plan(Plan& p) {
   p.graph_size = p.graph.ByteSizeLong();
   for (auto& in : p.inits) {
     uint64_t body = in.head.ByteSizeLong();
-    if (in.where == Initializer::Where::kStreamed) body += 1 + varint_size(in.tensor->byte_size()) + in.tensor->byte_size();
+    if (in.where == Initializer::Where::kStreamed)
+      body += 1 + varint_size(in.tensor->byte_size()) + in.tensor->byte_size();
     in.size = body;
     p.graph_size += 1 + varint_size(body) + body;
   }
@@ -647,7 +640,8 @@ Status build_plan(const ir::Model& m, const SaveOptions& opts, bool allow_extern
     in.tensor = &t;
     bool raw = t.dtype() != ir::DataType::kString && !t.typed_encoding;
     if (raw && t.byte_size() > 0 && !t.buffer())
-      return err(ErrorCode::kInvalidModel, "tensor '" + inits[i]->name() + "' has no data loaded (external data was not read)");
+      return err(ErrorCode::kInvalidModel,
+                 "tensor '" + inits[i]->name() + "' has no data loaded (external data was not read)");
     bool ext = allow_external && raw && t.byte_size() >= opts.size_threshold &&
                (opts.external == SaveOptions::ExternalData::kAlways ||
                 (opts.external == SaveOptions::ExternalData::kAuto && t.external.present()));
@@ -691,7 +685,8 @@ void place_external(Plan& p, const std::string& location, const ir::scratch::Cur
     if (in.where != Initializer::Where::kExternal) continue;
     uint64_t n = in.tensor->byte_size();
     ir::FileRef r = ir::file_ref(*in.tensor);
-    if (kept && n > 0 && r && r.file == kept->origin.get() && r.offset + n <= kept->end && claimed.insert(r.offset).second) {
+    if (kept && n > 0 && r && r.file == kept->origin.get() && r.offset + n <= kept->end &&
+        claimed.insert(r.offset).second) {
       in.in_place = true;
       in.ext_offset = r.offset;
     } else {
@@ -724,7 +719,7 @@ struct Record {
   size_t offset = 0, size = 0;       // the whole record within the serialized graph
   size_t len_at = 0, len_width = 0;  // its length varint (0 wide: not a length-delimited field)
   uint64_t len = 0;
-  size_t widen = 0;                  // bytes added to its length varint
+  size_t widen = 0;  // bytes added to its length varint
   size_t room() const { return len_width ? kMaxLenVarint - len_width - widen : 0; }
 };
 
@@ -940,8 +935,8 @@ class TempFile {
   }
   Status open() {
     fs::path dir = fs::path(final_).parent_path();
-    std::string pattern = (dir.empty() ? std::string(".") : dir.string()) + "/." +
-                          fs::path(final_).filename().string() + ".tmp-XXXXXX";
+    std::string pattern =
+        (dir.empty() ? std::string(".") : dir.string()) + "/." + fs::path(final_).filename().string() + ".tmp-XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     fd_ = mkstemp(buf.data());
@@ -954,8 +949,8 @@ class TempFile {
   // `fd_` becomes a second descriptor of it, for writing (its own file position).
   bool adopt(int fd) {
     fs::path dir = fs::path(final_).parent_path();
-    std::string pattern = (dir.empty() ? std::string(".") : dir.string()) + "/." +
-                          fs::path(final_).filename().string() + ".tmp-XXXXXX";
+    std::string pattern =
+        (dir.empty() ? std::string(".") : dir.string()) + "/." + fs::path(final_).filename().string() + ".tmp-XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     int probe = mkstemp(buf.data());  // a fresh name, then the file takes it
@@ -1027,7 +1022,8 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
   {
     // Before anything is written: a location the loader would refuse is never written.
     std::string why = external_location_problem(location, path);
-    if (!why.empty()) return Status(ErrorCode::kUsage, "external data location '" + location + "' " + why).with_file(path);
+    if (!why.empty())
+      return Status(ErrorCode::kUsage, "external data location '" + location + "' " + why).with_file(path);
   }
   {
     Status st = ir::check_subgraph_depth(model);
@@ -1053,7 +1049,8 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
     bool useful = false;
     if (kept.origin)
       for (const auto& in : plan.inits)
-        if (in.where == Initializer::Where::kExternal && ir::file_ref(*in.tensor).file == kept.origin.get()) useful = true;
+        if (in.where == Initializer::Where::kExternal && ir::file_ref(*in.tensor).file == kept.origin.get())
+          useful = true;
     if (!useful || !ext_tmp.adopt(kept.origin->fd)) kept = {};
     place_external(plan, location, kept.origin ? &kept : nullptr);
   }
@@ -1061,13 +1058,14 @@ Status save_model(const ir::Model& model, const std::string& path, const SaveOpt
   // Write both files completely before either is renamed into place.
   TempFile model_tmp(path);
   SourceFiles sources;
-  OT_RETURN_IF_ERROR(write_to(model_tmp, [&](Sink& s) { return write_plan(s, plan, opts.progress); }, path, sources));
+  OT_RETURN_IF_ERROR(write_to(
+      model_tmp, [&](Sink& s) { return write_plan(s, plan, opts.progress); }, path, sources));
   if (has_external) {
     uint64_t start = kept.origin ? kept.end : 0;
     if (kept.origin && lseek(ext_tmp.fd(), static_cast<off_t>(start), SEEK_SET) < 0)
       return Status(ErrorCode::kIo, std::string("write failed: ") + std::strerror(errno)).with_file(ext_path);
-    Status st = write_to(ext_tmp, [&](Sink& s) { return write_external(s, plan, start); }, ext_path, sources,
-                         kept.origin != nullptr);
+    Status st = write_to(
+        ext_tmp, [&](Sink& s) { return write_external(s, plan, start); }, ext_path, sources, kept.origin != nullptr);
     if (st.is_ok() && kept.origin && ftruncate(kept.origin->fd, static_cast<off_t>(plan.external_bytes)) != 0)
       st = Status(ErrorCode::kIo, std::string("write failed: ") + std::strerror(errno)).with_file(ext_path);
     if (!st.is_ok()) {

@@ -35,8 +35,8 @@ Result<std::unique_ptr<ir::Model>> parse_text_functions(const std::string& text,
       onnx::FunctionProto* fp = mp.add_functions();
       onnx::Common::Status st = parser.Parse(*fp);
       if (!st.IsOK())
-        return Status(ErrorCode::kParse, "ONNX text syntax (function " + std::to_string(mp.functions_size()) +
-                                             "): " + st.ErrorMessage())
+        return Status(ErrorCode::kParse,
+                      "ONNX text syntax (function " + std::to_string(mp.functions_size()) + "): " + st.ErrorMessage())
             .with_file(where);
       for (const auto& oi : fp->opset_import()) opsets[oi.domain()] = std::max(opsets[oi.domain()], oi.version());
       if (fp->domain().empty()) fp->set_domain("rewrite.rules");

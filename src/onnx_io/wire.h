@@ -45,8 +45,14 @@ struct Reader {
     size_t n = 0;
     switch (wt) {
       case kVarint: return varint(v);
-      case kFixed64: if (end - p < 8) return false; p += 8; return true;
-      case kFixed32: if (end - p < 4) return false; p += 4; return true;
+      case kFixed64:
+        if (end - p < 8) return false;
+        p += 8;
+        return true;
+      case kFixed32:
+        if (end - p < 4) return false;
+        p += 4;
+        return true;
       case kLen: return bytes(d, n);
       default: return false;  // groups: left to libprotobuf
     }

@@ -112,14 +112,16 @@ Result<CustomOpRules> parse_custom_op_schemas(std::string_view text, const std::
   } catch (const nlohmann::json::exception& e) {
     return Status(ErrorCode::kUsage, "not a custom-op schema file: " + std::string(e.what())).with_file(source);
   }
-  if (!doc.is_array()) return Status(ErrorCode::kUsage, "a custom-op schema file is a JSON list of ops").with_file(source);
+  if (!doc.is_array())
+    return Status(ErrorCode::kUsage, "a custom-op schema file is a JSON list of ops").with_file(source);
   CustomOpRules out;
   for (size_t i = 0; i < doc.size(); ++i) {
     const nlohmann::json& e = doc[i];
     std::string where = "entry " + std::to_string(i);
     try {
       if (!e.is_object()) throw CustomOpsBad{"must be an object"};
-      if (e.contains("op") && e["op"].is_string()) where += " (" + e.value("domain", std::string()) + "::" + e["op"].get<std::string>() + ")";
+      if (e.contains("op") && e["op"].is_string())
+        where += " (" + e.value("domain", std::string()) + "::" + e["op"].get<std::string>() + ")";
       for (const auto& [k, v] : e.items())
         if (k != "domain" && k != "op" && k != "since_version" && k != "outputs")
           throw CustomOpsBad{"unknown key \"" + k + "\" (domain, op, since_version, outputs)"};
@@ -130,7 +132,8 @@ Result<CustomOpRules> parse_custom_op_schemas(std::string_view text, const std::
       r.domain = std::string(custom_ops_norm(e["domain"].get<std::string>()));
       r.op_type = e["op"].get<std::string>();
       if (r.domain.empty() || r.domain == "ai.onnx.ml")
-        throw CustomOpsBad{"domain '" + e["domain"].get<std::string>() + "' is ONNX's own: custom ops need a domain of their own"};
+        throw CustomOpsBad{"domain '" + e["domain"].get<std::string>() +
+                           "' is ONNX's own: custom ops need a domain of their own"};
       if (e.contains("since_version")) {
         if (!e["since_version"].is_number_integer() || e["since_version"].get<int64_t>() < 1)
           throw CustomOpsBad{"\"since_version\" must be an integer >= 1"};
@@ -154,13 +157,16 @@ Result<CustomOpRules> parse_custom_op_schemas(std::string_view text, const std::
 Result<CustomOpRules> function_custom_ops(std::shared_ptr<const ir::Model> functions, const std::string& source) {
   CustomOpRules out;
   if (functions->functions.empty())
-    return Status(ErrorCode::kUsage, "holds no function: a custom op given as an ONNX function is a function named "
-                                     "as the op, in the op's domain").with_file(source);
+    return Status(ErrorCode::kUsage,
+                  "holds no function: a custom op given as an ONNX function is a function named "
+                  "as the op, in the op's domain")
+        .with_file(source);
   for (const ir::Function& f : functions->functions) {
     const std::string where = "function " + f.domain + "::" + f.name;
     const std::string domain(custom_ops_norm(f.domain));
     if (domain.empty() || domain == "ai.onnx.ml")
-      return Status(ErrorCode::kUsage, where + ": domain '" + f.domain + "' is ONNX's own: custom ops need a domain of their own")
+      return Status(ErrorCode::kUsage,
+                    where + ": domain '" + f.domain + "' is ONNX's own: custom ops need a domain of their own")
           .with_file(source);
     if (!f.body || f.body->outputs().empty())
       return Status(ErrorCode::kUsage, where + ": has no body with outputs").with_file(source);
@@ -234,8 +240,7 @@ Status infer_custom_op(InferContext& ctx, const CustomOpRule& rule) {
       out.elem = r.type;
     }
     switch (r.shape) {
-      case CustomOutputRule::Shape::kUnknown:
-        break;
+      case CustomOutputRule::Shape::kUnknown: break;
       case CustomOutputRule::Shape::kSameAsInput:
         OT_RETURN_IF_ERROR(need(r.shape_input));
         out.shape = ctx.input(r.shape_input).shape;

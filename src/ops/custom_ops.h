@@ -42,7 +42,7 @@ struct CustomOpRule {
   std::string op_type;
   int64_t since_version = 1;
   std::vector<CustomOutputRule> outputs;  // a JSON rule's outputs (empty for a function)
-  std::string source;  // "FILE entry N (domain::op)", for messages
+  std::string source;                     // "FILE entry N (domain::op)", for messages
   // A function-bodied op: the function (named op_type, of `domain`) in `functions`, the model
   // its file was read into (kept alive with the rule). Its body is the op's semantics.
   std::shared_ptr<const ir::Model> functions;

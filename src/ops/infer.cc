@@ -85,8 +85,9 @@ Status check_types(const InferContext& ctx) {
     if (it == seen.end()) {
       seen.push_back({&var, i, t.elem});
     } else if (it->elem != t.elem) {
-      return ctx.error("inputs " + std::to_string(it->input) + " and " + std::to_string(i) + " must have one element type, but are " +
-                       std::string(ir::dtype_name(it->elem)) + " and " + std::string(ir::dtype_name(t.elem)));
+      return ctx.error("inputs " + std::to_string(it->input) + " and " + std::to_string(i) +
+                       " must have one element type, but are " + std::string(ir::dtype_name(it->elem)) + " and " +
+                       std::string(ir::dtype_name(t.elem)));
     }
   }
   return Status::ok();
@@ -115,8 +116,7 @@ std::optional<std::vector<int64_t>> TypeInfo::static_values() const {
 }
 
 std::optional<std::vector<Expr>> constant_values(const ir::Tensor& t) {
-  if (!tracks_values(t.dtype()) || t.numel() > static_cast<int64_t>(kMaxPropagated) ||
-      t.bytes() == nullptr)
+  if (!tracks_values(t.dtype()) || t.numel() > static_cast<int64_t>(kMaxPropagated) || t.bytes() == nullptr)
     return std::nullopt;
   std::vector<Expr> out;
   for (int64_t v : to_int64_vector(t)) {

@@ -27,8 +27,8 @@ using SymShape = std::vector<Expr>;
 struct TypeInfo {
   ir::Type::Kind kind = ir::Type::Kind::kUnknown;
   ir::DataType elem = ir::DataType::kUndefined;
-  std::optional<SymShape> shape;          // nullopt: rank unknown
-  std::shared_ptr<TypeInfo> inner;        // element of a sequence / optional
+  std::optional<SymShape> shape;    // nullopt: rank unknown
+  std::shared_ptr<TypeInfo> inner;  // element of a sequence / optional
   // Value propagation: the elements (row-major) of an integer tensor with at most
   // kMaxPropagated elements, as symbolic dims (e.g. Shape(x) = [batch, seq, 768]). The op
   // rules compute them for rank <= 1; a constant, or a node evaluated because its inputs are
@@ -90,10 +90,10 @@ void register_infer(std::string domain, std::string op_type, InferFn fn);
 InferFn find_infer(std::string_view domain, std::string_view op_type);
 
 // ONNXTRIM_REGISTER_INFER(Relu, "", "Relu", infer_relu)
-#define ONNXTRIM_REGISTER_INFER(id, domain, op_type, fn)                \
-  static const bool onnxtrim_infer_registered_##id = [] {               \
-    ::onnxtrim::ops::register_infer(domain, op_type, fn);               \
-    return true;                                                        \
+#define ONNXTRIM_REGISTER_INFER(id, domain, op_type, fn)  \
+  static const bool onnxtrim_infer_registered_##id = [] { \
+    ::onnxtrim::ops::register_infer(domain, op_type, fn); \
+    return true;                                          \
   }()
 
 // ---------------------------------------------------------------- type constraints
@@ -109,12 +109,12 @@ constexpr uint64_t type_bits(std::initializer_list<ir::DataType> ts) {
   for (ir::DataType t : ts) m |= type_bit(t);
   return m;
 }
-inline constexpr uint64_t kFloatTypes = type_bits({ir::DataType::kFloat16, ir::DataType::kFloat, ir::DataType::kDouble,
-                                                   ir::DataType::kBFloat16});
-inline constexpr uint64_t kSignedTypes = type_bits({ir::DataType::kInt8, ir::DataType::kInt16, ir::DataType::kInt32,
-                                                    ir::DataType::kInt64});
-inline constexpr uint64_t kUnsignedTypes = type_bits({ir::DataType::kUint8, ir::DataType::kUint16,
-                                                      ir::DataType::kUint32, ir::DataType::kUint64});
+inline constexpr uint64_t kFloatTypes =
+    type_bits({ir::DataType::kFloat16, ir::DataType::kFloat, ir::DataType::kDouble, ir::DataType::kBFloat16});
+inline constexpr uint64_t kSignedTypes =
+    type_bits({ir::DataType::kInt8, ir::DataType::kInt16, ir::DataType::kInt32, ir::DataType::kInt64});
+inline constexpr uint64_t kUnsignedTypes =
+    type_bits({ir::DataType::kUint8, ir::DataType::kUint16, ir::DataType::kUint32, ir::DataType::kUint64});
 inline constexpr uint64_t kIntTypes = kSignedTypes | kUnsignedTypes;
 inline constexpr uint64_t kNumericTypes = kFloatTypes | kIntTypes;
 inline constexpr uint64_t kFloat8Types = type_bits({ir::DataType::kFloat8E4M3FN, ir::DataType::kFloat8E4M3FNUZ,
@@ -135,10 +135,10 @@ const TypeConstraints* find_types(std::string_view domain, std::string_view op_t
 Status check_types(const InferContext& ctx);
 
 // ONNXTRIM_REGISTER_TYPES(Add, "", "Add", "T T", {{"T", kNumericTypes}})
-#define ONNXTRIM_REGISTER_TYPES(id, domain, op_type, signature, ...)      \
-  static const bool onnxtrim_types_registered_##id = [] {                 \
+#define ONNXTRIM_REGISTER_TYPES(id, domain, op_type, signature, ...)          \
+  static const bool onnxtrim_types_registered_##id = [] {                     \
     ::onnxtrim::ops::register_types(domain, op_type, signature, __VA_ARGS__); \
-    return true;                                                          \
+    return true;                                                              \
   }()
 
 // ---------------------------------------------------------------- helpers for rules

@@ -43,8 +43,8 @@ uint16_t float_to_half(float f) {
     return static_cast<uint16_t>(sign | 0x7c00 | (absu > 0x7f800000 ? 0x200 | ((absu >> 13) & 0x3ff) : 0));
   }
   if (absu >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // overflow -> inf (after rounding)
-  if (absu < 0x38800000) {  // subnormal or zero in half
-    if (absu < 0x33000000) return static_cast<uint16_t>(sign);  // < half of smallest subnormal
+  if (absu < 0x38800000) {                                              // subnormal or zero in half
+    if (absu < 0x33000000) return static_cast<uint16_t>(sign);          // < half of smallest subnormal
     uint32_t mant = (absu & 0x7fffff) | 0x800000;
     int shift = 113 - static_cast<int>(absu >> 23);  // 126 - 14 + 1
     uint32_t r = mant >> (shift + 13);

@@ -59,9 +59,9 @@ struct TypeTag {
 // Calls f(TypeTag<T>{}) with the C++ storage type of dtype; returns false when dtype is not
 // among the ones listed by the flags. bool is stored as uint8_t-sized `bool`.
 enum DispatchSet : unsigned {
-  kFloats = 1,     // float, double, float16, bfloat16
-  kSigned = 2,     // int8..int64
-  kUnsigned = 4,   // uint8..uint64
+  kFloats = 1,    // float, double, float16, bfloat16
+  kSigned = 2,    // int8..int64
+  kUnsigned = 4,  // uint8..uint64
   kBool = 8,
   kAllNumeric = kFloats | kSigned | kUnsigned,
   kAll = kAllNumeric | kBool,
@@ -70,19 +70,84 @@ enum DispatchSet : unsigned {
 template <typename F>
 bool dispatch(DataType t, unsigned set, F&& f) {
   switch (t) {
-    case DataType::kFloat: if (set & kFloats) { f(TypeTag<float>{}); return true; } break;
-    case DataType::kDouble: if (set & kFloats) { f(TypeTag<double>{}); return true; } break;
-    case DataType::kFloat16: if (set & kFloats) { f(TypeTag<Half>{}); return true; } break;
-    case DataType::kBFloat16: if (set & kFloats) { f(TypeTag<BFloat16>{}); return true; } break;
-    case DataType::kInt8: if (set & kSigned) { f(TypeTag<int8_t>{}); return true; } break;
-    case DataType::kInt16: if (set & kSigned) { f(TypeTag<int16_t>{}); return true; } break;
-    case DataType::kInt32: if (set & kSigned) { f(TypeTag<int32_t>{}); return true; } break;
-    case DataType::kInt64: if (set & kSigned) { f(TypeTag<int64_t>{}); return true; } break;
-    case DataType::kUint8: if (set & kUnsigned) { f(TypeTag<uint8_t>{}); return true; } break;
-    case DataType::kUint16: if (set & kUnsigned) { f(TypeTag<uint16_t>{}); return true; } break;
-    case DataType::kUint32: if (set & kUnsigned) { f(TypeTag<uint32_t>{}); return true; } break;
-    case DataType::kUint64: if (set & kUnsigned) { f(TypeTag<uint64_t>{}); return true; } break;
-    case DataType::kBool: if (set & kBool) { f(TypeTag<bool>{}); return true; } break;
+    case DataType::kFloat:
+      if (set & kFloats) {
+        f(TypeTag<float>{});
+        return true;
+      }
+      break;
+    case DataType::kDouble:
+      if (set & kFloats) {
+        f(TypeTag<double>{});
+        return true;
+      }
+      break;
+    case DataType::kFloat16:
+      if (set & kFloats) {
+        f(TypeTag<Half>{});
+        return true;
+      }
+      break;
+    case DataType::kBFloat16:
+      if (set & kFloats) {
+        f(TypeTag<BFloat16>{});
+        return true;
+      }
+      break;
+    case DataType::kInt8:
+      if (set & kSigned) {
+        f(TypeTag<int8_t>{});
+        return true;
+      }
+      break;
+    case DataType::kInt16:
+      if (set & kSigned) {
+        f(TypeTag<int16_t>{});
+        return true;
+      }
+      break;
+    case DataType::kInt32:
+      if (set & kSigned) {
+        f(TypeTag<int32_t>{});
+        return true;
+      }
+      break;
+    case DataType::kInt64:
+      if (set & kSigned) {
+        f(TypeTag<int64_t>{});
+        return true;
+      }
+      break;
+    case DataType::kUint8:
+      if (set & kUnsigned) {
+        f(TypeTag<uint8_t>{});
+        return true;
+      }
+      break;
+    case DataType::kUint16:
+      if (set & kUnsigned) {
+        f(TypeTag<uint16_t>{});
+        return true;
+      }
+      break;
+    case DataType::kUint32:
+      if (set & kUnsigned) {
+        f(TypeTag<uint32_t>{});
+        return true;
+      }
+      break;
+    case DataType::kUint64:
+      if (set & kUnsigned) {
+        f(TypeTag<uint64_t>{});
+        return true;
+      }
+      break;
+    case DataType::kBool:
+      if (set & kBool) {
+        f(TypeTag<bool>{});
+        return true;
+      }
+      break;
     default: break;
   }
   return false;

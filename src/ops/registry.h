@@ -30,11 +30,14 @@ struct MissingInput {
 // node's domain, its inputs (nullptr where absent) and room for its outputs.
 class KernelContext {
  public:
-  using SubgraphRunner =
-      std::function<Result<std::vector<RuntimeValue>>(const ir::Graph&, std::vector<RuntimeValue>)>;
+  using SubgraphRunner = std::function<Result<std::vector<RuntimeValue>>(const ir::Graph&, std::vector<RuntimeValue>)>;
 
   KernelContext(const ir::Node& node, int64_t opset, std::vector<const RuntimeValue*> inputs, SubgraphRunner runner)
-      : node_(node), opset_(opset), inputs_(std::move(inputs)), outputs_(node.num_outputs()), runner_(std::move(runner)) {}
+      : node_(node),
+        opset_(opset),
+        inputs_(std::move(inputs)),
+        outputs_(node.num_outputs()),
+        runner_(std::move(runner)) {}
 
   const ir::Node& node() const { return node_; }
   int64_t opset() const { return opset_; }
@@ -52,7 +55,8 @@ class KernelContext {
   // optional, throws MissingInput, which the interpreter reports as an invalid node: a kernel
   // that reads a required input need not check it first.
   const ir::Tensor& input(size_t i) const {
-    if (!has_input(i) || (inputs_[i]->kind != RuntimeValue::Kind::kTensor && inputs_[i]->kind != RuntimeValue::Kind::kMap))
+    if (!has_input(i) ||
+        (inputs_[i]->kind != RuntimeValue::Kind::kTensor && inputs_[i]->kind != RuntimeValue::Kind::kMap))
       throw MissingInput(i);
     return inputs_[i]->tensor;
   }
@@ -124,7 +128,8 @@ struct OpKeyEq {
   using is_transparent = void;
   template <class A, class B>
   bool operator()(const A& a, const B& b) const {
-    return std::string_view(a.first) == std::string_view(b.first) && std::string_view(a.second) == std::string_view(b.second);
+    return std::string_view(a.first) == std::string_view(b.first) &&
+           std::string_view(a.second) == std::string_view(b.second);
   }
 };
 using OpKey = std::pair<std::string, std::string>;
@@ -172,22 +177,22 @@ class OpRegistry {
 
 // Registers at static-initialisation time:
 //   ONNXTRIM_REGISTER_OP(Relu, "", "Relu", {1, 6, 13, 14}, eval_relu)
-#define ONNXTRIM_REGISTER_OP(id, domain, op_type, versions, fn)                              \
-  static const bool onnxtrim_registered_##id = [] {                                          \
-    ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, true});      \
-    return true;                                                                             \
+#define ONNXTRIM_REGISTER_OP(id, domain, op_type, versions, fn)                         \
+  static const bool onnxtrim_registered_##id = [] {                                     \
+    ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, true}); \
+    return true;                                                                        \
   }()
-#define ONNXTRIM_REGISTER_RANDOM_OP(id, domain, op_type, versions, fn)                       \
-  static const bool onnxtrim_registered_##id = [] {                                          \
-    ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, false});     \
-    return true;                                                                             \
+#define ONNXTRIM_REGISTER_RANDOM_OP(id, domain, op_type, versions, fn)                   \
+  static const bool onnxtrim_registered_##id = [] {                                      \
+    ::onnxtrim::ops::OpRegistry::instance().add({domain, op_type, versions, fn, false}); \
+    return true;                                                                         \
   }()
 
 // ONNXTRIM_REGISTER_PROPERTY(Relu, "", "Relu", kElementwise): see OpProperty.
-#define ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, property)                                       \
-  static const bool onnxtrim_##property##_registered_##id = [] {                                        \
+#define ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, property)                                            \
+  static const bool onnxtrim_##property##_registered_##id = [] {                                             \
     ::onnxtrim::ops::OpRegistry::instance().declare(domain, op_type, ::onnxtrim::ops::OpProperty::property); \
-    return true;                                                                                        \
+    return true;                                                                                             \
   }()
 #define ONNXTRIM_REGISTER_ELEMENTWISE(id, domain, op_type) ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, kElementwise)
 #define ONNXTRIM_REGISTER_COPIES_ELEMENTS(id, domain, op_type) \
@@ -221,10 +226,10 @@ void register_op(const OpRegistration& r);
 // ONNXTRIM_REGISTER_OPS(Comparisons, kComparisons): registers each row of an array (or any
 // range) of OpRegistration at static-initialisation time, after the array is built (define the
 // array above the macro, in the same file).
-#define ONNXTRIM_REGISTER_OPS(id, table)                                                      \
-  static const bool onnxtrim_ops_registered_##id = [] {                                       \
+#define ONNXTRIM_REGISTER_OPS(id, table)                                                    \
+  static const bool onnxtrim_ops_registered_##id = [] {                                     \
     for (const ::onnxtrim::ops::OpRegistration& r : table) ::onnxtrim::ops::register_op(r); \
-    return true;                                                                              \
+    return true;                                                                            \
   }()
 
 // ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop)

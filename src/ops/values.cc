@@ -108,7 +108,9 @@ std::optional<Expr> cast_value(const Expr& v, ir::DataType to) {
       case DT::kUint8: return Expr::constant(static_cast<uint8_t>(x));
       case DT::kUint16: return Expr::constant(static_cast<uint16_t>(x));
       case DT::kUint32: return Expr::constant(static_cast<uint32_t>(x));
-      case DT::kUint64: if (x >= 0) return Expr::constant(x); return std::nullopt;
+      case DT::kUint64:
+        if (x >= 0) return Expr::constant(x);
+        return std::nullopt;
       default: return std::nullopt;
     }
   }
@@ -119,13 +121,27 @@ std::optional<Expr> cast_value(const Expr& v, ir::DataType to) {
   };
   switch (to) {
     case DT::kInt64: return v;
-    case DT::kUint64: if (b.lo && *b.lo >= 0) return v; return std::nullopt;
-    case DT::kInt32: if (fits(INT32_MIN, INT32_MAX)) return v; return std::nullopt;
-    case DT::kUint32: if (fits(0, UINT32_MAX)) return v; return std::nullopt;
-    case DT::kInt16: if (fits(INT16_MIN, INT16_MAX)) return v; return std::nullopt;
-    case DT::kUint16: if (fits(0, UINT16_MAX)) return v; return std::nullopt;
-    case DT::kInt8: if (fits(INT8_MIN, INT8_MAX)) return v; return std::nullopt;
-    case DT::kUint8: if (fits(0, UINT8_MAX)) return v; return std::nullopt;
+    case DT::kUint64:
+      if (b.lo && *b.lo >= 0) return v;
+      return std::nullopt;
+    case DT::kInt32:
+      if (fits(INT32_MIN, INT32_MAX)) return v;
+      return std::nullopt;
+    case DT::kUint32:
+      if (fits(0, UINT32_MAX)) return v;
+      return std::nullopt;
+    case DT::kInt16:
+      if (fits(INT16_MIN, INT16_MAX)) return v;
+      return std::nullopt;
+    case DT::kUint16:
+      if (fits(0, UINT16_MAX)) return v;
+      return std::nullopt;
+    case DT::kInt8:
+      if (fits(INT8_MIN, INT8_MAX)) return v;
+      return std::nullopt;
+    case DT::kUint8:
+      if (fits(0, UINT8_MAX)) return v;
+      return std::nullopt;
     default: return std::nullopt;
   }
 }

@@ -67,6 +67,7 @@ class EliminateCommonSubexpressions final : public Pass {
 }  // namespace
 
 ONNXTRIM_REGISTER_PASS(EliminateCommonSubexpressions, "eliminate_common_subexpressions",
-                       "merges nodes with the same op, attributes and inputs; never merges random ops, custom ops or nodes with subgraphs");
+                       "merges nodes with the same op, attributes and inputs; never merges random ops, custom ops or "
+                       "nodes with subgraphs");
 
 }  // namespace onnxtrim::passes

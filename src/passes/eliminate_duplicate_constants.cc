@@ -24,7 +24,8 @@ namespace onnxtrim::passes {
 namespace {
 
 const ir::Tensor* constant_node_value(const ir::Node& n) {
-  if (n.op_type != "Constant" || !n.is_default_domain() || n.num_outputs() != 1 || n.attributes.size() != 1) return nullptr;
+  if (n.op_type != "Constant" || !n.is_default_domain() || n.num_outputs() != 1 || n.attributes.size() != 1)
+    return nullptr;
   const ir::Attribute& a = n.attributes[0];
   return a.name == "value" && a.type == ir::AttrType::kTensor && a.t ? a.t.get() : nullptr;
 }
@@ -110,7 +111,9 @@ class SampleKeys {
     bool operator==(const Where& o) const { return buffer == o.buffer && offset == o.offset; }
   };
   struct WhereHash {
-    size_t operator()(const Where& w) const { return std::hash<const void*>()(w.buffer) ^ (w.offset * 0x9E3779B97F4A7C15ull); }
+    size_t operator()(const Where& w) const {
+      return std::hash<const void*>()(w.buffer) ^ (w.offset * 0x9E3779B97F4A7C15ull);
+    }
   };
   struct Sample {
     std::weak_ptr<const ir::Buffer> buffer;
@@ -143,8 +146,8 @@ void let_go(const ir::Tensor& t) {
 // memory leaves it before the next is read, so that two mapped weights are never in memory
 // whole for the comparison.
 bool same_contents(const ir::Tensor& a, const ir::Tensor& b) {
-  if (a.dtype() == ir::DataType::kString || a.byte_size() < kLarge || a.dtype() != b.dtype() ||
-      a.dims() != b.dims() || a.byte_size() != b.byte_size())
+  if (a.dtype() == ir::DataType::kString || a.byte_size() < kLarge || a.dtype() != b.dtype() || a.dims() != b.dims() ||
+      a.byte_size() != b.byte_size())
     return a.same_contents(b);
   constexpr size_t kChunk = size_t{4} << 20;
   std::vector<uint8_t> ta, tb;  // parts of deferred weights (made a part at a time)
@@ -199,7 +202,8 @@ class EliminateDuplicateConstants final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateDuplicateConstants, "eliminate_duplicate_constants",
-                       "merges initializers and Constant nodes with equal dtype, shape and bytes; keeps graph inputs/outputs");
+ONNXTRIM_REGISTER_PASS(
+    EliminateDuplicateConstants, "eliminate_duplicate_constants",
+    "merges initializers and Constant nodes with equal dtype, shape and bytes; keeps graph inputs/outputs");
 
 }  // namespace onnxtrim::passes

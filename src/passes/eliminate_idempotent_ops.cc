@@ -1,5 +1,6 @@
-// eliminate_idempotent_ops: Relu(Relu(x)), Floor(Floor(x)) ... -> one op; Neg(Neg(x)), Not(Not(x)) -> x; Reciprocal pairs only where exact.
-// The folds themselves live in the op files (ONNXTRIM_REGISTER_FOLD(..., "eliminate_idempotent_ops", ...)).
+// eliminate_idempotent_ops: Relu(Relu(x)), Floor(Floor(x)) ... -> one op; Neg(Neg(x)), Not(Not(x)) -> x; Reciprocal
+// pairs only where exact. The folds themselves live in the op files (ONNXTRIM_REGISTER_FOLD(...,
+// "eliminate_idempotent_ops", ...)).
 #include "passes/fold_pass.h"
 
 namespace onnxtrim::passes {
@@ -10,7 +11,8 @@ class EliminateIdempotentOps final : public FoldPass {
 };
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateIdempotentOps, "eliminate_idempotent_ops",
-                       "Relu(Relu(x)), Floor(Floor(x)) ... -> one op; Neg(Neg(x)), Not(Not(x)) -> x; Reciprocal pairs only where exact");
+ONNXTRIM_REGISTER_PASS(
+    EliminateIdempotentOps, "eliminate_idempotent_ops",
+    "Relu(Relu(x)), Floor(Floor(x)) ... -> one op; Neg(Neg(x)), Not(Not(x)) -> x; Reciprocal pairs only where exact");
 
 }  // namespace onnxtrim::passes

@@ -22,7 +22,8 @@ class EliminateIdentity final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(EliminateIdentity, "eliminate_identity",
-                       "Identity(x) -> x; keeps an Identity that carries a graph output name from an input or initializer");
+ONNXTRIM_REGISTER_PASS(
+    EliminateIdentity, "eliminate_identity",
+    "Identity(x) -> x; keeps an Identity that carries a graph output name from an input or initializer");
 
 }  // namespace onnxtrim::passes

@@ -1,5 +1,6 @@
-// eliminate_identity_elements: x+0, x-0, x*1, x/1, x**1, And(x,true), Or(x,false) -> x; refuses when the constant's broadcast changes the output shape or dtype.
-// The folds themselves live in the op files (ONNXTRIM_REGISTER_FOLD(..., "eliminate_identity_elements", ...)).
+// eliminate_identity_elements: x+0, x-0, x*1, x/1, x**1, And(x,true), Or(x,false) -> x; refuses when the constant's
+// broadcast changes the output shape or dtype. The folds themselves live in the op files (ONNXTRIM_REGISTER_FOLD(...,
+// "eliminate_identity_elements", ...)).
 #include "passes/fold_pass.h"
 
 namespace onnxtrim::passes {
@@ -11,6 +12,7 @@ class EliminateIdentityElements final : public FoldPass {
 }  // namespace
 
 ONNXTRIM_REGISTER_PASS(EliminateIdentityElements, "eliminate_identity_elements",
-                       "x+0, x-0, x*1, x/1, x**1, And(x,true), Or(x,false) -> x; refuses when the constant's broadcast changes the output shape or dtype");
+                       "x+0, x-0, x*1, x/1, x**1, And(x,true), Or(x,false) -> x; refuses when the constant's broadcast "
+                       "changes the output shape or dtype");
 
 }  // namespace onnxtrim::passes

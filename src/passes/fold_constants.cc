@@ -333,13 +333,11 @@ class FoldConstants final : public Pass {
           if (!in) continue;
           if (auto m = made.find(in); m != made.end())
             tiny_reads &= tensor_bytes(*cone[m->second.first].outs[m->second.second]) <= kTinyBytes;
-          else if (const ir::Tensor* s = ops::FoldContext::constant(in))
-            tiny_reads &= tensor_bytes(*s) <= kTinyBytes;
+          else if (const ir::Tensor* s = ops::FoldContext::constant(in)) tiny_reads &= tensor_bytes(*s) <= kTinyBytes;
         }
         if (!tiny_reads && generator_type(t.dtype(), ctx.model.opset("")) && t.dtype() != ir::DataType::kString)
           gens.emplace_back(n->output(i), &t);
-        else
-          keep = true;
+        else keep = true;
       }
       if (keep) {
         kept_nodes.insert(n);
@@ -376,7 +374,8 @@ class FoldConstants final : public Pass {
   void apply(Plan& p, std::vector<ConeNode>& cone, ir::Graph& g, ir::Rewriter& rw, PassContext& ctx) {
     for (auto& [v, t] : p.generators) {
       ir::Node* at = v->producer();
-      ir::Tensor shape = ops::make_tensor<int64_t>({t->rank()}, std::vector<int64_t>(t->dims().begin(), t->dims().end()));
+      ir::Tensor shape =
+          ops::make_tensor<int64_t>({t->rank()}, std::vector<int64_t>(t->dims().begin(), t->dims().end()));
       ir::Value* s = rw.add_initializer(g, std::move(shape), v->name() + "_shape");
       ir::Node* gen = rw.insert_node(g, at, "ConstantOfShape", {s}, 1, v->name() + "_generator");
       ir::Tensor one(t->dtype(), {1});
@@ -492,15 +491,16 @@ class FoldConstants final : public Pass {
   }
   std::set<std::string> noted_;
   bool budget_set_ = false;
-  uint64_t heap_bytes_ = 0;  // bytes of computed outputs this pass left in the heap
+  uint64_t heap_bytes_ = 0;   // bytes of computed outputs this pass left in the heap
   uint64_t budget_left_ = 0;  // what cones may still add to the model's tensors
 };
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(FoldConstants, "fold_constants",
-                       "Constant nodes become initializers; constant cones are computed and replaced by the tensors they "
-                       "leave behind within the fold budget (large splats stay generators); refuses random ops, custom "
-                       "domains, ops without a kernel");
+ONNXTRIM_REGISTER_PASS(
+    FoldConstants, "fold_constants",
+    "Constant nodes become initializers; constant cones are computed and replaced by the tensors they "
+    "leave behind within the fold budget (large splats stay generators); refuses random ops, custom "
+    "domains, ops without a kernel");
 
 }  // namespace onnxtrim::passes

@@ -44,9 +44,18 @@ bool is_splat(const ir::Tensor& t) {
 bool generator_type(ir::DataType t, int64_t opset) {
   using DT = ir::DataType;
   switch (t) {
-    case DT::kFloat16: case DT::kFloat: case DT::kDouble: case DT::kInt8: case DT::kInt16: case DT::kInt32:
-    case DT::kInt64: case DT::kUint8: case DT::kUint16: case DT::kUint32: case DT::kUint64: case DT::kBool:
-      return opset >= 9;
+    case DT::kFloat16:
+    case DT::kFloat:
+    case DT::kDouble:
+    case DT::kInt8:
+    case DT::kInt16:
+    case DT::kInt32:
+    case DT::kInt64:
+    case DT::kUint8:
+    case DT::kUint16:
+    case DT::kUint32:
+    case DT::kUint64:
+    case DT::kBool: return opset >= 9;
     case DT::kBFloat16: return opset >= 20;
     default: return false;
   }

@@ -1,5 +1,6 @@
-// fuse_consecutive_ops: Transpose∘Transpose, Reshape∘Reshape, Squeeze/Unsqueeze pairs, Unsqueeze∘Unsqueeze (one Unsqueeze of the merged axes), Cast∘Cast where the middle type loses nothing.
-// The folds themselves live in the op files (ONNXTRIM_REGISTER_FOLD(..., "fuse_consecutive_ops", ...)).
+// fuse_consecutive_ops: Transpose∘Transpose, Reshape∘Reshape, Squeeze/Unsqueeze pairs, Unsqueeze∘Unsqueeze (one
+// Unsqueeze of the merged axes), Cast∘Cast where the middle type loses nothing. The folds themselves live in the op
+// files (ONNXTRIM_REGISTER_FOLD(..., "fuse_consecutive_ops", ...)).
 #include "passes/fold_pass.h"
 
 namespace onnxtrim::passes {
@@ -11,6 +12,7 @@ class FuseConsecutiveOps final : public FoldPass {
 }  // namespace
 
 ONNXTRIM_REGISTER_PASS(FuseConsecutiveOps, "fuse_consecutive_ops",
-                       "Transpose∘Transpose, Reshape∘Reshape, Squeeze/Unsqueeze pairs, Unsqueeze∘Unsqueeze (one Unsqueeze of the merged axes), Cast∘Cast where the middle type loses nothing");
+                       "Transpose∘Transpose, Reshape∘Reshape, Squeeze/Unsqueeze pairs, Unsqueeze∘Unsqueeze (one "
+                       "Unsqueeze of the merged axes), Cast∘Cast where the middle type loses nothing");
 
 }  // namespace onnxtrim::passes

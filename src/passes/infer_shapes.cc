@@ -44,7 +44,8 @@ class InferShapes final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(InferShapes, "infer_shapes",
-                       "infers element types and symbolic shapes of every value (value_info in the output); never changes graph inputs");
+ONNXTRIM_REGISTER_PASS(
+    InferShapes, "infer_shapes",
+    "infers element types and symbolic shapes of every value (value_info in the output); never changes graph inputs");
 
 }  // namespace onnxtrim::passes

@@ -67,7 +67,7 @@ class FactsCache {
   int64_t done_ = 0;  // changes made by the passes that ended
   int64_t stored_at_ = -1;
   std::shared_ptr<const ShapeInference> stored_;
-  ir::ChangeLog log_;  // changes since stored_
+  ir::ChangeLog log_;                        // changes since stored_
   const ShapeInference* written_ = nullptr;  // the facts written back last, at written_at_
   int64_t written_at_ = -1;
   bool written_value_info_ = false;
@@ -113,11 +113,11 @@ class PassRegistry {
 };
 
 // Its place in the pipeline is its entry in pipeline_order() (src/passes/pipeline.cc).
-#define ONNXTRIM_REGISTER_PASS(cls, name, description)                                          \
-  static const bool onnxtrim_pass_registered_##cls = [] {                                       \
-    ::onnxtrim::passes::PassRegistry::instance().add(                                           \
+#define ONNXTRIM_REGISTER_PASS(cls, name, description)                                                   \
+  static const bool onnxtrim_pass_registered_##cls = [] {                                                \
+    ::onnxtrim::passes::PassRegistry::instance().add(                                                    \
         {name, description, true, [] { return std::unique_ptr<::onnxtrim::passes::Pass>(new cls()); }}); \
-    return true;                                                                                \
+    return true;                                                                                         \
   }()
 
 }  // namespace onnxtrim::passes

@@ -65,9 +65,10 @@ Status check_pass_names(const SimplifyOptions& opts) {
           found = found || u.name == n;
         }
         if (!found)
-          return Status(ErrorCode::kUsage, "unknown user rule '" + n + "' (" +
-                                               (all.empty() ? std::string("this run has no user rules")
-                                                            : "this run's user rules: " + all) + ")");
+          return Status(
+              ErrorCode::kUsage,
+              "unknown user rule '" + n + "' (" +
+                  (all.empty() ? std::string("this run has no user rules") : "this run's user rules: " + all) + ")");
       } else if (!known(n)) {
         std::string all;
         for (const PassInfo* p : PassRegistry::instance().all()) all += (all.empty() ? "" : ", ") + p->name;
@@ -78,9 +79,7 @@ Status check_pass_names(const SimplifyOptions& opts) {
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Runs one pass over g and then over the subgraphs of g's nodes (collected after g is done,
 // so that a node erased by the pass takes its subgraphs with it).
@@ -157,8 +156,8 @@ Status check_shared_facts(FactsCache& facts, const ir::Model& model, const Infer
       if (!v || !out.is_ok()) return;
       std::string a = facts_text(kept->facts(v)), b = facts_text(fresh.facts(v));
       if (a != b)
-        out = Status(ErrorCode::kInternal, "the facts of '" + v->name() + "' brought up to date say " + a +
-                                               ", inferred afresh " + b);
+        out = Status(ErrorCode::kInternal,
+                     "the facts of '" + v->name() + "' brought up to date say " + a + ", inferred afresh " + b);
     };
     for (const ir::Value* v : g.inputs()) check(v);
     for (const ir::Value* v : g.initializers()) check(v);
@@ -177,7 +176,8 @@ void add_round_stats(const ir::Graph& g, RoundStats& r) {
     ++r.nodes;
     for (const ir::Graph* sg : n->subgraphs()) add_round_stats(*sg, r);
   });
-  for (const ir::Value* v : g.initializers()) r.initializer_bytes += static_cast<int64_t>(v->initializer()->byte_size());
+  for (const ir::Value* v : g.initializers())
+    r.initializer_bytes += static_cast<int64_t>(v->initializer()->byte_size());
 }
 
 // The record of one pass run from its history: the live nodes it made or edited, in graph order.
@@ -203,8 +203,7 @@ std::shared_ptr<const ShapeInference> FactsCache::refreshed() {
   if (!stored_ || log_.whole) return nullptr;
   if (stored_.use_count() == 1)  // nobody else holds them (the pass that asked last has ended)
     std::const_pointer_cast<ShapeInference>(stored_)->refresh(log_.nodes, &log_.initializers);  // made non-const
-  else
-    stored_ = stored_->refreshed(log_.nodes, &log_.initializers);
+  else stored_ = stored_->refreshed(log_.nodes, &log_.initializers);
   store(stored_);
   return stored_;
 }
@@ -242,11 +241,13 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
     const bool asked = listed(opts.enable, p->name);
     const bool by_target = target && listed(target->enable, p->name);
     const bool off_for_target = target && listed(target->disable, p->name);
-    bool on = opts.only.empty() ? ((p->default_on && !off_for_target) || asked || by_target) : listed(opts.only, p->name);
+    bool on =
+        opts.only.empty() ? ((p->default_on && !off_for_target) || asked || by_target) : listed(opts.only, p->name);
     if (std::find(opts.skip.begin(), opts.skip.end(), p->name) != opts.skip.end()) on = false;
     if (on) pipeline.push_back(p);
   }
-  const bool infers = std::any_of(pipeline.begin(), pipeline.end(), [](const PassInfo* p) { return p->name == "infer_shapes"; });
+  const bool infers =
+      std::any_of(pipeline.begin(), pipeline.end(), [](const PassInfo* p) { return p->name == "infer_shapes"; });
   {
     // Before anything changes: conflicting overrides are the user's error; a node whose input
     // types, attributes or sizes the spec forbids (its op rule says so) stops the run; and the
@@ -272,8 +273,8 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   }
   // User rewrite rules (user_rules.h), after the built-in passes: all of them, less those
   // skipped (--skip user:NAME); with user rules named in --passes, only those.
-  const bool only_users = std::any_of(opts.only.begin(), opts.only.end(),
-                                      [](const std::string& n) { return n.rfind("user:", 0) == 0; });
+  const bool only_users =
+      std::any_of(opts.only.begin(), opts.only.end(), [](const std::string& n) { return n.rfind("user:", 0) == 0; });
   for (const UserPass& u : opts.user_passes) {
     if (listed(opts.skip, u.name) || (only_users && !listed(opts.only, u.name))) continue;
     instances.push_back(u.make());
@@ -328,7 +329,8 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       st.seconds += now_s() - t0;
       if (!history.empty()) {
         RewriteRecord rec = rewrite_record(history, *model.graph, st.name, round + 1);
-        if (!rec.removed.empty() || !rec.added.empty() || !rec.changed.empty()) result.rewrites.push_back(std::move(rec));
+        if (!rec.removed.empty() || !rec.added.empty() || !rec.changed.empty())
+          result.rewrites.push_back(std::move(rec));
       }
       st.runs++;
       st.changes += rw.changes();
@@ -338,8 +340,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
       if (opts.verify_ir) {
         Status vs = ir::verify_model(model);
         if (vs.is_ok() && rw.changes() > 0) vs = check_shared_facts(facts, model, infer_opts);
-        if (!vs.is_ok())
-          return Status(ErrorCode::kInternal, "after pass " + st.name + ": " + vs.message());
+        if (!vs.is_ok()) return Status(ErrorCode::kInternal, "after pass " + st.name + ": " + vs.message());
       }
       if (checker && rw.changes() > 0) {
         auto d = checker->compare_with(model);
@@ -368,8 +369,7 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   OT_RETURN_IF_ERROR(ir::verify_for_write(model));
   if (opts.strict)
     for (const auto& w : result.warnings)
-      if (w.rfind(opts.target + ":", 0) == 0)
-        return Status(ErrorCode::kUnsupported, w + " (--strict)");
+      if (w.rfind(opts.target + ":", 0) == 0) return Status(ErrorCode::kUnsupported, w + " (--strict)");
   if (!result.converged && opts.fail_on_cap)
     return Status(ErrorCode::kInternal, "the pipeline did not reach a fixed point in " +
                                             std::to_string(opts.max_rounds) + " rounds (--test-convergence)");

@@ -28,15 +28,15 @@ struct UserPass {
 };
 
 struct SimplifyOptions {
-  std::vector<std::string> only;  // --passes a,b: run only these (in pipeline order)
-  std::vector<std::string> skip;  // --skip a,b
+  std::vector<std::string> only;    // --passes a,b: run only these (in pipeline order)
+  std::vector<std::string> skip;    // --skip a,b
   std::vector<std::string> enable;  // passes that are off by default (e.g. --target coreml)
   std::string target;               // "" or "coreml"
   bool strict = false;              // --strict: target warnings are errors
-  int max_rounds = 10;            // fixed-point cap
-  bool fail_on_cap = false;       // --test-convergence
-  bool verify_ir = false;         // structural verifier after every pass (tests, debug builds)
-  bool verify_each_pass = false;  // numbers after every pass (--verify-each-pass)
+  int max_rounds = 10;              // fixed-point cap
+  bool fail_on_cap = false;         // --test-convergence
+  bool verify_ir = false;           // structural verifier after every pass (tests, debug builds)
+  bool verify_each_pass = false;    // numbers after every pass (--verify-each-pass)
   int verify_samples = 1;
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;  // symbolic dims fixed for random inputs
@@ -48,10 +48,10 @@ struct SimplifyOptions {
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape (inference)
   bool write_value_info = true;                              // --no-value-info turns it off
   // Constant folding (folding_policy.h).
-  uint64_t size_threshold = 4096;   // --size-threshold BYTES
-  uint64_t max_folded_tensor = 0;   // --no-large-tensor SIZE: no cone leaves a tensor past SIZE (0: no cap)
-  int64_t fold_budget = -1;         // --fold-budget BYTES; < 0: 1/16 of the model's tensor bytes, >= 64 KiB
-  bool keep_constant_nodes = false; // --keep-constant-nodes: do not turn Constant nodes into initializers
+  uint64_t size_threshold = 4096;    // --size-threshold BYTES
+  uint64_t max_folded_tensor = 0;    // --no-large-tensor SIZE: no cone leaves a tensor past SIZE (0: no cap)
+  int64_t fold_budget = -1;          // --fold-budget BYTES; < 0: 1/16 of the model's tensor bytes, >= 64 KiB
+  bool keep_constant_nodes = false;  // --keep-constant-nodes: do not turn Constant nodes into initializers
   // Called before each pass runs (round, pass name): the CLI shows it as progress.
   std::function<void(int, const std::string&)> on_pass;
   std::vector<UserPass> user_passes;  // --rewrite-rules, the APIs' callbacks

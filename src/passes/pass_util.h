@@ -28,8 +28,8 @@ inline bool is_pure(const ir::Node& n) {
   const ops::OpSchema* s = ops::OpRegistry::instance().find_any(n.domain, n.op_type);
   if (s) return s->deterministic;
   // Not (yet) known to the evaluator: the random ops of the default domain are the only impure ones.
-  static const char* kRandom[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                                  "Bernoulli", "Multinomial"};
+  static const char* kRandom[] = {"RandomNormal",      "RandomUniform", "RandomNormalLike",
+                                  "RandomUniformLike", "Bernoulli",     "Multinomial"};
   for (const char* r : kRandom)
     if (n.op_type == r) return false;
   return true;

@@ -123,8 +123,8 @@ int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, cons
 
 namespace detail {
 
-void register_rule(std::string name, std::string description,
-                   std::function<std::unique_ptr<RewriteRule>()> make, bool default_on) {
+void register_rule(std::string name, std::string description, std::function<std::unique_ptr<RewriteRule>()> make,
+                   bool default_on) {
   rules().push_back(RuleInfo{name, make});
   PassRegistry::instance().add(PassInfo{std::move(name), std::move(description), default_on,
                                         [make] { return std::unique_ptr<Pass>(new RulePass(make())); }});

@@ -31,8 +31,8 @@ inline Refusal refuse(std::string reason) { return Refusal{std::move(reason)}; }
 template <typename Fit>
 class Match {
  public:
-  Match(Fit fit) : fit_(std::move(fit)) {}           // NOLINT: implicit by design
-  Match(Refusal r) : why_(std::move(r.reason)) {}    // NOLINT
+  Match(Fit fit) : fit_(std::move(fit)) {}         // NOLINT: implicit by design
+  Match(Refusal r) : why_(std::move(r.reason)) {}  // NOLINT
   explicit operator bool() const { return fit_.has_value(); }
   Fit& operator*() { return *fit_; }
   Fit* operator->() { return &*fit_; }
@@ -128,25 +128,24 @@ std::vector<std::pair<std::string, std::string>> explain(ir::Model& m, const std
 int64_t count_matches(ir::Model& m, const std::string& rule, int64_t opset, const SimplifyOptions& opts);
 
 namespace detail {
-void register_rule(std::string name, std::string description,
-                   std::function<std::unique_ptr<RewriteRule>()> make, bool default_on = true);
+void register_rule(std::string name, std::string description, std::function<std::unique_ptr<RewriteRule>()> make,
+                   bool default_on = true);
 }
 
 // Its place in the pipeline is its entry in pipeline_order() (src/passes/pipeline.cc).
-#define ONNXTRIM_REGISTER_RULE(cls, name, description)                                              \
-  static const bool onnxtrim_rule_registered_##cls = [] {                                           \
-    ::onnxtrim::passes::detail::register_rule(name, description,                                    \
-                                              [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }); \
-    return true;                                                                                    \
+#define ONNXTRIM_REGISTER_RULE(cls, name, description)                                                  \
+  static const bool onnxtrim_rule_registered_##cls = [] {                                               \
+    ::onnxtrim::passes::detail::register_rule(                                                          \
+        name, description, [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }); \
+    return true;                                                                                        \
   }()
 
 // A rule off by default, turned on by a target (passes/targets.h) or --enable.
-#define ONNXTRIM_REGISTER_TARGET_RULE(cls, name, description)                                       \
-  static const bool onnxtrim_rule_registered_##cls = [] {                                           \
-    ::onnxtrim::passes::detail::register_rule(name, description,                                    \
-                                              [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }, \
-                                              false);                                               \
-    return true;                                                                                    \
+#define ONNXTRIM_REGISTER_TARGET_RULE(cls, name, description)                                                  \
+  static const bool onnxtrim_rule_registered_##cls = [] {                                                      \
+    ::onnxtrim::passes::detail::register_rule(                                                                 \
+        name, description, [] { return std::unique_ptr<::onnxtrim::passes::RewriteRule>(new cls()); }, false); \
+    return true;                                                                                               \
   }()
 
 }  // namespace onnxtrim::passes

@@ -94,8 +94,7 @@ std::optional<ir::Type> ShapeInference::written_type(const TypeInfo& t) const {
       ty.inner = std::make_shared<ir::Type>(std::move(*in));
       return ty;
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -254,8 +253,9 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
   if (!open || !is_pure(n) || !n.subgraphs().empty()) return;
   // Generators whose output size is set by their input values (and whose rules handle known
   // values): small inputs may ask for huge outputs, which inference must never allocate.
-  static const char* kGenerators[] = {"ConstantOfShape", "Range", "Tile", "Expand", "Resize", "Upsample",
-                                      "Pad", "OneHot", "EyeLike", "RandomNormal", "RandomUniform"};
+  static const char* kGenerators[] = {"ConstantOfShape", "Range",        "Tile",         "Expand",
+                                      "Resize",          "Upsample",     "Pad",          "OneHot",
+                                      "EyeLike",         "RandomNormal", "RandomUniform"};
   for (const char* g : kGenerators)
     if (n.op_type == g) return;
   std::vector<ir::RuntimeValue> held;
@@ -305,10 +305,10 @@ void ShapeInference::evaluate_if_constant(const ir::Node& n, GraphInferContext& 
 // the caller fills in) and of the model's own default-domain opset; the body is not written
 // back (its calls may differ), and a function never calls itself (the guard is cheap insurance).
 // `custom`: a custom op's function (--custom-op-schema), for a call no model function names.
-static void infer_function_call_impl(const ir::Model& model, const ir::Function* custom, const ir::Node& n,
-                              std::vector<TypeInfo>& outputs, const std::function<TypeInfo(size_t)>& input,
-                              const std::function<Result<std::vector<TypeInfo>>(const ir::Graph&,
-                                                                                std::vector<TypeInfo>)>& infer) {
+static void infer_function_call_impl(
+    const ir::Model& model, const ir::Function* custom, const ir::Node& n, std::vector<TypeInfo>& outputs,
+    const std::function<TypeInfo(size_t)>& input,
+    const std::function<Result<std::vector<TypeInfo>>(const ir::Graph&, std::vector<TypeInfo>)>& infer) {
   static thread_local std::vector<const ir::Function*> active;
   std::vector<const ir::Function*> candidates;
   for (const ir::Function& f : model.functions) candidates.push_back(&f);
@@ -389,7 +389,8 @@ void ShapeInference::infer_node_once(const ir::Node& n) {
   } else if (!n.is_default_domain()) {
     size_t graphs = graphs_.size();
     infer_function_call_impl(
-        model_, custom ? custom->function : nullptr, n, ctx.outputs(), [&](size_t i) { return i < n.num_inputs() ? ctx.input(i) : TypeInfo{}; },
+        model_, custom ? custom->function : nullptr, n, ctx.outputs(),
+        [&](size_t i) { return i < n.num_inputs() ? ctx.input(i) : TypeInfo{}; },
         [&](const ir::Graph& g, std::vector<TypeInfo> ins) { return infer_graph(g, std::move(ins)); });
     graphs_.resize(graphs);  // the body's facts are not written back
   }
@@ -468,7 +469,7 @@ Status ShapeInference::seed_graph(const ir::Graph& g, const std::vector<TypeInfo
     set_fact(v, std::move(t));
   }
   for (const ir::Value* v : g.initializers()) {
-    if (v->is_graph_input() && model_.ir_version >= 4) continue;  // overridable: only its type is known
+    if (v->is_graph_input() && model_.ir_version >= 4) continue;    // overridable: only its type is known
     if (only && !only->count(v) && !v->is_graph_input()) continue;  // an input's facts were seeded above
     const ir::Tensor& t = *v->initializer();
     TypeInfo f = TypeInfo::tensor(t.dtype(), ops::SymShape{});
@@ -499,7 +500,8 @@ std::shared_ptr<ShapeInference> ShapeInference::refreshed(const std::vector<cons
   return si;
 }
 
-void ShapeInference::refresh(const std::vector<const ir::Node*>& touched, const std::vector<const ir::Value*>* initializers) {
+void ShapeInference::refresh(const std::vector<const ir::Node*>& touched,
+                             const std::vector<const ir::Value*>* initializers) {
   const ir::Graph& g = *model_.graph;
   std::unordered_set<const ir::Node*> dirty(touched.begin(), touched.end());
   std::unordered_set<const ir::Value*> changed;
@@ -594,7 +596,8 @@ ir::Type merge_declaration(ir::Type decl, const std::optional<ir::Type>& proved,
     for (size_t k = 0; k < decl.dims.size(); ++k)
       if (!decl.dims[k].is_known() && (decl.dims[k].param.empty() || p->dims[k].is_known())) decl.dims[k] = p->dims[k];
   }
-  if (decl.inner && p->inner) decl.inner = std::make_shared<ir::Type>(merge_declaration(*decl.inner, *p->inner, keep_names));
+  if (decl.inner && p->inner)
+    decl.inner = std::make_shared<ir::Type>(merge_declaration(*decl.inner, *p->inner, keep_names));
   else if (!decl.inner && p->inner) decl.inner = p->inner;
   return decl;
 }

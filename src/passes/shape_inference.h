@@ -46,7 +46,9 @@ class GraphInferContext;
 
 class ShapeInference {
  public:
-  ShapeInference(const ir::Model& m, InferOptions opts = {}) : model_(m), opts_(std::move(opts)) { collect_interface(); }
+  ShapeInference(const ir::Model& m, InferOptions opts = {}) : model_(m), opts_(std::move(opts)) {
+    collect_interface();
+  }
   // Infers everything; fails only on conflicting overrides (a clear usage error).
   Status run();
   // These facts (of a run that succeeded) for the model as it is after changes that touched
@@ -58,7 +60,8 @@ class ShapeInference {
   std::shared_ptr<ShapeInference> refreshed(const std::vector<const ir::Node*>& touched,
                                             const std::vector<const ir::Value*>* initializers = nullptr) const;
   // The same, in place.
-  void refresh(const std::vector<const ir::Node*>& touched, const std::vector<const ir::Value*>* initializers = nullptr);
+  void refresh(const std::vector<const ir::Node*>& touched,
+               const std::vector<const ir::Value*>* initializers = nullptr);
   // What is known of v (nullptr when v was not reached).
   const ops::TypeInfo* facts(const ir::Value* v) const;
   // Writes the proved facts back into the IR under the rule above: main-graph inputs keep

@@ -7,7 +7,10 @@ const std::vector<TargetInfo>& targets() {
       {"coreml", "Core ML: no tensor of rank > 5", {"legalize_coreml_reshapes", "legalize_coreml"}, {}},
       // ONNX Runtime's WASM build runs RotaryEmbedding-23 at 0.6x its decomposition
       // (docs/standard_ops.md); the other standard-op fusions are no slower there.
-      {"wasm", "ONNX Runtime Web (WASM): no RotaryEmbedding", {}, {"fuse_rotary_embedding", "fuse_partial_rotary_embedding"}},
+      {"wasm",
+       "ONNX Runtime Web (WASM): no RotaryEmbedding",
+       {},
+       {"fuse_rotary_embedding", "fuse_partial_rotary_embedding"}},
       // GroupNormalization-21 and Swish-24 are off by default: ONNX Runtime 1.30 has no CPU kernel
       // for either and runs their function bodies 1.5-3x (GroupNorm) and 2x (Swish) slower than
       // the decompositions (docs/performance.md). TensorRT 10 and OpenVINO run both as fused

@@ -13,7 +13,7 @@ namespace onnxtrim::passes {
 
 struct TargetInfo {
   std::string name;
-  std::string description;         // for --help: what it does
+  std::string description;           // for --help: what it does
   std::vector<std::string> enable;   // passes off by default that it turns on
   std::vector<std::string> disable;  // passes on by default that it turns off
 };

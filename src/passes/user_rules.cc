@@ -24,8 +24,8 @@ bool user_rule_same_domain(std::string_view a, std::string_view b) {
 
 // The ops whose two operands may be swapped (the pattern matches either way round).
 bool user_rule_commutative(const ir::Node& n) {
-  static const std::set<std::string, std::less<>> ops = {"Add", "Mul",  "And", "Or",  "Xor",        "Equal",     "Max",
-                                                         "Min", "Sum",  "Mean", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
+  static const std::set<std::string, std::less<>> ops = {
+      "Add", "Mul", "And", "Or", "Xor", "Equal", "Max", "Min", "Sum", "Mean", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
   return n.is_default_domain() && n.num_inputs() == 2 && ops.count(n.op_type) > 0;
 }
 
@@ -91,7 +91,8 @@ class UserPatternRule final : public Rule<UserFit> {
       if (ro->producer()) continue;
       ir::Value* to = bound_input(ro, st);
       ir::Value* from = st.values.at(body.outputs()[k]);
-      if (!to) return refuse("the replacement's output " + user_rule_quote(ro) + " is an input the pattern left unbound");
+      if (!to)
+        return refuse("the replacement's output " + user_rule_quote(ro) + " is an input the pattern left unbound");
       if (!ir::Rewriter::can_replace(from, to))
         return refuse("the output " + user_rule_quote(from) + " cannot be replaced by " + user_rule_quote(to) +
                       " (its name must be kept)");
@@ -105,13 +106,14 @@ class UserPatternRule final : public Rule<UserFit> {
     const ir::Graph& rep = *p_->replacement->body;
     ir::Model& model = rw.model();
     std::unordered_map<const ir::Value*, ir::Value*> made;  // replacement values -> the graph's
-    std::unordered_set<const ir::Value*> fresh;              // values the replacement made
+    std::unordered_set<const ir::Value*> fresh;             // values the replacement made
     for (const ir::Value* in : rep.inputs())
       if (ir::Value* v = bound_input(in, fit.state)) made[in] = v;
     rep.for_each_node([&](const ir::Node* rn) {
       std::vector<ir::Value*> ins;
       for (const ir::Value* in : rn->inputs()) ins.push_back(in ? made.at(in) : nullptr);
-      ir::Node* nn = rw.insert_node(g, &n, rn->op_type, ins, rn->num_outputs(), p_->name + "/" + rn->op_type, rn->domain);
+      ir::Node* nn =
+          rw.insert_node(g, &n, rn->op_type, ins, rn->num_outputs(), p_->name + "/" + rn->op_type, rn->domain);
       for (const ir::Attribute& a : rn->attributes) {
         if (a.ref_attr_name.empty()) {
           rw.set_attribute(nn, a);
@@ -228,7 +230,8 @@ class UserPatternRule final : public Rule<UserFit> {
     st.nodes[pn] = gn;
     st.used.insert(gn);
     for (size_t k = 0; k < pn->num_outputs(); ++k) {
-      if (!pn->output(k) != !gn->output(k)) return gn->describe() + ": output " + std::to_string(k) + " differs in presence";
+      if (!pn->output(k) != !gn->output(k))
+        return gn->describe() + ": output " + std::to_string(k) + " differs in presence";
       if (pn->output(k)) st.values[pn->output(k)] = gn->output(k);
     }
     if (user_rule_commutative(*pn)) {
@@ -257,18 +260,17 @@ class UserPatternRule final : public Rule<UserFit> {
 Status user_rule_check_pair(UserPattern& p) {
   const ir::Graph& body = *p.pattern->body;
   const ir::Graph& rep = *p.replacement->body;
-  auto bad = [&](const std::string& why) {
-    return Status(ErrorCode::kUsage, "rewrite rule '" + p.name + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { return Status(ErrorCode::kUsage, "rewrite rule '" + p.name + "': " + why); };
   if (body.outputs().empty()) return bad("the pattern has no outputs");
   if (body.num_nodes() == 0) return bad("the pattern has no nodes");
   if (rep.inputs().size() != body.inputs().size() || rep.outputs().size() != body.outputs().size())
     return bad("the pattern takes " + std::to_string(body.inputs().size()) + " inputs and gives " +
-               std::to_string(body.outputs().size()) + " outputs, the replacement " + std::to_string(rep.inputs().size()) +
-               " and " + std::to_string(rep.outputs().size()));
+               std::to_string(body.outputs().size()) + " outputs, the replacement " +
+               std::to_string(rep.inputs().size()) + " and " + std::to_string(rep.outputs().size()));
   for (const ir::Value* o : body.outputs())
     if (!o->producer() || user_rule_is_constant_node(o->producer()))
-      return bad("the pattern output '" + o->name() + "' is not made by a node of the pattern (a Constant does not count)");
+      return bad("the pattern output '" + o->name() +
+                 "' is not made by a node of the pattern (a Constant does not count)");
   p.root = body.outputs()[0]->producer();
   if (!p.root->is_default_domain())
     return bad("the node making the pattern's first output is a " + p.root->domain + "." + p.root->op_type +
@@ -347,7 +349,8 @@ Result<std::vector<UserPass>> pattern_rules(std::shared_ptr<const ir::Model> rul
   for (const ir::Function& f : rules->functions) by_name[f.name] = &f;
   const std::string suffix = "_replacement";
   for (const ir::Function& f : rules->functions) {
-    const bool is_rep = f.name.size() > suffix.size() && f.name.compare(f.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const bool is_rep =
+        f.name.size() > suffix.size() && f.name.compare(f.name.size() - suffix.size(), suffix.size(), suffix) == 0;
     if (is_rep) {
       if (!by_name.count(f.name.substr(0, f.name.size() - suffix.size())))
         return Status(ErrorCode::kUsage, "rewrite rule '" + f.name + "': no pattern function '" +
@@ -407,9 +410,7 @@ UserPass callback_rule(const std::string& name, ModelRewrite rewrite) {
 Status replace_main_graph(ir::Model& live, const ir::Model& next, ir::Rewriter& rw, const std::string& who) {
   ir::Graph& g = *live.graph;
   const ir::Graph& ng = *next.graph;
-  auto bad = [&](const std::string& why) {
-    return Status(ErrorCode::kUsage, "rewrite rule '" + who + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { return Status(ErrorCode::kUsage, "rewrite rule '" + who + "': " + why); };
   auto names = [](const std::vector<ir::Value*>& vs) {
     std::vector<std::string> out;
     for (const ir::Value* v : vs) out.push_back(v->name());
@@ -420,8 +421,9 @@ Status replace_main_graph(ir::Model& live, const ir::Model& next, ir::Rewriter& 
   for (const ir::OpsetImport& oi : next.opset_import) {
     int64_t have = live.opset(oi.domain);
     if (have && have != oi.version)
-      return bad("the model it returned imports " + (oi.domain.empty() ? std::string("the default domain") : oi.domain) +
-                 " at version " + std::to_string(oi.version) + ", not " + std::to_string(have));
+      return bad("the model it returned imports " +
+                 (oi.domain.empty() ? std::string("the default domain") : oi.domain) + " at version " +
+                 std::to_string(oi.version) + ", not " + std::to_string(have));
   }
   for (const ir::Function& f : next.functions) {
     bool known = false;

@@ -39,12 +39,12 @@ constexpr size_t kMaxConstantBytes = size_t{16} << 20;
 
 bool elementwise(const ir::Node* n) {
   static const std::unordered_set<std::string> kOps = {
-      "Add",     "Sub",        "Mul",   "Div",  "Pow",        "Max",          "Min",     "Sum",     "Mean",
-      "Mod",     "Where",      "Equal", "Less", "Greater",    "LessOrEqual",  "GreaterOrEqual",
-      "And",     "Or",         "Xor",   "Not",  "Relu",       "LeakyRelu",    "Elu",     "Selu",    "Sigmoid",
-      "HardSigmoid", "Tanh",   "Erf",   "Neg",  "Abs",        "Exp",          "Log",     "Sqrt",    "Reciprocal",
-      "Floor",   "Ceil",       "Round", "Sign", "Cast",       "Clip",         "Softplus", "Sin",    "Cos",
-      "IsNaN",   "IsInf",      "HardSwish", "Mish", "Gelu"};
+      "Add",      "Sub",         "Mul",   "Div",   "Pow",   "Max",       "Min",         "Sum",
+      "Mean",     "Mod",         "Where", "Equal", "Less",  "Greater",   "LessOrEqual", "GreaterOrEqual",
+      "And",      "Or",          "Xor",   "Not",   "Relu",  "LeakyRelu", "Elu",         "Selu",
+      "Sigmoid",  "HardSigmoid", "Tanh",  "Erf",   "Neg",   "Abs",       "Exp",         "Log",
+      "Sqrt",     "Reciprocal",  "Floor", "Ceil",  "Round", "Sign",      "Cast",        "Clip",
+      "Softplus", "Sin",         "Cos",   "IsNaN", "IsInf", "HardSwish", "Mish",        "Gelu"};
   if (!n || !n->is_default_domain() || !kOps.count(n->op_type) || n->num_outputs() != 1) return false;
   // Old broadcasting (opset < 7) names its axes.
   return !n->has_attr("axis") && !n->has_attr("broadcast") && n->subgraphs().empty();
@@ -75,7 +75,7 @@ enum class Kind { kRefuse, kAbsent, kKeep, kConst, kThrough, kWrap };
 
 struct Input {
   Kind kind = Kind::kRefuse;
-  std::vector<int64_t> perm;    // kThrough: the merged perm on x (identity: x itself)
+  std::vector<int64_t> perm;            // kThrough: the merged perm on x (identity: x itself)
   const ir::Node* transpose = nullptr;  // kThrough: the Transpose read through
   std::string why;
 };
@@ -174,7 +174,8 @@ class CancelTransposeThroughElementwise final : public Rule<Pull> {
           if (wrapped.insert(in.kind == Kind::kWrap ? a : in.transpose->input(0)).second) ++added;
         }
         if (in.kind == Kind::kThrough && !a->is_graph_output() && !dropped.count(in.transpose) &&
-            std::all_of(a->uses().begin(), a->uses().end(), [&](const ir::Use& u) { return in_region.count(u.node) > 0; })) {
+            std::all_of(a->uses().begin(), a->uses().end(),
+                        [&](const ir::Use& u) { return in_region.count(u.node) > 0; })) {
           dropped.insert(in.transpose);
           ++removed;
         }
@@ -237,7 +238,8 @@ class CancelTransposeThroughElementwise final : public Rule<Pull> {
           inputs.push_back(v);
         }
       }
-      ir::Node* e = rw.insert_node(g, old, old->op_type, inputs, 1, old->output(0)->name() + "_transposed", old->domain);
+      ir::Node* e =
+          rw.insert_node(g, old, old->op_type, inputs, 1, old->output(0)->name() + "_transposed", old->domain);
       for (const ir::Attribute& at : old->attributes) rw.set_attribute(e, at);
       rw.set_type(e->output(0), permuted(old->output(0)->type, q));
       image[old->output(0)] = e->output(0);
@@ -357,8 +359,9 @@ class CancelTransposeThroughElementwise final : public Rule<Pull> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(CancelTransposeThroughElementwise, "cancel_transpose_through_elementwise",
-                       "a Transpose is pulled up through elementwise ops (constants transposed, one-element inputs kept) "
-                       "to cancel inverse Transposes; fires only when it removes more Transposes than it adds");
+ONNXTRIM_REGISTER_RULE(
+    CancelTransposeThroughElementwise, "cancel_transpose_through_elementwise",
+    "a Transpose is pulled up through elementwise ops (constants transposed, one-element inputs kept) "
+    "to cancel inverse Transposes; fires only when it removes more Transposes than it adds");
 
 }  // namespace onnxtrim::passes::transpose_pull

@@ -9,10 +9,12 @@ namespace onnxtrim::passes {
 const ir::Node* absorbing_conv(const ir::Value* y) {
   if (!y || !y->producer() || y->uses().size() != 1 || y->is_graph_output()) return nullptr;
   const ir::Node* conv = y->producer();
-  if ((conv->op_type != "Conv" && conv->op_type != "ConvTranspose") || !conv->is_default_domain() || conv->num_outputs() != 1)
+  if ((conv->op_type != "Conv" && conv->op_type != "ConvTranspose") || !conv->is_default_domain() ||
+      conv->num_outputs() != 1)
     return nullptr;
   const ir::Tensor* w = ops::FoldContext::constant(conv->input(1));
-  if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 3) return nullptr;
+  if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 3)
+    return nullptr;
   if (conv->op_type == "ConvTranspose") {
     int64_t group = conv->attr_int("group", 1);
     if (group < 1 || w->dims()[0] % group != 0) return nullptr;
@@ -97,7 +99,8 @@ std::optional<ChannelOperand> channel_operand(const ir::Node& op) {
 
 Match<ChannelOperand> match_channel_operand(const ir::Node& op) {
   auto fit = channel_operand(op);
-  if (!fit) return refuse("no input is a Conv (read only here, constant float weights) and the other a per-channel constant");
+  if (!fit)
+    return refuse("no input is a Conv (read only here, constant float weights) and the other a per-channel constant");
   return std::move(*fit);
 }
 

@@ -1,5 +1,5 @@
-// Shared by fuse_conv_add and fuse_conv_mul (and fuse_conv_bn: from_doubles): recognising a per-output-channel constant after
-// a Conv and reading it as one value per channel.
+// Shared by fuse_conv_add and fuse_conv_mul (and fuse_conv_bn: from_doubles): recognising a per-output-channel constant
+// after a Conv and reading it as one value per channel.
 #pragma once
 
 #include <optional>
@@ -43,7 +43,6 @@ void absorb_into_conv(ir::Node& op, ir::Node& conv, const ir::Tensor& w, const s
 std::vector<double> conv_bias(const ir::Node& conv, const ir::Tensor& w);
 std::vector<double> to_doubles(const ir::Tensor& t);
 ir::Tensor from_doubles(ir::DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v);
-
 
 // The rule both rewrites are: match_channel_operand on the root, then fold(op, its Conv, the
 // Conv's constant weights, the per-channel constant), which ends in absorb_into_conv.

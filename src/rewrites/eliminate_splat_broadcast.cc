@@ -40,8 +40,11 @@ struct SplatInputs {
 class EliminateSplatBroadcast final : public Rule<SplatInputs> {
  public:
   std::vector<std::string> roots() const override {
-    return {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "Equal", "Less", "Greater",
-            "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Where"};
+    return {"Add",       "Sub",        "Mul",     "Div",         "Pow",
+            "Mod",       "Max",        "Min",     "Sum",         "Mean",
+            "Equal",     "Less",       "Greater", "LessOrEqual", "GreaterOrEqual",
+            "And",       "Or",         "Xor",     "BitShift",    "BitwiseAnd",
+            "BitwiseOr", "BitwiseXor", "Where"};
   }
 
  protected:
@@ -85,7 +88,8 @@ class EliminateSplatBroadcast final : public Rule<SplatInputs> {
       fit.inputs.push_back(i);
       shapes[i] = ops::SymShape{};
     }
-    if (fit.inputs.empty()) return refuse("every splat input would grow the output or has dims not proved to broadcast");
+    if (fit.inputs.empty())
+      return refuse("every splat input would grow the output or has dims not proved to broadcast");
     return fit;
   }
 
@@ -100,9 +104,10 @@ class EliminateSplatBroadcast final : public Rule<SplatInputs> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(EliminateSplatBroadcast, "eliminate_splat_broadcast",
-                       "a splat operand (ConstantOfShape, Expand/Tile of a constant, a stored splat) of a broadcasting "
-                       "elementwise op becomes a scalar when the other operands already give the output's shape; refuses "
-                       "splats that would grow the output");
+ONNXTRIM_REGISTER_RULE(
+    EliminateSplatBroadcast, "eliminate_splat_broadcast",
+    "a splat operand (ConstantOfShape, Expand/Tile of a constant, a stored splat) of a broadcasting "
+    "elementwise op becomes a scalar when the other operands already give the output's shape; refuses "
+    "splats that would grow the output");
 
 }  // namespace onnxtrim::passes

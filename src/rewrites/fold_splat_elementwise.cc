@@ -27,14 +27,40 @@ namespace {
 
 // Elementwise ops whose value at each element depends only on the inputs' elements there.
 const std::vector<std::string>& splat_elementwise_ops() {
-  static const std::vector<std::string> kOps = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Mod", "Where", "Equal", "Less",
-      "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "BitShift", "BitwiseAnd",
-      "BitwiseOr", "BitwiseXor", "BitwiseNot", "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Sigmoid",
-      "HardSigmoid", "HardSwish", "Tanh", "Erf", "Neg", "Abs", "Exp", "Log", "Sqrt", "Reciprocal", "Floor",
-      "Ceil", "Round", "Sign", "Cast", "CastLike", "Clip", "Softplus", "Softsign", "Sin", "Cos", "Tan",
-      "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Mish", "Gelu",
-      "ThresholdedRelu", "Shrink"};
+  static const std::vector<std::string> kOps = {"Add",         "Sub",
+                                                "Mul",         "Div",
+                                                "Pow",         "Max",
+                                                "Min",         "Sum",
+                                                "Mean",        "Mod",
+                                                "Where",       "Equal",
+                                                "Less",        "Greater",
+                                                "LessOrEqual", "GreaterOrEqual",
+                                                "And",         "Or",
+                                                "Xor",         "Not",
+                                                "BitShift",    "BitwiseAnd",
+                                                "BitwiseOr",   "BitwiseXor",
+                                                "BitwiseNot",  "Relu",
+                                                "LeakyRelu",   "Elu",
+                                                "Selu",        "Celu",
+                                                "Sigmoid",     "HardSigmoid",
+                                                "HardSwish",   "Tanh",
+                                                "Erf",         "Neg",
+                                                "Abs",         "Exp",
+                                                "Log",         "Sqrt",
+                                                "Reciprocal",  "Floor",
+                                                "Ceil",        "Round",
+                                                "Sign",        "Cast",
+                                                "CastLike",    "Clip",
+                                                "Softplus",    "Softsign",
+                                                "Sin",         "Cos",
+                                                "Tan",         "Asin",
+                                                "Acos",        "Atan",
+                                                "Sinh",        "Cosh",
+                                                "Asinh",       "Acosh",
+                                                "Atanh",       "IsNaN",
+                                                "IsInf",       "Mish",
+                                                "Gelu",        "ThresholdedRelu",
+                                                "Shrink"};
   return kOps;
 }
 
@@ -100,15 +126,16 @@ class FoldSplatElementwise final : public Rule<SplatResult> {
     if (!generator_type(y.dtype(), ctx.opset()))
       return refuse("ConstantOfShape cannot produce " + std::string(ir::dtype_name(y.dtype())) + " at opset " +
                     std::to_string(ctx.opset()));
-    if (t.is_tensor() && t.elem != ir::DataType::kUndefined && t.elem != y.dtype()) return refuse("the output's declared type differs");
+    if (t.is_tensor() && t.elem != ir::DataType::kUndefined && t.elem != y.dtype())
+      return refuse("the output's declared type differs");
     return SplatResult{std::move(y), std::move(shape)};
   }
 
   // The node becomes the ConstantOfShape in place: y keeps its name, graph output or not.
   void apply(ir::Node& n, SplatResult& fit, RuleContext& ctx, ir::Rewriter& rw) override {
     const int64_t rank = static_cast<int64_t>(fit.shape.size());
-    ir::Value* s = rw.add_initializer(ctx.graph(), ops::make_tensor<int64_t>({rank}, fit.shape),
-                                      n.output(0)->name() + "_shape");
+    ir::Value* s =
+        rw.add_initializer(ctx.graph(), ops::make_tensor<int64_t>({rank}, fit.shape), n.output(0)->name() + "_shape");
     std::vector<std::string> names;
     for (const ir::Attribute& a : n.attributes) names.push_back(a.name);
     for (const std::string& a : names) rw.remove_attribute(&n, a);

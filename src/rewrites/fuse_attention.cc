@@ -113,9 +113,9 @@ class FuseAttention final : public Rule<Attention> {
     // The scores' producer chain: an optional mask, then the scale, then Q Kᵀ.
     const ir::Value* x = softmax->input(0);
     const ir::Node* at = softmax;
-    const ir::Value* cond = nullptr;  // the causal comparison
+    const ir::Value* cond = nullptr;   // the causal comparison
     const ir::Value* added = nullptr;  // the mask the scores' Add reads
-    bool neg_when_true = false;       // Where puts NEG where cond holds
+    bool neg_when_true = false;        // Where puts NEG where cond holds
     // GPT-J scales after masking: Softmax(Where(mask, s, NEG) / c) = Softmax(Where(mask, s / c,
     // NEG / c)) (the Div is per element), so the scale moves inside and NEG becomes NEG / c.
     double outer = 1;
@@ -126,7 +126,8 @@ class FuseAttention final : public Rule<Attention> {
       const ir::Value* inner = k >= 0 ? d->input(static_cast<size_t>(1 - k)) : nullptr;
       if (!inner || !(private_producer(inner, "Where", d) || private_producer(inner, "Add", d))) continue;
       double c = *scalar(d->input(static_cast<size_t>(k)));
-      if (!(c > 0) || !std::isfinite(c)) return refuse("the masked scores are scaled by something else than a positive constant");
+      if (!(c > 0) || !std::isfinite(c))
+        return refuse("the masked scores are scaled by something else than a positive constant");
       outer = op[0] == 'D' ? 1 / c : c;
       m.scale = outer;
       x = inner;
@@ -166,7 +167,8 @@ class FuseAttention final : public Rule<Attention> {
     // The scale on the scores.
     if (const ir::Node* d = private_producer(x, "Div", at)) {
       auto c = scalar(d->input(1));
-      if (!c || !(*c > 0) || !std::isfinite(*c)) return refuse("the scores are divided by something else than a positive constant");
+      if (!c || !(*c > 0) || !std::isfinite(*c))
+        return refuse("the scores are divided by something else than a positive constant");
       m.scale /= *c;
       x = d->input(0);
       at = d;
@@ -181,7 +183,8 @@ class FuseAttention final : public Rule<Attention> {
     if (!qk) return refuse("the Softmax does not read (a scale of) a MatMul read only by it");
     ir::Value* q = qk->input(0);
     ir::Value* kt = qk->input(1);
-    if (!scaled_operand(q, qk, m.scale) || !scaled_operand(kt, qk, m.scale)) return refuse("Q or Kᵀ is scaled by something else than a one-element constant");
+    if (!scaled_operand(q, qk, m.scale) || !scaled_operand(kt, qk, m.scale))
+      return refuse("Q or Kᵀ is scaled by something else than a one-element constant");
     if (!(m.scale > 0) || !std::isfinite(m.scale)) return refuse("the scale is not positive");
     m.q = q;
     // K from Kᵀ.
@@ -211,10 +214,11 @@ class FuseAttention final : public Rule<Attention> {
     const ops::TypeInfo* fq = si->facts(m.q);
     const ops::TypeInfo* fk = si->facts(kv);
     const ops::TypeInfo* fv = si->facts(m.v);
-    if (!fq || !fk || !fv || fq->rank() != 4 || fk->rank() != 4 || fv->rank() != 4) return refuse("Q, K or V is not of known rank 4");
+    if (!fq || !fk || !fv || fq->rank() != 4 || fk->rank() != 4 || fv->rank() != 4)
+      return refuse("Q, K or V is not of known rank 4");
     if (fq->elem != fk->elem || fq->elem != fv->elem ||
-        (fq->elem != ir::DataType::kFloat && fq->elem != ir::DataType::kFloat16 && fq->elem != ir::DataType::kBFloat16 &&
-         fq->elem != ir::DataType::kDouble))
+        (fq->elem != ir::DataType::kFloat && fq->elem != ir::DataType::kFloat16 &&
+         fq->elem != ir::DataType::kBFloat16 && fq->elem != ir::DataType::kDouble))
       return refuse("Q, K and V are not of one float type");
     SymShape qs = *fq->shape, ks = *fk->shape, vs = *fv->shape;
     if (!m.k) {  // K as the new Transpose will make it
@@ -222,8 +226,10 @@ class FuseAttention final : public Rule<Attention> {
       for (int i = 0; i < 4; ++i) t[i] = ks[static_cast<size_t>(m.k_perm[static_cast<size_t>(i)])];
       ks = t;
     }
-    auto hq = qs[1].constant_value(), hkv = ks[1].constant_value(), d = qs[3].constant_value(), dv = vs[3].constant_value();
-    if (!hq || !hkv || !d || !dv || *hkv <= 0 || *hq % *hkv != 0) return refuse("the head counts or head sizes are not constants with Hq a multiple of Hkv");
+    auto hq = qs[1].constant_value(), hkv = ks[1].constant_value(), d = qs[3].constant_value(),
+         dv = vs[3].constant_value();
+    if (!hq || !hkv || !d || !dv || *hkv <= 0 || *hq % *hkv != 0)
+      return refuse("the head counts or head sizes are not constants with Hq a multiple of Hkv");
     if (ks[3] != qs[3] || vs[1] != ks[1] || ks[0] != qs[0] || vs[0] != qs[0] || vs[2] != ks[2])
       return refuse("Q, K and V do not agree on batch, heads, length or head size");
     const SymShape* out = shape_of(*si, n.output(0));
@@ -257,10 +263,13 @@ class FuseAttention final : public Rule<Attention> {
     }
     if (cond) {
       std::string why;
-      if (!causal(cond, neg_when_true, qs[2], ks[2], past, *si, &why)) return refuse("the mask is not a causal mask: " + why);
+      if (!causal(cond, neg_when_true, qs[2], ks[2], past, *si, &why))
+        return refuse("the mask is not a causal mask: " + why);
       // The added mask keeps the comparison's [S, T] as its last two axes (Unsqueezes in front only).
-      if (added && !last_two_are(added, qs[2], ks[2], *si)) return refuse("the mask is not a causal mask: its shape is not [.., S, T]");
-      if (!m.cache_k && past.constant_value() != 0) return refuse("a causal mask with an offset needs the cache as past/present");
+      if (added && !last_two_are(added, qs[2], ks[2], *si))
+        return refuse("the mask is not a causal mask: its shape is not [.., S, T]");
+      if (!m.cache_k && past.constant_value() != 0)
+        return refuse("a causal mask with an offset needs the cache as past/present");
       m.causal = true;
     }
     if (!keeps_names(n, m)) return refuse("an output the fusion replaces is the graph's output twice");
@@ -277,7 +286,8 @@ class FuseAttention final : public Rule<Attention> {
       k = t->output(0);
     }
     std::vector<ir::Value*> inputs{m.q, k, m.v};
-    if (m.cache_k) inputs = {m.q, m.cache_k->input(1), m.cache_v->input(1), nullptr, m.cache_k->input(0), m.cache_v->input(0)};
+    if (m.cache_k)
+      inputs = {m.q, m.cache_k->input(1), m.cache_v->input(1), nullptr, m.cache_k->input(0), m.cache_v->input(0)};
     ir::Node* att = rw.insert_node(g, &n, "Attention", inputs, m.cache_k ? 3 : 1, hint);
     rw.set_attribute(att, ir::Attribute::make_float("scale", static_cast<float>(m.scale)));
     if (m.causal) rw.set_attribute(att, ir::Attribute::make_int("is_causal", 1));
@@ -348,7 +358,8 @@ class FuseAttention final : public Rule<Attention> {
     if (!unsq) return v;
     std::vector<int64_t> axes;
     if (const ir::Attribute* a = unsq->attr("axes")) axes = a->ints;
-    else if (const ir::Tensor* t = unsq->input(1) ? ops::FoldContext::constant(unsq->input(1)) : nullptr) axes = ops::to_int64_vector(*t);
+    else if (const ir::Tensor* t = unsq->input(1) ? ops::FoldContext::constant(unsq->input(1)) : nullptr)
+      axes = ops::to_int64_vector(*t);
     if (axes.size() != 1 || (axes[0] != 2 && axes[0] != -3)) return v;
     ir::Value* kv = unsq->input(0);
     const SymShape* s = shape_of(si, kv);
@@ -425,7 +436,8 @@ class FuseAttention final : public Rule<Attention> {
   // is taken exactly where col > row.
   static bool causal(const ir::Value* cond, bool neg_when_true, const Expr& S, const Expr& T, const Expr& P,
                      const ShapeInference& si, std::string* why) {
-    if (const ir::Tensor* t = ops::FoldContext::constant(cond)) return constant_triangle(*t, neg_when_true, S, T, P, why);
+    if (const ir::Tensor* t = ops::FoldContext::constant(cond))
+      return constant_triangle(*t, neg_when_true, S, T, P, why);
     if (auto sliced = sliced_triangle(cond, neg_when_true, S, T, P, si, why)) return *sliced;
     const SymShape* cs = shape_of(si, cond);
     if (!cs || cs->size() < 2 || cs->size() > 4 || (*cs)[cs->size() - 2] != S || (*cs)[cs->size() - 1] != T) {
@@ -443,7 +455,8 @@ class FuseAttention final : public Rule<Attention> {
       if (!in || in->size() < 2 || (*in)[in->size() - 2] != S || (*in)[in->size() - 1] != T) break;
       c = c->input(0)->producer();
     }
-    if (is_op(c, "Not") || is_op(c, "Cast") || is_op(c, "Trilu")) return triangle(c->output(0), neg_when_true, S, T, P, si, why);
+    if (is_op(c, "Not") || is_op(c, "Cast") || is_op(c, "Trilu"))
+      return triangle(c->output(0), neg_when_true, S, T, P, si, why);
     if (!c || !c->is_default_domain() || c->num_inputs() != 2) {
       *why = "no comparison of key and query positions";
       return false;
@@ -488,7 +501,8 @@ class FuseAttention final : public Rule<Attention> {
     for (int64_t i = 0; ok && i < *s; ++i)
       for (int64_t j = 0; ok && j < *n; ++j)
         ok = (ops::element_as_double(t, i * *n + j) != 0) == (neg_when_true == (j > i + *p));
-    if (!ok) *why = "the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + the cache's length";
+    if (!ok)
+      *why = "the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + the cache's length";
     return ok;
   }
 
@@ -498,7 +512,8 @@ class FuseAttention final : public Rule<Attention> {
       const ir::Node* p = v ? v->producer() : nullptr;
       if (is_op(p, "Not") && p->input(0)) {
         negated = !negated;
-      } else if (!(is_op(p, "Cast") && p->input(0) && p->attr_int("to", 0) == static_cast<int64_t>(ir::DataType::kBool))) {
+      } else if (!(is_op(p, "Cast") && p->input(0) &&
+                   p->attr_int("to", 0) == static_cast<int64_t>(ir::DataType::kBool))) {
         return v;
       }
       v = p->input(0);
@@ -596,7 +611,8 @@ class FuseAttention final : public Rule<Attention> {
       bool twice = false;
       for (size_t i = 0; i < axes.size(); ++i) {
         int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
-        twice = twice || a < 0 || a >= r || !bounds.emplace(a, std::make_pair((*fs->values)[i], (*fe->values)[i])).second;
+        twice =
+            twice || a < 0 || a >= r || !bounds.emplace(a, std::make_pair((*fs->values)[i], (*fe->values)[i])).second;
       }
       if (twice) break;
       v = sl->input(0);
@@ -612,7 +628,8 @@ class FuseAttention final : public Rule<Attention> {
     for (int64_t a = 0; a + 2 < r; ++a) {
       auto it = bounds.find(a);
       if (buf->dims()[static_cast<size_t>(a)] != 1 ||
-          (it != bounds.end() && (it->second.first.constant_value() != 0 || !(it->second.second.constant_value() >= 1)))) {
+          (it != bounds.end() &&
+           (it->second.first.constant_value() != 0 || !(it->second.second.constant_value() >= 1)))) {
         *why = "the sliced buffer is not [1, .., M, M] kept whole in front";
         return false;
       }
@@ -622,8 +639,8 @@ class FuseAttention final : public Rule<Attention> {
       if (it == bounds.end()) return end ? Expr::constant(M) : Expr::constant(0);
       return end ? it->second.second : it->second.first;
     };
-    if (bound(r - 2, false) != P || bound(r - 2, true) != T || P + S != T || bound(r - 1, false).constant_value() != 0 ||
-        bound(r - 1, true) != T) {
+    if (bound(r - 2, false) != P || bound(r - 2, true) != T || P + S != T ||
+        bound(r - 1, false).constant_value() != 0 || bound(r - 1, true) != T) {
       *why = "the buffer's slice is not rows [P, T) and columns [0, T) with T = P + S";
       return false;
     }

@@ -52,15 +52,18 @@ class FuseAttention3d final : public Rule<Attention3d> {
         !split_heads(n.input(2), n, *si, m.v, vsplit))
       return refuse("Q, K or V is not Transpose [0, 2, 1, 3] of a Reshape splitting [B, S, H * D] into heads");
     auto hq = qsplit[2].constant_value(), hkv = ksplit[2].constant_value();
-    if (!hq || !hkv || vsplit[2] != ksplit[2] || ksplit[0] != qsplit[0] || vsplit[0] != qsplit[0] || vsplit[1] != ksplit[1])
+    if (!hq || !hkv || vsplit[2] != ksplit[2] || ksplit[0] != qsplit[0] || vsplit[0] != qsplit[0] ||
+        vsplit[1] != ksplit[1])
       return refuse("Q, K and V do not agree on batch, KV heads or length");
     // Y: read only by Transpose [0, 2, 1, 3], read only by a Reshape to [B, S, Hq * Dv].
     const ir::Value* y = n.output(0);
     if (y->is_graph_output() || y->uses().size() != 1) return refuse("Y is not read by one Transpose alone");
     const ir::Node* t = y->uses()[0].node;
-    if (!is_op(t, "Transpose") || t->attr_ints("perm") != std::vector<int64_t>{0, 2, 1, 3}) return refuse("Y is not read by Transpose [0, 2, 1, 3]");
+    if (!is_op(t, "Transpose") || t->attr_ints("perm") != std::vector<int64_t>{0, 2, 1, 3})
+      return refuse("Y is not read by Transpose [0, 2, 1, 3]");
     const ir::Value* ty = t->output(0);
-    if (ty->is_graph_output() || ty->uses().size() != 1 || !is_op(ty->uses()[0].node, "Reshape") || ty->uses()[0].index != 0)
+    if (ty->is_graph_output() || ty->uses().size() != 1 || !is_op(ty->uses()[0].node, "Reshape") ||
+        ty->uses()[0].index != 0)
       return refuse("the heads' Transpose is not read by one Reshape alone");
     m.merge = ty->uses()[0].node;
     const ops::SymShape* ys = attention3d_shape(*si, y);

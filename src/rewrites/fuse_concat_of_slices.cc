@@ -84,8 +84,9 @@ class FuseConcatOfSlices final : public Rule<Covered> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConcatOfSlices, "fuse_concat_of_slices",
-                       "Concat of Slices of the same input that cover it exactly in order along the Concat axis -> the input; "
-                       "refuses gaps, overlaps, other axes or steps, shared slices");
+ONNXTRIM_REGISTER_RULE(
+    FuseConcatOfSlices, "fuse_concat_of_slices",
+    "Concat of Slices of the same input that cover it exactly in order along the Concat axis -> the input; "
+    "refuses gaps, overlaps, other axes or steps, shared slices");
 
 }  // namespace onnxtrim::passes

@@ -20,10 +20,19 @@ namespace {
 bool pad_takes(ir::DataType t, int64_t opset) {
   using DT = ir::DataType;
   switch (t) {
-    case DT::kFloat16: case DT::kFloat: case DT::kDouble: return opset >= 2;
-    case DT::kInt8: case DT::kInt16: case DT::kInt32: case DT::kInt64:
-    case DT::kUint8: case DT::kUint16: case DT::kUint32: case DT::kUint64: return opset >= 11;
-    case DT::kBool: case DT::kBFloat16: return opset >= 13;
+    case DT::kFloat16:
+    case DT::kFloat:
+    case DT::kDouble: return opset >= 2;
+    case DT::kInt8:
+    case DT::kInt16:
+    case DT::kInt32:
+    case DT::kInt64:
+    case DT::kUint8:
+    case DT::kUint16:
+    case DT::kUint32:
+    case DT::kUint64: return opset >= 11;
+    case DT::kBool:
+    case DT::kBFloat16: return opset >= 13;
     default: return false;
   }
 }
@@ -102,7 +111,8 @@ class FuseConcatSplat final : public Rule<SplatPad> {
     const int64_t two_rank = static_cast<int64_t>(m.pads.size());
     std::vector<ir::Value*> inputs{m.x};
     if (opset >= 11) {
-      inputs.push_back(rw.add_initializer(g, ops::make_tensor<int64_t>({two_rank}, m.pads), n.output(0)->name() + "_pads"));
+      inputs.push_back(
+          rw.add_initializer(g, ops::make_tensor<int64_t>({two_rank}, m.pads), n.output(0)->name() + "_pads"));
       inputs.push_back(rw.add_initializer(g, m.value, n.output(0)->name() + "_pad_value"));
     }
     ir::Node* pad = rw.insert_node(g, &n, "Pad", inputs, 1, n.output(0)->name() + "_pad");
@@ -123,8 +133,9 @@ class FuseConcatSplat final : public Rule<SplatPad> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConcatSplat, "fuse_concat_splat",
-                       "Concat of a value with splats (constant, ConstantOfShape, Expand/Tile of a constant) along one axis "
-                       "becomes one constant Pad; refuses several non-splat inputs, unequal splat values, unknown sizes");
+ONNXTRIM_REGISTER_RULE(
+    FuseConcatSplat, "fuse_concat_splat",
+    "Concat of a value with splats (constant, ConstantOfShape, Expand/Tile of a constant) along one axis "
+    "becomes one constant Pad; refuses several non-splat inputs, unequal splat values, unknown sizes");
 
 }  // namespace onnxtrim::passes

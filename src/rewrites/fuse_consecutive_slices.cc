@@ -53,7 +53,8 @@ class FuseConsecutiveSlices final : public Rule<SliceWindows> {
 
  private:
   static std::optional<std::map<int64_t, AxisWindow>> merge(const std::map<int64_t, AxisWindow>& w1,
-                                                           const std::map<int64_t, AxisWindow>& w2, const ir::Value* x) {
+                                                            const std::map<int64_t, AxisWindow>& w2,
+                                                            const ir::Value* x) {
     std::map<int64_t, AxisWindow> out = w1;
     for (const auto& [a, b] : w2) {
       auto it = out.find(a);
@@ -101,8 +102,9 @@ class FuseConsecutiveSlices final : public Rule<SliceWindows> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConsecutiveSlices, "fuse_consecutive_slices",
-                       "Slice of a Slice with constant parameters -> one Slice (disjoint axes, or the same axis with step 1); "
-                       "refuses unresolvable negative bounds, other steps on a shared axis, shared intermediates");
+ONNXTRIM_REGISTER_RULE(
+    FuseConsecutiveSlices, "fuse_consecutive_slices",
+    "Slice of a Slice with constant parameters -> one Slice (disjoint axes, or the same axis with step 1); "
+    "refuses unresolvable negative bounds, other steps on a shared axis, shared intermediates");
 
 }  // namespace onnxtrim::passes

@@ -26,6 +26,7 @@ class FuseConvAdd final : public ChannelOperandRule {
 }  // namespace
 
 ONNXTRIM_REGISTER_RULE(FuseConvAdd, "fuse_conv_add",
-                       "a per-output-channel constant Add after Conv or ConvTranspose folds into its bias; refuses other broadcasts and shared intermediates");
+                       "a per-output-channel constant Add after Conv or ConvTranspose folds into its bias; refuses "
+                       "other broadcasts and shared intermediates");
 
 }  // namespace onnxtrim::passes

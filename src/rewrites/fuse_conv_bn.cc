@@ -39,12 +39,14 @@ class FuseConvBn final : public Rule<ConvBnFit> {
     if (opset < 7 && bn.attr_int("is_test", 0) == 0) return refuse("training mode (is_test 0)");
     if (bn.attr_int("training_mode", 0) != 0) return refuse("training mode");
     for (size_t i = 1; i < bn.num_outputs(); ++i)
-      if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output())) return refuse("its statistics are used");
+      if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output()))
+        return refuse("its statistics are used");
     if (bn.attr_int("spatial", 1) != 1) return refuse("spatial 0");
     const ir::Value* y = bn.input(0);
     if (!read_only_by(y, &bn) || !y->producer()) return refuse("its input is read elsewhere or is a graph output");
     const ir::Node& conv = *y->producer();
-    if (!is_op(&conv, "Conv") && !is_op(&conv, "ConvTranspose")) return refuse("its input is not a Conv or ConvTranspose");
+    if (!is_op(&conv, "Conv") && !is_op(&conv, "ConvTranspose"))
+      return refuse("its input is not a Conv or ConvTranspose");
     if (conv.op_type == "ConvTranspose" && conv.attr_int("group", 1) != 1) return refuse("a grouped ConvTranspose");
     const ir::Tensor* w = ops::FoldContext::constant(conv.input(1));
     if (!w || (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) || w->rank() < 2)
@@ -53,10 +55,12 @@ class FuseConvBn final : public Rule<ConvBnFit> {
     int64_t channels = conv.op_type == "Conv" ? w->dims()[0] : w->dims()[1];
     for (size_t i = 1; i <= 4; ++i) {
       const ir::Tensor* t = ops::FoldContext::constant(bn.input(i));
-      if (!t || t->dtype() != w->dtype() || t->numel() != channels) return refuse("a statistic is not a constant of one value per channel");
+      if (!t || t->dtype() != w->dtype() || t->numel() != channels)
+        return refuse("a statistic is not a constant of one value per channel");
     }
     const ir::Tensor* b = conv.input(2) ? ops::FoldContext::constant(conv.input(2)) : nullptr;
-    if (b && (b->dtype() != w->dtype() || b->numel() != channels)) return refuse("the bias is not one value per channel");
+    if (b && (b->dtype() != w->dtype() || b->numel() != channels))
+      return refuse("the bias is not one value per channel");
     // Checked before the weights change: a refused rename must leave the Conv untouched.
     if (!ir::Rewriter::can_replace(bn.output(0), y)) return refuse("the output cannot keep its name");
     return ConvBnFit{};
@@ -106,8 +110,9 @@ class FuseConvBn final : public Rule<ConvBnFit> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseConvBn, "fuse_conv_bn",
-                       "Conv/ConvTranspose + inference BatchNormalization -> Conv with scaled weights and bias; refuses shared "
-                       "intermediates, graph outputs, non-constant weights, training mode, non-float types");
+ONNXTRIM_REGISTER_RULE(
+    FuseConvBn, "fuse_conv_bn",
+    "Conv/ConvTranspose + inference BatchNormalization -> Conv with scaled weights and bias; refuses shared "
+    "intermediates, graph outputs, non-constant weights, training mode, non-float types");
 
 }  // namespace onnxtrim::passes

@@ -23,7 +23,8 @@ class FuseConvMul final : public ChannelOperandRule {
     std::vector<int64_t> channel = weight_out_channels(conv, w);
     for (size_t i = 0; i < wv.size(); ++i) wv[i] *= c[static_cast<size_t>(channel[i])];
     for (size_t i = 0; i < b.size(); ++i) b[i] *= c[i];
-    rw.set_input(&conv, 1, rw.add_initializer(g, from_doubles(w.dtype(), w.dims(), wv), conv.input(1)->name() + "_scaled"));
+    rw.set_input(&conv, 1,
+                 rw.add_initializer(g, from_doubles(w.dtype(), w.dims(), wv), conv.input(1)->name() + "_scaled"));
     absorb_into_conv(op, conv, w, b, g, rw);
   }
 };
@@ -31,6 +32,7 @@ class FuseConvMul final : public ChannelOperandRule {
 }  // namespace
 
 ONNXTRIM_REGISTER_RULE(FuseConvMul, "fuse_conv_mul",
-                       "a per-output-channel constant Mul after Conv or ConvTranspose folds into its weights (per group for ConvTranspose) and bias; refuses other broadcasts and shared intermediates");
+                       "a per-output-channel constant Mul after Conv or ConvTranspose folds into its weights (per "
+                       "group for ConvTranspose) and bias; refuses other broadcasts and shared intermediates");
 
 }  // namespace onnxtrim::passes

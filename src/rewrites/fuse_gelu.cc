@@ -151,7 +151,8 @@ class FuseGelu final : public Rule<Gelu> {
 
   // x / sqrt(2) or x * (1 / sqrt(2)), read only by `by`.
   bool erf_argument(const ir::Value* z, const ir::Node* by, const ir::Value* x) const {
-    if (const ir::Node* div = private_producer(z, "Div", by)) return div->input(0) == x && near(div->input(1), std::sqrt(2.0));
+    if (const ir::Node* div = private_producer(z, "Div", by))
+      return div->input(0) == x && near(div->input(1), std::sqrt(2.0));
     if (const ir::Node* mul = private_producer(z, "Mul", by))
       for (int i = 0; i < 2; ++i)
         if (mul->input(i) == x && near(mul->input(1 - i), 1 / std::sqrt(2.0))) return true;

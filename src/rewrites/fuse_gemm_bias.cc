@@ -29,7 +29,8 @@ class FuseGemmBias final : public Rule<GemmBias> {
       if (f->gemm->input(2) && !(old = broadcast_matrix(f->gemm->input(2), f->y))) continue;
       return GemmBias{f->gemm, std::move(f->m), old};
     }
-    return refuse("no input is a Gemm (read only by the Add, C constant or absent) plus a constant that keeps its shape");
+    return refuse(
+        "no input is a Gemm (read only by the Add, C constant or absent) plus a constant that keeps its shape");
   }
 
   void apply(ir::Node& add, GemmBias& b, RuleContext& ctx, ir::Rewriter& rw) override {
@@ -42,8 +43,10 @@ class FuseGemmBias final : public Rule<GemmBias> {
     int64_t cols = std::max(c.cols, old ? old->cols : 1);
     std::vector<double> v(static_cast<size_t>(rows * cols));
     for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) v[static_cast<size_t>(i * cols + j)] = (old ? beta * old->at(i, j) : 0.0) + c.at(i, j);
-    ir::Value* nc = rw.add_initializer(ctx.graph(), from_doubles(y->type.elem, matrix_dims(rows, cols), v), y->name() + "_bias");
+      for (int64_t j = 0; j < cols; ++j)
+        v[static_cast<size_t>(i * cols + j)] = (old ? beta * old->at(i, j) : 0.0) + c.at(i, j);
+    ir::Value* nc =
+        rw.add_initializer(ctx.graph(), from_doubles(y->type.elem, matrix_dims(rows, cols), v), y->name() + "_bias");
     rw.set_input(&gemm, 2, nc);
     if (beta != 1.0) rw.set_attribute(&gemm, ir::Attribute::make_float("beta", 1.0f));
     y->type = add.output(0)->type;
@@ -53,8 +56,9 @@ class FuseGemmBias final : public Rule<GemmBias> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseGemmBias, "fuse_gemm_bias",
-                       "a constant Add after Gemm (no C or a constant C) joins C; refuses constants that broadcast the output "
-                       "larger, shared intermediates, graph outputs, non-float types");
+ONNXTRIM_REGISTER_RULE(
+    FuseGemmBias, "fuse_gemm_bias",
+    "a constant Add after Gemm (no C or a constant C) joins C; refuses constants that broadcast the output "
+    "larger, shared intermediates, graph outputs, non-float types");
 
 }  // namespace onnxtrim::passes

@@ -46,9 +46,11 @@ class FuseGemmMul final : public Rule<GemmScale> {
     ir::Value* y = gemm.output(0);
     if (f.k.cols == 1) {
       const double k = f.k.v[0];
-      rw.set_attribute(&gemm, ir::Attribute::make_float("alpha", static_cast<float>(gemm.attr_float("alpha", 1.0f) * k)));
+      rw.set_attribute(&gemm,
+                       ir::Attribute::make_float("alpha", static_cast<float>(gemm.attr_float("alpha", 1.0f) * k)));
       if (gemm.input(2))
-        rw.set_attribute(&gemm, ir::Attribute::make_float("beta", static_cast<float>(gemm.attr_float("beta", 1.0f) * k)));
+        rw.set_attribute(&gemm,
+                         ir::Attribute::make_float("beta", static_cast<float>(gemm.attr_float("beta", 1.0f) * k)));
     } else {
       columns(gemm, f.k, f.c, ctx.graph(), rw);
     }
@@ -82,22 +84,26 @@ class FuseGemmMul final : public Rule<GemmScale> {
     int64_t n = trans_b ? w->dims()[0] : w->dims()[1];
     std::vector<double> wv = to_doubles(*w);
     for (int64_t i = 0; i < w->dims()[0]; ++i)
-      for (int64_t j = 0; j < w->dims()[1]; ++j) wv[static_cast<size_t>(i * w->dims()[1] + j)] *= k.at(0, trans_b ? i : j);
-    rw.set_input(&gemm, 1, rw.add_initializer(g, from_doubles(w->dtype(), w->dims(), wv), gemm.input(1)->name() + "_scaled"));
+      for (int64_t j = 0; j < w->dims()[1]; ++j)
+        wv[static_cast<size_t>(i * w->dims()[1] + j)] *= k.at(0, trans_b ? i : j);
+    rw.set_input(&gemm, 1,
+                 rw.add_initializer(g, from_doubles(w->dtype(), w->dims(), wv), gemm.input(1)->name() + "_scaled"));
     if (c) {
       std::vector<double> cv(static_cast<size_t>(c->rows * n));
       for (int64_t i = 0; i < c->rows; ++i)
         for (int64_t j = 0; j < n; ++j) cv[static_cast<size_t>(i * n + j)] = c->at(i, j) * k.at(0, j);
-      rw.set_input(&gemm, 2, rw.add_initializer(g, from_doubles(w->dtype(), matrix_dims(c->rows, n), cv),
-                                                gemm.input(2)->name() + "_scaled"));
+      rw.set_input(&gemm, 2,
+                   rw.add_initializer(g, from_doubles(w->dtype(), matrix_dims(c->rows, n), cv),
+                                      gemm.input(2)->name() + "_scaled"));
     }
   }
 };
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseGemmMul, "fuse_gemm_mul",
-                       "a constant scalar Mul after Gemm goes into alpha and beta, a per-output-column one into the constant B "
-                       "and C; refuses row-wise constants, non-constant B/C, shared intermediates, graph outputs, non-float types");
+ONNXTRIM_REGISTER_RULE(
+    FuseGemmMul, "fuse_gemm_mul",
+    "a constant scalar Mul after Gemm goes into alpha and beta, a per-output-column one into the constant B "
+    "and C; refuses row-wise constants, non-constant B/C, shared intermediates, graph outputs, non-float types");
 
 }  // namespace onnxtrim::passes

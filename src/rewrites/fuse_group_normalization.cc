@@ -199,8 +199,8 @@ class FuseGroupNormalization final : public Rule<GroupNormFit> {
       if (ok)
         for (double v : ops::norm::to_doubles(*t)) ok = ok && v == want;
       if (!ok) {
-        *why = std::string("the InstanceNormalization's ") + (k == 1 ? "scale is not a constant of ones" : "bias is not a constant of zeros") +
-               " of the group count";
+        *why = std::string("the InstanceNormalization's ") +
+               (k == 1 ? "scale is not a constant of ones" : "bias is not a constant of zeros") + " of the group count";
         return false;
       }
     }

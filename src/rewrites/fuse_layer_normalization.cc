@@ -63,8 +63,7 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
 
  protected:
   Match<LayerNormFit> match(const ir::Node& n, RuleContext& ctx) override {
-    if (ctx.opset() < 17)
-      return refuse("opset " + std::to_string(ctx.opset()) + " < 17 has no LayerNormalization");
+    if (ctx.opset() < 17) return refuse("opset " + std::to_string(ctx.opset()) + " < 17 has no LayerNormalization");
     if (n.num_inputs() != 2 || !n.output(0)) return refuse("not a binary " + n.op_type);
     const ShapeInference* si = ctx.facts();
     if (!si) return refuse("shape inference fails on the model");
@@ -263,8 +262,7 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
         auto made_by_sqrt = [](const ir::Value* v) { return v && is_op(v->producer(), "Sqrt"); };
         if (outside && (made_by_sqrt(outside->input(0)) || made_by_sqrt(outside->input(1))))
           *why = "eps is added outside the square root";
-        else
-          *why = "the divisor is not a Sqrt read only by the division";
+        else *why = "the divisor is not a Sqrt read only by the division";
         return false;
       }
       sum = sqrt->input(0);
@@ -312,8 +310,8 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
       return false;
     }
     // x - mean, read by the division and the square alone.
-    if (d->is_graph_output() ||
-        !std::all_of(d->uses().begin(), d->uses().end(), [&](const ir::Use& u) { return u.node == &node || u.node == sq; })) {
+    if (d->is_graph_output() || !std::all_of(d->uses().begin(), d->uses().end(),
+                                             [&](const ir::Use& u) { return u.node == &node || u.node == sq; })) {
       *why = "x - mean is read elsewhere or is a graph output";
       return false;
     }
@@ -388,9 +386,10 @@ class FuseLayerNormalization final : public Rule<LayerNormFit> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseLayerNormalization, "fuse_layer_normalization",
-                       "(x - mean) / Sqrt(ReduceMean((x - mean)^2, last axes) + eps) * scale + bias (Div, Reciprocal or "
-                       "Pow -0.5 forms; scale and bias optional) becomes LayerNormalization (opset >= 17); refuses other "
-                       "axes, keepdims 0, eps outside the root, scales or biases that broadcast, shared intermediates");
+ONNXTRIM_REGISTER_RULE(
+    FuseLayerNormalization, "fuse_layer_normalization",
+    "(x - mean) / Sqrt(ReduceMean((x - mean)^2, last axes) + eps) * scale + bias (Div, Reciprocal or "
+    "Pow -0.5 forms; scale and bias optional) becomes LayerNormalization (opset >= 17); refuses other "
+    "axes, keepdims 0, eps outside the root, scales or biases that broadcast, shared intermediates");
 
 }  // namespace onnxtrim::passes

@@ -56,7 +56,8 @@ class FuseMatmulAdd final : public Rule<MatmulBias> {
     ir::Node* mm = y->producer();
     ir::Value* c = bias;
     if (fit.scalar) c = rw.add_initializer(g, std::move(*fit.scalar), bias->name() + "_scalar");
-    ir::Node* gemm = rw.insert_node(g, &add, "Gemm", {mm->input(0), mm->input(1), c}, 1, mm->name.empty() ? "gemm" : mm->name + "_gemm");
+    ir::Node* gemm = rw.insert_node(g, &add, "Gemm", {mm->input(0), mm->input(1), c}, 1,
+                                    mm->name.empty() ? "gemm" : mm->name + "_gemm");
     ir::Value* out = gemm->output(0);
     out->type = add.output(0)->type;
     // A new node's output in the Add's graph can always take the Add's place (and name).
@@ -80,7 +81,8 @@ class FuseMatmulAdd final : public Rule<MatmulBias> {
     const ir::Tensor* w = ops::FoldContext::constant(mm.input(1));
     if (!x || x->type.rank() != 2) return refuse("the MatMul's input is not 2-D (MatMul+Add is kept for other ranks)");
     if (!w || w->rank() != 2) return refuse("the MatMul's weight is not a constant 2-D tensor");
-    if (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble) return refuse("the weight is not float or double");
+    if (w->dtype() != ir::DataType::kFloat && w->dtype() != ir::DataType::kDouble)
+      return refuse("the weight is not float or double");
     if (x->type.elem != w->dtype()) return refuse("the input's element type is not the weight's");
     const int64_t n = w->dims()[1];
 
@@ -108,7 +110,8 @@ class FuseMatmulAdd final : public Rule<MatmulBias> {
       return refuse("the bias's last dim is neither 1 nor the product's N = " + std::to_string(n));
     // The first of two: 1, or x's M proved equal to it.
     if (dims.size() == 2 && dims[0] != 1 && !m_is(x, dims[0], ctx))
-      return refuse("the bias's first dim " + std::to_string(dims[0]) + " is not proved to be the product's M (it would grow the product)");
+      return refuse("the bias's first dim " + std::to_string(dims[0]) +
+                    " is not proved to be the product's M (it would grow the product)");
     return fit;
   }
 

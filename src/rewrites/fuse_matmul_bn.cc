@@ -52,9 +52,11 @@ class FuseMatmulBn final : public Rule<MatmulBn> {
       const ir::Tensor* t = ops::FoldContext::constant(bn.input(i));
       if (!t) return refuse("a scale, bias, mean or variance is not a constant");
       if (t->dtype() != dt || t->numel() != *n)
-        return refuse("a scale, bias, mean or variance is not one " + std::string(ir::dtype_name(dt)) + " per output column");
+        return refuse("a scale, bias, mean or variance is not one " + std::string(ir::dtype_name(dt)) +
+                      " per output column");
     }
-    if (!ir::Rewriter::can_replace(bn.output(0), y)) return refuse("the BatchNormalization's output name cannot be kept");
+    if (!ir::Rewriter::can_replace(bn.output(0), y))
+      return refuse("the BatchNormalization's output name cannot be kept");
     return MatmulBn{&p};
   }
 
@@ -68,7 +70,8 @@ class FuseMatmulBn final : public Rule<MatmulBn> {
     if (!is_float(w->dtype())) return refuse("the weight is not float or double");
     if (p.op_type == "MatMul") {
       const ir::Value* x = p.input(0);
-      if (!x || x->type.rank() != 2) return refuse("the MatMul's input is not 2-D (the BatchNormalization would not normalise its features)");
+      if (!x || x->type.rank() != 2)
+        return refuse("the MatMul's input is not 2-D (the BatchNormalization would not normalise its features)");
       if (x->type.elem != w->dtype()) return refuse("the input's element type is not the weight's");
       return w->dims()[1];
     }
@@ -100,7 +103,8 @@ class FuseMatmulBn final : public Rule<MatmulBn> {
 
     std::vector<double> wv = to_doubles(w);
     for (int64_t i = 0; i < w.dims()[0]; ++i)
-      for (int64_t j = 0; j < w.dims()[1]; ++j) wv[static_cast<size_t>(i * w.dims()[1] + j)] *= s[static_cast<size_t>(trans_b ? i : j)];
+      for (int64_t j = 0; j < w.dims()[1]; ++j)
+        wv[static_cast<size_t>(i * w.dims()[1] + j)] *= s[static_cast<size_t>(trans_b ? i : j)];
 
     // C as [rows, cols] (right-aligned); C' is [N] or [rows, N].
     const ir::Tensor* c = gemm ? ops::FoldContext::constant(p.input(2)) : nullptr;
@@ -129,7 +133,8 @@ class FuseMatmulBn final : public Rule<MatmulBn> {
       if (rw.replace_all_uses_with(out, y)) rw.erase_node(&bn);
       return;
     }
-    ir::Node* ng = rw.insert_node(g, &bn, "Gemm", {p.input(0), new_w, new_c}, 1, p.name.empty() ? "gemm" : p.name + "_gemm");
+    ir::Node* ng =
+        rw.insert_node(g, &bn, "Gemm", {p.input(0), new_w, new_c}, 1, p.name.empty() ? "gemm" : p.name + "_gemm");
     ng->output(0)->type = out->type;
     if (!rw.replace_all_uses_with(out, ng->output(0))) {
       rw.erase_node(ng);
@@ -142,8 +147,9 @@ class FuseMatmulBn final : public Rule<MatmulBn> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseMatmulBn, "fuse_matmul_bn",
-                       "2-D MatMul/Gemm with constant weights + inference BatchNormalization over the output features -> "
-                       "Gemm with scaled weights and C; refuses other ranks, shared intermediates, non-constant weights");
+ONNXTRIM_REGISTER_RULE(
+    FuseMatmulBn, "fuse_matmul_bn",
+    "2-D MatMul/Gemm with constant weights + inference BatchNormalization over the output features -> "
+    "Gemm with scaled weights and C; refuses other ranks, shared intermediates, non-constant weights");
 
 }  // namespace onnxtrim::passes

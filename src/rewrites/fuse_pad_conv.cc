@@ -73,7 +73,8 @@ class FusePadConv final : public Rule<PadFit> {
     auto rank = static_cast<int64_t>(p->size() / 2);
     if (rank < 3) return refuse("the Pad has no spatial axes");
     auto r = static_cast<size_t>(rank);
-    if ((*p)[0] != 0 || (*p)[1] != 0 || (*p)[r] != 0 || (*p)[r + 1] != 0) return refuse("the Pad pads the batch or channel axis");
+    if ((*p)[0] != 0 || (*p)[1] != 0 || (*p)[r] != 0 || (*p)[r + 1] != 0)
+      return refuse("the Pad pads the batch or channel axis");
     if (n.attr_string("auto_pad", "NOTSET") != "NOTSET") return refuse("the op has an auto_pad");
     size_t nsp = r - 2;
     std::vector<int64_t> pads = n.attr_ints("pads");
@@ -87,15 +88,18 @@ class FusePadConv final : public Rule<PadFit> {
     }
     bool set_include_pad = false;
     if (n.op_type != "Conv") {
-      if (!pool_ok(n, pads, nsp, opset)) return refuse("the pool has ceil_mode, dilations, or pads that reach its kernel");
+      if (!pool_ok(n, pads, nsp, opset))
+        return refuse("the pool has ceil_mode, dilations, or pads that reach its kernel");
       if (n.op_type == "AveragePool" && n.attr_int("count_include_pad", 0) == 0) {
         if (pool_had_pads || opset < 7) return refuse("the AveragePool excludes its own padding from the count");
         set_include_pad = true;
       }
       if (n.op_type == "MaxPool") {
         const ir::Node* src = pad->input(0)->producer();
-        if (!src || src->op_type != "Relu" || !src->is_default_domain()) return refuse("the MaxPool's input is not a Relu's");
-        if (n.output(1) && (n.output(1)->has_uses() || n.output(1)->is_graph_output())) return refuse("the MaxPool's Indices are used");
+        if (!src || src->op_type != "Relu" || !src->is_default_domain())
+          return refuse("the MaxPool's input is not a Relu's");
+        if (n.output(1) && (n.output(1)->has_uses() || n.output(1)->is_graph_output()))
+          return refuse("the MaxPool's Indices are used");
       }
     }
     return PadFit{pad, std::move(pads), set_include_pad};
@@ -124,8 +128,9 @@ class FusePadConv final : public Rule<PadFit> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FusePadConv, "fuse_pad_conv",
-                       "constant zero Pad on spatial axes before Conv/AveragePool (count_include_pad respected)/MaxPool "
-                       "(after Relu only) -> the op's pads; refuses other modes and values, auto_pad, pads >= kernel for pools");
+ONNXTRIM_REGISTER_RULE(
+    FusePadConv, "fuse_pad_conv",
+    "constant zero Pad on spatial axes before Conv/AveragePool (count_include_pad respected)/MaxPool "
+    "(after Relu only) -> the op's pads; refuses other modes and values, auto_pad, pads >= kernel for pools");
 
 }  // namespace onnxtrim::passes

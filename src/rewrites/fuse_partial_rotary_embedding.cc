@@ -39,7 +39,8 @@ class FusePartialRotaryEmbedding final : public Rule<Partial> {
       return refuse("the RotaryEmbedding is partial already, or 3D");
     const ir::Node* lo = private_producer(rope->input(0), "Slice", rope);
     const ir::Node* hi = private_producer(n.input(1), "Slice", &n);
-    if (!lo || !hi || lo->input(0) != hi->input(0)) return refuse("the inputs are not two Slices of one x, each read once");
+    if (!lo || !hi || lo->input(0) != hi->input(0))
+      return refuse("the inputs are not two Slices of one x, each read once");
     const ShapeInference* si = ctx.facts();
     if (!si) return refuse("shape inference fails on the model");
     const ops::TypeInfo* fx = si->facts(lo->input(0));

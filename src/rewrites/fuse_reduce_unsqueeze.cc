@@ -19,8 +19,8 @@ namespace onnxtrim::passes {
 namespace {
 
 bool reduce_op(const ir::Node* n) {
-  static const char* kOps[] = {"ReduceSum", "ReduceMean",   "ReduceMax",    "ReduceMin",       "ReduceProd",
-                               "ReduceL1",  "ReduceL2",     "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
+  static const char* kOps[] = {"ReduceSum", "ReduceMean", "ReduceMax",    "ReduceMin",       "ReduceProd",
+                               "ReduceL1",  "ReduceL2",   "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
   if (!n || !n->is_default_domain()) return false;
   for (const char* op : kOps)
     if (n->op_type == op) return true;
@@ -83,7 +83,8 @@ class FuseReduceUnsqueeze final : public Rule<ReduceUnsqueeze> {
     if (!reduced) return refuse("the reduction's axes are not constant, repeated or out of range");
     if (reduced->empty()) {
       if (present && !reduce_input) return refuse("an empty axes attribute");
-      if (reduce_input && reduce->attr_int("noop_with_empty_axes", 0) != 0) return refuse("no axes with noop_with_empty_axes");
+      if (reduce_input && reduce->attr_int("noop_with_empty_axes", 0) != 0)
+        return refuse("no axes with noop_with_empty_axes");
       for (int64_t k = 0; k < rank; ++k) reduced->push_back(k);  // every axis
     }
     if (reduced->empty()) return refuse("nothing is reduced");
@@ -93,7 +94,8 @@ class FuseReduceUnsqueeze final : public Rule<ReduceUnsqueeze> {
     auto inserted = axes_of(n, opset >= 13, rank, &u_present);
     if (!inserted || !u_present) return refuse("the Unsqueeze's axes are not constant, repeated or out of range");
     if (*inserted != *reduced) return refuse("the Unsqueeze does not put back exactly the reduced axes");
-    if (!ir::Rewriter::can_replace(n.output(0), reduce->output(0))) return refuse("the Unsqueeze's output name cannot be kept");
+    if (!ir::Rewriter::can_replace(n.output(0), reduce->output(0)))
+      return refuse("the Unsqueeze's output name cannot be kept");
     return ReduceUnsqueeze{reduce};
   }
 

@@ -38,12 +38,14 @@ class FuseReluClip final : public Rule<ReluClip> {
     const bool clip_outer = n.op_type == "Clip";
     ir::Value* y = n.input(0);
     ir::Node* inner = y ? y->producer() : nullptr;
-    if (!is_op(inner, clip_outer ? "Relu" : "Clip")) return refuse(clip_outer ? "its input is not a Relu" : "its input is not a Clip");
+    if (!is_op(inner, clip_outer ? "Relu" : "Clip"))
+      return refuse(clip_outer ? "its input is not a Relu" : "its input is not a Clip");
     if (!read_only_by(y, &n)) return refuse("the " + inner->op_type + " has other readers or is a graph output");
     const ir::Node& clip = clip_outer ? n : *inner;
     if (!bounds_ok(clip, opset)) return refuse("a Clip bound is not a constant scalar");
     if (!signed_type(inner->input(0))) return refuse("the element type is not float or signed");
-    if (!clip_outer && !ir::Rewriter::can_replace(n.output(0), y)) return refuse("the Relu's output name cannot be kept");
+    if (!clip_outer && !ir::Rewriter::can_replace(n.output(0), y))
+      return refuse("the Relu's output name cannot be kept");
     return ReluClip{inner};
   }
 
@@ -53,7 +55,9 @@ class FuseReluClip final : public Rule<ReluClip> {
   }
 
  private:
-  static bool bounds_ok(const ir::Node& clip, int64_t opset) { return opset < 11 || (bound_ok(clip, 1) && bound_ok(clip, 2)); }
+  static bool bounds_ok(const ir::Node& clip, int64_t opset) {
+    return opset < 11 || (bound_ok(clip, 1) && bound_ok(clip, 2));
+  }
 
   // Relu takes float and signed integer types; the new zero bound needs the type.
   static bool signed_type(const ir::Value* x) {

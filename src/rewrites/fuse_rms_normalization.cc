@@ -77,7 +77,8 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
   }
 
   void apply(ir::Node& n, RmsNorm& m, RuleContext& ctx, ir::Rewriter& rw) override {
-    ir::Node* norm = rw.insert_node(ctx.graph(), &n, "RMSNormalization", {m.x, m.scale}, 1, n.output(0)->name() + "_rms");
+    ir::Node* norm =
+        rw.insert_node(ctx.graph(), &n, "RMSNormalization", {m.x, m.scale}, 1, n.output(0)->name() + "_rms");
     rw.set_attribute(norm, ir::Attribute::make_int("axis", m.axis));
     rw.set_attribute(norm, ir::Attribute::make_float("epsilon", m.epsilon));
     rw.set_type(norm->output(0), n.output(0)->type);
@@ -87,9 +88,10 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
 
  private:
   // v = x / Sqrt(ReduceMean(x^2) + eps), each step read only by the next; fills m.x, axis, epsilon.
-  static bool normalized(const ir::Value* v, const ir::Node* by, const ShapeInference& si, RmsNorm& m, std::string* why) {
-    const ir::Value* s = nullptr;       // Sqrt(mean + eps), or mean + eps itself for Pow(.., -0.5)
-    const ir::Node* at = nullptr;       // the node reading s
+  static bool normalized(const ir::Value* v, const ir::Node* by, const ShapeInference& si, RmsNorm& m,
+                         std::string* why) {
+    const ir::Value* s = nullptr;  // Sqrt(mean + eps), or mean + eps itself for Pow(.., -0.5)
+    const ir::Node* at = nullptr;  // the node reading s
     bool pow_form = false;
     if (const ir::Node* div = private_producer(v, "Div", by)) {
       m.x = div->input(0);
@@ -117,8 +119,9 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
       return false;
     }
     // x - ReduceMean(x): the centered value of a LayerNorm, which fuse_layer_normalization takes.
-    if (const ir::Node* sub = m.x->producer(); is_op(sub, "Sub") && is_op(sub->input(1) ? sub->input(1)->producer() : nullptr, "ReduceMean") &&
-                                               sub->input(1)->producer()->input(0) == sub->input(0)) {
+    if (const ir::Node* sub = m.x->producer();
+        is_op(sub, "Sub") && is_op(sub->input(1) ? sub->input(1)->producer() : nullptr, "ReduceMean") &&
+        sub->input(1)->producer()->input(0) == sub->input(0)) {
       *why = "x is x' - ReduceMean(x'): a LayerNorm (fuse_layer_normalization)";
       return false;
     }
@@ -175,7 +178,8 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
     if (!axis) return false;
     m.axis = *axis;
     const ir::Value* sq = mean.input(0);
-    if (const ir::Node* p = private_producer(sq, "Pow", &mean); p && p->input(0) == x && scalar_is(p->input(1), 2.0, rank))
+    if (const ir::Node* p = private_producer(sq, "Pow", &mean);
+        p && p->input(0) == x && scalar_is(p->input(1), 2.0, rank))
       return true;
     if (const ir::Node* p = private_producer(sq, "Mul", &mean); p && p->input(0) == x && p->input(1) == x) return true;
     *why = "the ReduceMean does not read x^2 (Pow(x, 2) or x * x) read only by it";
@@ -221,9 +225,10 @@ class FuseRmsNormalization final : public Rule<RmsNorm> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseRmsNormalization, "fuse_rms_normalization",
-                       "w * x / Sqrt(ReduceMean(x^2, last axes) + eps) (Div, Reciprocal or Pow -0.5 forms) becomes "
-                       "RMSNormalization (opset >= 23), also HF's float16 form between Casts to float and back; refuses "
-                       "other axes, keepdims 0, scales that broadcast, shared intermediates");
+ONNXTRIM_REGISTER_RULE(
+    FuseRmsNormalization, "fuse_rms_normalization",
+    "w * x / Sqrt(ReduceMean(x^2, last axes) + eps) (Div, Reciprocal or Pow -0.5 forms) becomes "
+    "RMSNormalization (opset >= 23), also HF's float16 form between Casts to float and back; refuses "
+    "other axes, keepdims 0, scales that broadcast, shared intermediates");
 
 }  // namespace onnxtrim::passes

@@ -3,7 +3,8 @@
 //   -> RotaryEmbedding(x, cos_table[:, :h], sin_table[:, :h], position_ids)
 // x * cos + rotate_every_two(x) * sin,
 //   rotate_every_two(x) = Reshape(Concat(Unsqueeze(-odd(x), -1), Unsqueeze(even(x), -1), axis -1), shape of x),
-//   even(x) = x[.., 0::2] and odd(x) = x[.., 1::2], as Slices of step 2 or as Gather(Reshape(x, [.., h, 2]), 0 | 1, axis -1)
+//   even(x) = x[.., 0::2] and odd(x) = x[.., 1::2], as Slices of step 2 or as Gather(Reshape(x, [.., h, 2]), 0 | 1,
+//   axis -1)
 //   -> RotaryEmbedding(x, cos_table[:, 0::2], sin_table[:, 0::2], position_ids; interleaved = 1)
 // HF's apply_rotary_pos_emb (Llama, Mistral, Qwen, ...) as torch exports it, on q or k in the
 // BNSH layout [B, H, S, D] that RotaryEmbedding-23 takes as it is (4D, the whole head rotated).
@@ -121,8 +122,8 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
 
   // rot = Reshape(Concat(Unsqueeze(Neg(odd), -1), Unsqueeze(even, -1), axis -1)) of x's shape,
   // each read only by the next; odd and even pick x's elements 1::2 and 0::2 of the last axis.
-  static bool rotate_every_two_of(const ir::Value* rot, const ir::Node* by, const ir::Value* x, const ShapeInference& si,
-                                  int64_t opset) {
+  static bool rotate_every_two_of(const ir::Value* rot, const ir::Node* by, const ir::Value* x,
+                                  const ShapeInference& si, int64_t opset) {
     const ops::TypeInfo* fx = si.facts(x);
     if (!fx || fx->rank() != 4) return false;
     const SymShape& xs = *fx->shape;
@@ -144,7 +145,8 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
       if (axes != std::vector<int64_t>{-1} && axes != std::vector<int64_t>{4}) return false;
     }
     const ir::Node* neg = private_producer(u_odd->input(0), "Neg", u_odd);
-    return neg && picks(neg->input(0), neg, x, 1, *d, si, opset) && picks(u_even->input(0), u_even, x, 0, *d, si, opset);
+    return neg && picks(neg->input(0), neg, x, 1, *d, si, opset) &&
+           picks(u_even->input(0), u_even, x, 0, *d, si, opset);
   }
 
   // v is x[.., k::2] of the last axis (of size d), read only by `by`: a Slice of x from k (or
@@ -207,7 +209,8 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
     const ops::TypeInfo* fp = si.facts(m.positions);
     const SymShape& xs = *fx->shape;
     const int64_t d = *xs[3].constant_value();
-    if (!fp || fp->elem != ir::DataType::kInt64 || fp->rank() != 2 || (*fp->shape)[0] != xs[0] || (*fp->shape)[1] != xs[2]) {
+    if (!fp || fp->elem != ir::DataType::kInt64 || fp->rank() != 2 || (*fp->shape)[0] != xs[0] ||
+        (*fp->shape)[1] != xs[2]) {
       *why = "the position ids are not int64 [B, S] of x's batch and length";
       return false;
     }
@@ -261,9 +264,10 @@ class FuseRotaryEmbedding final : public Rule<Rotary> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseRotaryEmbedding, "fuse_rotary_embedding",
-                       "x * cos + rotate_half(x) * sin with HF's cos/sin tables gathered by position ids becomes "
-                       "RotaryEmbedding (opset >= 23; off for --target wasm), and the interleaved rotate_every_two with "
-                       "repeat_interleave'd tables (interleaved 1); refuses tables whose halves (pairs) differ");
+ONNXTRIM_REGISTER_RULE(
+    FuseRotaryEmbedding, "fuse_rotary_embedding",
+    "x * cos + rotate_half(x) * sin with HF's cos/sin tables gathered by position ids becomes "
+    "RotaryEmbedding (opset >= 23; off for --target wasm), and the interleaved rotate_every_two with "
+    "repeat_interleave'd tables (interleaved 1); refuses tables whose halves (pairs) differ");
 
 }  // namespace onnxtrim::passes

@@ -47,8 +47,9 @@ class FuseTransposeGemm final : public Rule<GemmTransposes> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(FuseTransposeGemm, "fuse_transpose_gemm",
-                       "Transpose (perm [1,0]) of a Gemm input A or B -> the transA/transB toggle; refuses shared or graph-output "
-                       "transposes");
+ONNXTRIM_REGISTER_RULE(
+    FuseTransposeGemm, "fuse_transpose_gemm",
+    "Transpose (perm [1,0]) of a Gemm input A or B -> the transA/transB toggle; refuses shared or graph-output "
+    "transposes");
 
 }  // namespace onnxtrim::passes

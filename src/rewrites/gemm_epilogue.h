@@ -1,5 +1,6 @@
 // Shared by fuse_gemm_bias and fuse_gemm_mul: a Gemm whose output may absorb an elementwise
-// constant (gemm_operand: the match both start from), and reading a constant as a [rows, cols] matrix broadcast against its [M, N] output.
+// constant (gemm_operand: the match both start from), and reading a constant as a [rows, cols] matrix broadcast against
+// its [M, N] output.
 #pragma once
 
 #include <optional>

@@ -46,7 +46,9 @@ class InlineConstantIf final : public Rule<TakenBranch> {
     return TakenBranch{&b};
   }
 
-  void apply(ir::Node& n, TakenBranch& t, RuleContext& ctx, ir::Rewriter& rw) override { inline_branch(n, *t.branch, ctx.graph(), rw); }
+  void apply(ir::Node& n, TakenBranch& t, RuleContext& ctx, ir::Rewriter& rw) override {
+    inline_branch(n, *t.branch, ctx.graph(), rw);
+  }
 
  private:
   static void inline_branch(ir::Node& n, const ir::Graph& branch, ir::Graph& g, ir::Rewriter& rw) {
@@ -64,6 +66,7 @@ class InlineConstantIf final : public Rule<TakenBranch> {
 }  // namespace
 
 ONNXTRIM_REGISTER_RULE(InlineConstantIf, "inline_constant_if",
-                       "an If whose condition is constant becomes the taken branch, inlined with fresh names; refuses non-constant conditions");
+                       "an If whose condition is constant becomes the taken branch, inlined with fresh names; refuses "
+                       "non-constant conditions");
 
 }  // namespace onnxtrim::passes

@@ -79,7 +79,8 @@ class RebuildShapeValues final : public Pass {
   }
 
  private:
-  static void try_rebuild(ir::Node& n, const ShapeInference& si, const std::unordered_map<std::string, ir::Value*>& whole,
+  static void try_rebuild(ir::Node& n, const ShapeInference& si,
+                          const std::unordered_map<std::string, ir::Value*>& whole,
                           const std::unordered_map<std::string, ir::Value*>& single, ir::Graph& g, ir::Rewriter& rw) {
     ir::Value* v = n.output(0);
     if (n.op_type == "Constant" || v->is_graph_output()) return;
@@ -93,7 +94,8 @@ class RebuildShapeValues final : public Pass {
     // Nodes that go with n: n and the producers only it (transitively) reads.
     int freed = dying_nodes(n);
     if (auto it = whole.find(prefix + key_of(*es)); it != whole.end()) {
-      if (rw.replace_all_uses_with(v, it->second)) rw.erase_node(&n);  // its producers: eliminate_dead_nodes (the maps hold their values)
+      if (rw.replace_all_uses_with(v, it->second))
+        rw.erase_node(&n);  // its producers: eliminate_dead_nodes (the maps hold their values)
       return;
     }
     if (n.op_type == "Concat" || freed < 2) return;  // one Concat would not make it smaller
@@ -132,7 +134,8 @@ class RebuildShapeValues final : public Pass {
     ir::Node* cat = rw.insert_node(g, &n, "Concat", pieces, 1, v->name() + "_rebuilt");
     rw.set_attribute(cat, ir::Attribute::make_int("axis", 0));
     rw.set_type(cat->output(0), v->type);
-    if (rw.replace_all_uses_with(v, cat->output(0))) rw.erase_node(&n);  // its producers: eliminate_dead_nodes (the maps hold their values)
+    if (rw.replace_all_uses_with(v, cat->output(0)))
+      rw.erase_node(&n);  // its producers: eliminate_dead_nodes (the maps hold their values)
     else rw.erase_node(cat);
   }
 
@@ -164,8 +167,9 @@ class RebuildShapeValues final : public Pass {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_PASS(RebuildShapeValues, "rebuild_shape_values",
-                       "a small integer vector whose elements are known (symbolic dims and constants) becomes an earlier "
-                       "value holding them, or one Concat of such values and constants, when that removes nodes");
+ONNXTRIM_REGISTER_PASS(
+    RebuildShapeValues, "rebuild_shape_values",
+    "a small integer vector whose elements are known (symbolic dims and constants) becomes an earlier "
+    "value holding them, or one Concat of such values and constants, when that removes nodes");
 
 }  // namespace onnxtrim::passes

@@ -17,8 +17,8 @@ std::optional<int64_t> trailing_reduce_axis(const ir::Node& reduce, int64_t opse
   const ir::Value* input = reduce.num_inputs() > 1 ? reduce.input(1) : nullptr;
   const ir::Attribute* attr = reduce.attr("axes");
   if (as_input ? attr != nullptr : input != nullptr) {
-    *why = std::string("the ReduceMean has axes as ") + (as_input ? "an attribute" : "an input") + ", not valid at opset " +
-           std::to_string(opset);
+    *why = std::string("the ReduceMean has axes as ") + (as_input ? "an attribute" : "an input") +
+           ", not valid at opset " + std::to_string(opset);
     return std::nullopt;
   }
   std::vector<int64_t> axes;

@@ -57,14 +57,16 @@ class SimplifyShapeChains final : public Rule<ShapeChain> {
     const ops::TypeInfo* fs = si.facts(s);
     const ops::TypeInfo* fy = si.facts(n.output(0));
     if (!fx || !fx->shape) return refuse("the input's shape is not known");
-    if (!fs || !fs->values || !fs->shape || fs->shape->size() != 1) return refuse("the target's elements are not known");
+    if (!fs || !fs->values || !fs->shape || fs->shape->size() != 1)
+      return refuse("the target's elements are not known");
     if (!fy || !fy->shape) return refuse("the output's shape is not known");
     const auto& in = *fx->shape;
     const auto& out = *fy->shape;  // resolved output dims
     if (out.size() != fs->values->size()) return refuse("the output's rank is not the target's length");
     // Output equals input: the Reshape does nothing.
     if (in == out) {
-      if (!ir::Rewriter::can_replace(n.output(0), x)) return refuse("it does nothing, but its output name cannot be kept");
+      if (!ir::Rewriter::can_replace(n.output(0), x))
+        return refuse("it does nothing, but its output name cannot be kept");
       return ShapeChain{true, {}};
     }
     if (s->is_initializer() || (s->producer() && s->producer()->op_type == "Constant"))
@@ -105,15 +107,17 @@ class SimplifyShapeChains final : public Rule<ShapeChain> {
       if (want[k] == in[off + k]) continue;
       return refuse("element " + std::to_string(k) + " of the shape is neither 1 nor the input's dim");
     }
-    if (!ir::Rewriter::can_replace(n.output(0), x)) return refuse("it does nothing, but its output name cannot be kept");
+    if (!ir::Rewriter::can_replace(n.output(0), x))
+      return refuse("it does nothing, but its output name cannot be kept");
     return ShapeChain{true, {}};
   }
 };
 
 }  // namespace
 
-ONNXTRIM_REGISTER_RULE(SimplifyShapeChains, "simplify_shape_chains",
-                       "Shape->Gather->Unsqueeze->Concat->Reshape chains become a constant shape with 0/-1 (the model stays dynamic); "
-                       "no-op Reshape/Expand removed; refuses when more than one dim is unknown");
+ONNXTRIM_REGISTER_RULE(
+    SimplifyShapeChains, "simplify_shape_chains",
+    "Shape->Gather->Unsqueeze->Concat->Reshape chains become a constant shape with 0/-1 (the model stays dynamic); "
+    "no-op Reshape/Expand removed; refuses when more than one dim is unknown");
 
 }  // namespace onnxtrim::passes

@@ -33,7 +33,8 @@ std::optional<std::map<int64_t, AxisWindow>> slice_windows(const ir::Node& n, in
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) return std::nullopt;
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return std::nullopt;
   std::map<int64_t, AxisWindow> out;
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t a = axes[i];

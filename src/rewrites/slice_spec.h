@@ -36,8 +36,6 @@ std::optional<std::pair<int64_t, int64_t>> last_axis_window(const ir::Node& slic
 std::optional<int64_t> known_dim(const ir::Value* v, int64_t a);
 
 // end reaches the end of any axis (INT64_MAX, or INT32_MAX that exporters use with int32 indices).
-inline bool is_open_end(int64_t end) {
-  return end >= std::numeric_limits<int32_t>::max();
-}
+inline bool is_open_end(int64_t end) { return end >= std::numeric_limits<int32_t>::max(); }
 
 }  // namespace onnxtrim::passes

@@ -9,7 +9,7 @@
 namespace onnxtrim::passes {
 
 struct Splat {
-  ir::Tensor value;                 // one element, rank 0, the splat's element type
+  ir::Tensor value;                     // one element, rank 0, the splat's element type
   const ir::Node* generator = nullptr;  // the node making it (nullptr for a stored constant)
 };
 

@@ -18,9 +18,7 @@ std::string dims_text(const std::vector<int64_t>& dims) {
 }
 }  // namespace
 
-uint64_t physical_memory_bytes() {
-  return platform::physical_memory();
-}
+uint64_t physical_memory_bytes() { return platform::physical_memory(); }
 
 std::string human_bytes(double b) {
   const char* units[] = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
@@ -69,7 +67,8 @@ void check_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const s
   if (numel < 0) fail(what + " has more elements than can be counted");
   if (bytes > cap)
     fail(what + " would take " + human_bytes(static_cast<double>(bytes)) + ", more than the " +
-         human_bytes(static_cast<double>(cap)) + (bounded_scope ? " one tensor may take here" : " of memory this machine has"));
+         human_bytes(static_cast<double>(cap)) +
+         (bounded_scope ? " one tensor may take here" : " of memory this machine has"));
 }
 
 void charge_tensor(int64_t numel, uint64_t bytes, std::string_view dtype, const std::vector<int64_t>& dims) {

@@ -48,10 +48,10 @@ void* map_file_shared(int fd, off_t off, size_t len);
 // BLAS: single-precision and double-precision GEMM, row-major (cblas_sgemm/cblas_dgemm's
 // meaning), or nullptr where there is none (wasm: src/ops/nn/gemm_kernel.h stands in).
 // Natively OpenBLAS, loaded on first use.
-using SgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda,
-                         const float* b, int ldb, float beta, float* c, int ldc);
-using DgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda,
-                         const double* b, int ldb, double beta, double* c, int ldc);
+using SgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                         int ldb, float beta, float* c, int ldc);
+using DgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+                         int ldb, double beta, double* c, int ldc);
 struct Blas {
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;

@@ -13,13 +13,13 @@ namespace onnxtrim {
 
 enum class ErrorCode {
   kOk = 0,
-  kUsage,          // bad command line
-  kIo,             // missing file, unreadable, unwritable
-  kParse,          // not ONNX, truncated or corrupt protobuf
-  kInvalidModel,   // undefined value, cycle, bad attribute, missing external data
-  kUnsupported,    // an op the evaluator lacks, custom domain
-  kMismatch,       // verification found different numbers
-  kInterrupted,    // cancelled by the caller (support/cancel.h)
+  kUsage,         // bad command line
+  kIo,            // missing file, unreadable, unwritable
+  kParse,         // not ONNX, truncated or corrupt protobuf
+  kInvalidModel,  // undefined value, cycle, bad attribute, missing external data
+  kUnsupported,   // an op the evaluator lacks, custom domain
+  kMismatch,      // verification found different numbers
+  kInterrupted,   // cancelled by the caller (support/cancel.h)
   kInternal,
 };
 
@@ -57,8 +57,8 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}   // NOLINT
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT
   bool is_ok() const { return v_.index() == 0; }
   explicit operator bool() const { return is_ok(); }
   T& value() & { return std::get<0>(v_); }
@@ -77,8 +77,8 @@ inline Status make_error(ErrorCode code, std::string detail) { return Status(cod
 
 }  // namespace onnxtrim
 
-#define OT_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    ::onnxtrim::Status _st = (expr);      \
-    if (!_st.is_ok()) return _st;         \
+#define OT_RETURN_IF_ERROR(expr)     \
+  do {                               \
+    ::onnxtrim::Status _st = (expr); \
+    if (!_st.is_ok()) return _st;    \
   } while (0)

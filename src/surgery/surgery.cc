@@ -182,8 +182,7 @@ Status cut(ir::Model& m, const Request& r, Plan& plan) {
       if (reached_inputs.count(v) || (v->is_initializer() && (v->has_uses() || v->is_graph_output())) ||
           v->is_graph_output())
         inputs.push_back(v);
-      else
-        dropped.push_back(v->name());
+      else dropped.push_back(v->name());
     }
   }
   g.set_inputs(inputs);
@@ -367,16 +366,15 @@ Status free_batch(ir::Model& m, int64_t b, const std::string& sym, const std::st
       break;
     }
   if (!culprit.empty())
-    return usage("--" + option + ": cannot free the batch dim (" + std::to_string(b) + ") that the export fixed: " +
-                 culprit);
+    return usage("--" + option + ": cannot free the batch dim (" + std::to_string(b) +
+                 ") that the export fixed: " + culprit);
   for (ir::Value* o : g.outputs())
     if (o->type.is_tensor() && o->type.rank() >= 1 && !o->is_graph_input()) o->type.dims[0] = ir::Dim::symbol(sym);
   plan.old_batch = b;
   plan.batch_symbol = sym;
-  plan.notes.push_back("batch: the fixed batch " + std::to_string(b) + " of " + join(plan.batched_inputs) +
-                       " freed as '" + sym + "'" +
-                       (rewritten ? "; " + std::to_string(rewritten) + " Reshape target shapes now copy the batch (0)"
-                                  : std::string()));
+  plan.notes.push_back(
+      "batch: the fixed batch " + std::to_string(b) + " of " + join(plan.batched_inputs) + " freed as '" + sym + "'" +
+      (rewritten ? "; " + std::to_string(rewritten) + " Reshape target shapes now copy the batch (0)" : std::string()));
   return Status::ok();
 }
 
@@ -405,8 +403,7 @@ Status batch(ir::Model& m, const Request& r, Plan& plan) {
     fixed_from = v->name();
   }
   if (!any) return usage("--" + option + ": the model has no graph input of known rank >= 1");
-  if (!fixed && r.batch_dynamic)
-    plan.notes.push_back("batch: no graph input has a fixed leading dim; nothing to free");
+  if (!fixed && r.batch_dynamic) plan.notes.push_back("batch: no graph input has a fixed leading dim; nothing to free");
   if (fixed) {
     std::string sym = "batch";
     for (int i = 1; params.count(sym); ++i) sym = "batch_" + std::to_string(i);
@@ -489,7 +486,8 @@ Status apply(ir::Model& m, const Request& r, Plan* plan) {
                        std::string all;
                        for (const auto& o : outs) all += (all.empty() ? "" : ", ") + o;
                        return all;
-                     }() + ")");
+                     }() +
+                     ")");
       outs.erase(it);
     }
     if (outs.empty()) return usage("--unused-output: every output would be removed; at least one must stay");

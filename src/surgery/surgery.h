@@ -18,18 +18,18 @@
 namespace onnxtrim::surgery {
 
 struct Request {
-  std::vector<std::string> inputs;    // --inputs: the graph inputs of the result (empty: unchanged)
-  std::vector<std::string> outputs;   // --outputs: the graph outputs of the result (empty: unchanged)
+  std::vector<std::string> inputs;          // --inputs: the graph inputs of the result (empty: unchanged)
+  std::vector<std::string> outputs;         // --outputs: the graph outputs of the result (empty: unchanged)
   std::vector<std::string> remove_outputs;  // --unused-output a b (onnxsim): outputs dropped (the others kept)
-  std::vector<std::string> add_outputs;  // --add-outputs a,b
-  bool add_all_outputs = false;          // --add-outputs all
+  std::vector<std::string> add_outputs;     // --add-outputs a,b
+  bool add_all_outputs = false;             // --add-outputs all
   std::vector<std::pair<std::string, std::string>> rename;  // --rename old=new
-  std::optional<int64_t> batch;       // --batch N
-  bool batch_dynamic = false;         // --batch dynamic
+  std::optional<int64_t> batch;                             // --batch N
+  bool batch_dynamic = false;                               // --batch dynamic
 
   bool empty() const {
-    return inputs.empty() && outputs.empty() && remove_outputs.empty() && add_outputs.empty() && !add_all_outputs && rename.empty() &&
-           !batch && !batch_dynamic;
+    return inputs.empty() && outputs.empty() && remove_outputs.empty() && add_outputs.empty() && !add_all_outputs &&
+           rename.empty() && !batch && !batch_dynamic;
   }
 };
 
@@ -48,7 +48,7 @@ struct Plan {
   int64_t old_batch = 0;
   std::optional<int64_t> new_batch;  // --batch N after freeing; nullopt for dynamic
   std::vector<std::string> batched_inputs;
-  std::string batch_symbol;          // the name of the freed dim
+  std::string batch_symbol;  // the name of the freed dim
   // What was done, for the report (one line each).
   std::vector<std::string> notes;
 };

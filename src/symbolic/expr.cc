@@ -100,7 +100,8 @@ Atom make_atom(AtomKind kind, std::string name, Expr a, Expr b) {
     case AtomKind::kMin: n->key = "mn(" + a.impl().key + "," + b.impl().key + ")"; break;
     case AtomKind::kMax: n->key = "mx(" + a.impl().key + "," + b.impl().key + ")"; break;
   }
-  if (kind != AtomKind::kSymbol && kind != AtomKind::kFresh && kind != AtomKind::kUnknown) n->size = 1 + a.size() + b.size();
+  if (kind != AtomKind::kSymbol && kind != AtomKind::kFresh && kind != AtomKind::kUnknown)
+    n->size = 1 + a.size() + b.size();
   n->a = std::move(a);
   n->b = std::move(b);
   return n;
@@ -227,7 +228,8 @@ bool Expr::is_symbol() const {
 }
 
 bool Expr::is_fresh() const {
-  return is_symbol() && (p_->terms[0].atoms[0]->kind == AtomKind::kFresh || p_->terms[0].atoms[0]->kind == AtomKind::kUnknown);
+  return is_symbol() &&
+         (p_->terms[0].atoms[0]->kind == AtomKind::kFresh || p_->terms[0].atoms[0]->kind == AtomKind::kUnknown);
 }
 
 size_t Expr::size() const { return p_->size; }
@@ -240,9 +242,7 @@ void collect_symbols(const Expr& e, std::vector<std::string>* out, bool* fresh) 
         case AtomKind::kSymbol: out->push_back(a->name); break;
         case AtomKind::kFresh:
         case AtomKind::kUnknown: *fresh = true; break;
-        default:
-          collect_symbols(a->a, out, fresh);
-          collect_symbols(a->b, out, fresh);
+        default: collect_symbols(a->a, out, fresh); collect_symbols(a->b, out, fresh);
       }
     }
 }
@@ -670,12 +670,12 @@ class Parser {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.'))
+      while (pos_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.'))
         ++pos_;
       std::string name(s_.substr(start, pos_ - start));
       skip();
-      if (pos_ < s_.size() && s_[pos_] == '(' &&
-          (name == "floor" || name == "mod" || name == "min" || name == "max")) {
+      if (pos_ < s_.size() && s_[pos_] == '(' && (name == "floor" || name == "mod" || name == "min" || name == "max")) {
         eat('(');
         auto a = sum();
         if (!a) return std::nullopt;

@@ -31,8 +31,8 @@ class Expr {
 
   bool is_constant() const;
   std::optional<int64_t> constant_value() const;
-  bool is_symbol() const;        // a single named symbol
-  bool is_fresh() const;         // a symbol made by fresh()
+  bool is_symbol() const;  // a single named symbol
+  bool is_fresh() const;   // a symbol made by fresh()
   // Number of nodes of the expression (what the cap limits).
   size_t size() const;
   // The names of the symbols the expression mentions (each once, sorted); *has_fresh is set

@@ -42,9 +42,9 @@ struct Chain {
   ir::Node* r1;
   ir::Node* tr;
   ir::Node* r2;
-  ops::SymShape shape;       // Reshape1's output dims
+  ops::SymShape shape;  // Reshape1's output dims
   std::vector<int64_t> perm;
-  ops::SymShape out2;        // Reshape2's output dims
+  ops::SymShape out2;  // Reshape2's output dims
 };
 
 // Element-wise ops (their files say so): each output element depends only on the same element
@@ -231,8 +231,10 @@ class LegalizeCoreml final : public Pass {
     for (size_t i = 0; i < steps.size(); ++i) {
       ir::Value* s = rw.add_initializer(g, ops::make_tensor<int64_t>({4}, steps[i].first),
                                         c.r1->output(0)->name() + "_step" + std::to_string(i) + "_shape");
-      ir::Node* r = rw.insert_node(g, c.r2, "Reshape", {cur, s}, 1, c.r1->output(0)->name() + "_step" + std::to_string(i));
-      ir::Node* t = rw.insert_node(g, c.r2, "Transpose", {r->output(0)}, 1, c.tr->output(0)->name() + "_step" + std::to_string(i));
+      ir::Node* r =
+          rw.insert_node(g, c.r2, "Reshape", {cur, s}, 1, c.r1->output(0)->name() + "_step" + std::to_string(i));
+      ir::Node* t = rw.insert_node(g, c.r2, "Transpose", {r->output(0)}, 1,
+                                   c.tr->output(0)->name() + "_step" + std::to_string(i));
       t->attributes.push_back(ir::Attribute::make_ints("perm", {0, 2, 1, 3}));
       cur = t->output(0);
     }
@@ -246,10 +248,11 @@ class LegalizeCoreml final : public Pass {
 }  // namespace
 
 static const bool onnxtrim_pass_registered_coreml = [] {
-  PassRegistry::instance().add({"legalize_coreml",
-                                "(--target coreml) Reshape->Transpose->Reshape through rank >= 6 rewritten with merged axes or "
-                                "rank-4 steps; warns about any value left above rank 5",
-                                false, [] { return std::unique_ptr<Pass>(new LegalizeCoreml()); }});
+  PassRegistry::instance().add(
+      {"legalize_coreml",
+       "(--target coreml) Reshape->Transpose->Reshape through rank >= 6 rewritten with merged axes or "
+       "rank-4 steps; warns about any value left above rank 5",
+       false, [] { return std::unique_ptr<Pass>(new LegalizeCoreml()); }});
   return true;
 }();
 

@@ -31,8 +31,8 @@ namespace {
 using symbolic::Expr;
 
 struct ReshapePair {
-  ir::Node* first;                 // Reshape(x, sA), of rank >= 6
-  std::vector<ir::Node*> shapes;   // Shape readers of its output, answered with sA
+  ir::Node* first;                             // Reshape(x, sA), of rank >= 6
+  std::vector<ir::Node*> shapes;               // Shape readers of its output, answered with sA
   std::optional<std::vector<int64_t>> target;  // a new constant target for the second, or keep sB
 };
 
@@ -45,8 +45,10 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
     if (n.num_inputs() < 2 || !n.input(0) || !n.input(1)) return refuse("the Reshape has no shape input");
     ir::Value* mid = n.input(0);
     ir::Node* first = mid->producer();
-    if (!is_op(first, "Reshape") || first->graph() != n.graph()) return refuse("its input is not a Reshape of the same graph");
-    if (first->num_inputs() < 2 || !first->input(0) || !first->input(1)) return refuse("the first Reshape has no shape input");
+    if (!is_op(first, "Reshape") || first->graph() != n.graph())
+      return refuse("its input is not a Reshape of the same graph");
+    if (first->num_inputs() < 2 || !first->input(0) || !first->input(1))
+      return refuse("the first Reshape has no shape input");
     if (mid->is_graph_output()) return refuse("the first Reshape's output is a graph output");
     const ShapeInference* si = ctx.facts();
     if (!si) return refuse("no facts");
@@ -66,7 +68,8 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
         ++self;
         continue;
       }
-      if (!answer_shape(*u.node, *first, *si)) return refuse("the intermediate has a reader other than a Shape answered by the first target");
+      if (!answer_shape(*u.node, *first, *si))
+        return refuse("the intermediate has a reader other than a Shape answered by the first target");
       fit.shapes.push_back(u.node);
     }
     if (self != 1) return refuse("the Reshape reads the intermediate more than once");
@@ -75,7 +78,8 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
     // the intermediate.
     if (!keeps_meaning(n, *fx->shape, *fm->shape, *si)) {
       fit.target = reshape_constant_target(*fy->shape);
-      if (!fit.target) return refuse("the target copies a dim of the intermediate and the result has more than one symbolic dim");
+      if (!fit.target)
+        return refuse("the target copies a dim of the intermediate and the result has more than one symbolic dim");
     }
     return fit;
   }
@@ -108,7 +112,8 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
 
   // Reshape(x, sB) computes what Reshape(mid, sB) does: every constant 0 of sB (a copy, without
   // allowzero) copies a dim x and the intermediate have alike. Unknown elements: refused.
-  static bool keeps_meaning(const ir::Node& n, const ops::SymShape& x, const ops::SymShape& mid, const ShapeInference& si) {
+  static bool keeps_meaning(const ir::Node& n, const ops::SymShape& x, const ops::SymShape& mid,
+                            const ShapeInference& si) {
     if (n.attr_int("allowzero", 0) != 0) return true;
     const ops::TypeInfo* fs = si.facts(n.input(1));
     if (!fs || !fs->values) return false;
@@ -123,9 +128,10 @@ class LegalizeCoremlReshapes final : public Rule<ReshapePair> {
 
 }  // namespace
 
-ONNXTRIM_REGISTER_TARGET_RULE(LegalizeCoremlReshapes, "legalize_coreml_reshapes",
-                              "(--target coreml) Reshape(Reshape(x) [rank >= 6]) [rank <= 5] becomes one Reshape, the "
-                              "target kept (dynamic) or from the known dims; Shapes of the rank-6 value answered by the "
-                              "first target; refuses other readers of it");
+ONNXTRIM_REGISTER_TARGET_RULE(
+    LegalizeCoremlReshapes, "legalize_coreml_reshapes",
+    "(--target coreml) Reshape(Reshape(x) [rank >= 6]) [rank <= 5] becomes one Reshape, the "
+    "target kept (dynamic) or from the known dims; Shapes of the rank-6 value answered by the "
+    "first target; refuses other readers of it");
 
 }  // namespace onnxtrim::passes

@@ -67,7 +67,8 @@ eval::Diff compare_shape_only(const ir::RuntimeValue& got, const ir::RuntimeValu
   }
   if (got.tensor.dtype() != want.tensor.dtype()) {
     d.ok = false;
-    d.why = "dtype " + std::string(ir::dtype_name(got.tensor.dtype())) + " != " + std::string(ir::dtype_name(want.tensor.dtype()));
+    d.why = "dtype " + std::string(ir::dtype_name(got.tensor.dtype())) +
+            " != " + std::string(ir::dtype_name(want.tensor.dtype()));
   } else if (got.tensor.dims() != want.tensor.dims()) {
     d.ok = false;
     d.why = "shape differs";
@@ -220,7 +221,8 @@ int main(int argc, char** argv) {
       if (!fs::exists(e.path() / "model.onnx")) continue;
       Case c{std::string(suite) + "/" + e.path().filename().string(), e.path() / "model.onnx", {}};
       for (const auto& d : fs::directory_iterator(e.path()))
-        if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0) c.data_sets.push_back(d.path());
+        if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0)
+          c.data_sets.push_back(d.path());
       std::sort(c.data_sets.begin(), c.data_sets.end());
       cases.push_back(std::move(c));
     }
@@ -268,7 +270,8 @@ int main(int argc, char** argv) {
         eval::Interpreter interp(*r.value());
         std::map<std::string, ir::RuntimeValue> feeds;
         std::string feed_err = light_feeds(*r.value(), &feeds);
-        auto out = feed_err.empty() ? interp.run(feeds) : Result<std::vector<ir::RuntimeValue>>(Status(ErrorCode::kInvalidModel, feed_err));
+        auto out = feed_err.empty() ? interp.run(feeds)
+                                    : Result<std::vector<ir::RuntimeValue>>(Status(ErrorCode::kInvalidModel, feed_err));
         if (!out) {
           o = {false, out.status().message()};
         } else {
@@ -290,7 +293,8 @@ int main(int argc, char** argv) {
       if (o.ok) ++by_shape;
     }
     if (it != manifest.end() && it->second.kind == "tol")
-      new_manifest.push_back(c.name + " tol " + std::to_string(rtol) + " " + std::to_string(atol) + " " + it->second.reason);
+      new_manifest.push_back(c.name + " tol " + std::to_string(rtol) + " " + std::to_string(atol) + " " +
+                             it->second.reason);
     if (!o.ok && it == manifest.end()) {
       std::string why = o.why.substr(0, 200);
       std::replace(why.begin(), why.end(), '\n', ' ');
@@ -317,16 +321,15 @@ int main(int argc, char** argv) {
     }
   }
   if (passed + failed == 0) {
-    std::fprintf(stderr, "%s: ran no test case (test data: '%s'%s)\n", infer ? "inference" : "conformance", data.c_str(),
-                 filter.empty() ? "" : (", filter '" + filter + "'").c_str());
+    std::fprintf(stderr, "%s: ran no test case (test data: '%s'%s)\n", infer ? "inference" : "conformance",
+                 data.c_str(), filter.empty() ? "" : (", filter '" + filter + "'").c_str());
     return 1;
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const auto& [s, n] : suite_total)
-    std::printf("  %-18s %4d/%4d pass\n", s.c_str(), suite_pass[s], n);
-  std::printf("%s: %d passed, %d failed, %d skipped (%d expected failures, %d unexpected, %d stale entries) in %.1f s\n",
-              infer ? "inference" : "conformance",
-              passed, failed, skipped, expected_fail, unexpected, stale, secs);
+  for (const auto& [s, n] : suite_total) std::printf("  %-18s %4d/%4d pass\n", s.c_str(), suite_pass[s], n);
+  std::printf(
+      "%s: %d passed, %d failed, %d skipped (%d expected failures, %d unexpected, %d stale entries) in %.1f s\n",
+      infer ? "inference" : "conformance", passed, failed, skipped, expected_fail, unexpected, stale, secs);
   if (by_shape) std::printf("  of the passed, %d random-op tests were compared by dtype and shape only\n", by_shape);
   if (!write_manifest.empty()) {
     std::ofstream f(write_manifest);

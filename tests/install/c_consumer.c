@@ -53,11 +53,12 @@ int main(int argc, char** argv) {
   if (rc != 3 || !error || !strstr(error, "/nonexistent/model.onnx")) return fail("a missing file was not exit code 3");
   onnxtrim_free(error);
   onnxtrim_options* exact = onnxtrim_options_new();
-  if (onnxtrim_options_set(exact, "rtol", "0") != 0 || onnxtrim_options_set(exact, "atol", "0") != 0) return fail("rtol");
+  if (onnxtrim_options_set(exact, "rtol", "0") != 0 || onnxtrim_options_set(exact, "atol", "0") != 0)
+    return fail("rtol");
   if (onnxtrim_options_set(exact, "samples", "many") != 2) return fail("a bad value was accepted");
   rc = onnxtrim_simplify_file(argv[1], argv[2], exact, &report, &error);
-  if (rc != 1 || !error || strncmp(error, argv[1], strlen(argv[1])) != 0 || !strstr(error, "computes different outputs") ||
-      !report || !strstr(report, "\"ok\": false"))
+  if (rc != 1 || !error || strncmp(error, argv[1], strlen(argv[1])) != 0 ||
+      !strstr(error, "computes different outputs") || !report || !strstr(report, "\"ok\": false"))
     return fail("a failed check was not exit code 1 with its report");
   printf("check failed: %d %s\n", rc, error);
   onnxtrim_free(report);

@@ -37,10 +37,12 @@ TEST(ImageResize, LinearAndNearestHalfPixel) {
   std::map<std::string, ir::Tensor> feeds{{"x", make_tensor<float>({1, 2}, {1, 3})}};
   // half_pixel: output 0..3 samples input -0.25, 0.25, 0.75, 1.25 (clamped at the edges).
   auto lin = run(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[1,2] x) => (float[1,4] y) { sc = Constant <value = float[2] {1, 2}> () y = Resize <mode = "linear"> (x, , sc) })", feeds);
+g (float[1,2] x) => (float[1,4] y) { sc = Constant <value = float[2] {1, 2}> () y = Resize <mode = "linear"> (x, , sc) })",
+                 feeds);
   EXPECT_EQ(vals<float>(lin), (std::vector<float>{1, 1.5f, 2.5f, 3}));
   auto near = run(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[1,2] x) => (float[1,4] y) { sc = Constant <value = float[2] {1, 2}> () y = Resize (x, , sc) })", feeds);
+g (float[1,2] x) => (float[1,4] y) { sc = Constant <value = float[2] {1, 2}> () y = Resize (x, , sc) })",
+                  feeds);
   EXPECT_EQ(vals<float>(near), (std::vector<float>{1, 1, 3, 3}));
 }
 
@@ -125,8 +127,8 @@ g (float[1,1,1,2] x, float[1,1,1,2] grid) => (float[1,1,1,1] y) { y = GridSample
   auto with = [&](const std::string& pad) {
     std::string t = text;
     t.replace(t.find("PAD"), 3, pad);
-    return vals<float>(run(t, {{"x", make_tensor<float>({1, 1, 1, 2}, {10, 20})},
-                              {"grid", make_tensor<float>({1, 1, 1, 2}, {3, 0})}}));
+    return vals<float>(run(
+        t, {{"x", make_tensor<float>({1, 1, 1, 2}, {10, 20})}, {"grid", make_tensor<float>({1, 1, 1, 2}, {3, 0})}}));
   };
   // align_corners: x = 3 maps to pixel 2; zeros reads nothing, border the last pixel, and
   // reflection mirrors 2 about 1 back to 0.
@@ -153,7 +155,7 @@ g (float[3,4] x) => (float[4,8] y) {
   y = Resize <mode = "nearest", nearest_mode = "floor", coordinate_transformation_mode = "align_corners"> (x, , sc)
 })",
                {{"x", make_tensor<float>({3, 4}, in)}});
-  EXPECT_EQ(vals<float>(r), (std::vector<float>{0, 0, 0, 1, 1, 2, 2, 3, 0, 0, 0, 1, 1, 2, 2, 3,  //
+  EXPECT_EQ(vals<float>(r), (std::vector<float>{0, 0, 0, 1, 1, 2, 2, 3, 0, 0, 0, 1, 1, 2,  2,  3,  //
                                                 4, 4, 4, 5, 5, 6, 6, 7, 8, 8, 8, 9, 9, 10, 10, 11}));
   // Linear, downscaled by 0.6: [1, 2, 3, 4] -> floor(2.4) = 2 samples at 0 and 3.
   auto lin = run(R"(<ir_version: 8, opset_import: ["" : 13]>

@@ -92,29 +92,68 @@ TEST(MathFamilies, TablesRegisterWhatTheOpFilesDid) {
     const char* fold_pass;  // nullptr: none
   };
   const Expect kOps[] = {
-      {"Equal", true, nullptr}, {"Less", true, nullptr}, {"Greater", true, nullptr},
-      {"LessOrEqual", true, nullptr}, {"GreaterOrEqual", true, nullptr},
-      {"Add", true, "eliminate_identity_elements"}, {"Sub", true, "eliminate_identity_elements"},
-      {"Mul", true, "eliminate_identity_elements"}, {"Div", true, "eliminate_identity_elements"},
-      {"BitwiseAnd", true, nullptr}, {"BitwiseOr", true, nullptr}, {"BitwiseXor", true, nullptr},
-      {"BitwiseNot", true, nullptr}, {"BitShift", true, nullptr},
-      {"And", true, "eliminate_identity_elements"}, {"Or", true, "eliminate_identity_elements"},
-      {"Xor", true, nullptr}, {"Not", true, "eliminate_idempotent_ops"},
-      {"Max", true, nullptr}, {"Min", true, nullptr}, {"Sum", true, nullptr}, {"Mean", true, nullptr},
-      {"Abs", true, "eliminate_idempotent_ops"}, {"Neg", true, "eliminate_idempotent_ops"},
-      {"Relu", true, "eliminate_idempotent_ops"}, {"Sign", true, "eliminate_idempotent_ops"},
-      {"Exp", true, nullptr}, {"Log", true, nullptr}, {"Sqrt", true, nullptr}, {"Tanh", true, nullptr},
-      {"Acos", true, nullptr}, {"Acosh", true, nullptr}, {"Asin", true, nullptr}, {"Asinh", true, nullptr},
-      {"Atan", true, nullptr}, {"Atanh", true, nullptr}, {"Cos", true, nullptr}, {"Cosh", true, nullptr},
-      {"Sin", true, nullptr}, {"Sinh", true, nullptr}, {"Tan", true, nullptr}, {"Erf", true, nullptr},
-      {"Reciprocal", true, nullptr}, {"Sigmoid", true, nullptr}, {"Softplus", true, nullptr},
-      {"Softsign", true, nullptr}, {"HardSwish", true, nullptr}, {"Mish", true, nullptr},
-      {"Ceil", true, "eliminate_idempotent_ops"}, {"Floor", true, "eliminate_idempotent_ops"},
+      {"Equal", true, nullptr},
+      {"Less", true, nullptr},
+      {"Greater", true, nullptr},
+      {"LessOrEqual", true, nullptr},
+      {"GreaterOrEqual", true, nullptr},
+      {"Add", true, "eliminate_identity_elements"},
+      {"Sub", true, "eliminate_identity_elements"},
+      {"Mul", true, "eliminate_identity_elements"},
+      {"Div", true, "eliminate_identity_elements"},
+      {"BitwiseAnd", true, nullptr},
+      {"BitwiseOr", true, nullptr},
+      {"BitwiseXor", true, nullptr},
+      {"BitwiseNot", true, nullptr},
+      {"BitShift", true, nullptr},
+      {"And", true, "eliminate_identity_elements"},
+      {"Or", true, "eliminate_identity_elements"},
+      {"Xor", true, nullptr},
+      {"Not", true, "eliminate_idempotent_ops"},
+      {"Max", true, nullptr},
+      {"Min", true, nullptr},
+      {"Sum", true, nullptr},
+      {"Mean", true, nullptr},
+      {"Abs", true, "eliminate_idempotent_ops"},
+      {"Neg", true, "eliminate_idempotent_ops"},
+      {"Relu", true, "eliminate_idempotent_ops"},
+      {"Sign", true, "eliminate_idempotent_ops"},
+      {"Exp", true, nullptr},
+      {"Log", true, nullptr},
+      {"Sqrt", true, nullptr},
+      {"Tanh", true, nullptr},
+      {"Acos", true, nullptr},
+      {"Acosh", true, nullptr},
+      {"Asin", true, nullptr},
+      {"Asinh", true, nullptr},
+      {"Atan", true, nullptr},
+      {"Atanh", true, nullptr},
+      {"Cos", true, nullptr},
+      {"Cosh", true, nullptr},
+      {"Sin", true, nullptr},
+      {"Sinh", true, nullptr},
+      {"Tan", true, nullptr},
+      {"Erf", true, nullptr},
+      {"Reciprocal", true, nullptr},
+      {"Sigmoid", true, nullptr},
+      {"Softplus", true, nullptr},
+      {"Softsign", true, nullptr},
+      {"HardSwish", true, nullptr},
+      {"Mish", true, nullptr},
+      {"Ceil", true, "eliminate_idempotent_ops"},
+      {"Floor", true, "eliminate_idempotent_ops"},
       {"Round", true, "eliminate_idempotent_ops"},
-      {"Celu", true, nullptr}, {"Elu", true, nullptr}, {"Gelu", true, nullptr}, {"HardSigmoid", true, nullptr},
-      {"LeakyRelu", true, nullptr}, {"Selu", true, nullptr}, {"ThresholdedRelu", true, nullptr},
-      {"Shrink", false, nullptr}, {"Swish", false, nullptr},
-      {"IsInf", true, nullptr}, {"IsNaN", true, nullptr},
+      {"Celu", true, nullptr},
+      {"Elu", true, nullptr},
+      {"Gelu", true, nullptr},
+      {"HardSigmoid", true, nullptr},
+      {"LeakyRelu", true, nullptr},
+      {"Selu", true, nullptr},
+      {"ThresholdedRelu", true, nullptr},
+      {"Shrink", false, nullptr},
+      {"Swish", false, nullptr},
+      {"IsInf", true, nullptr},
+      {"IsNaN", true, nullptr},
   };
   const auto& reg = ops::OpRegistry::instance();
   const char* const kPasses[] = {"eliminate_identity_elements", "eliminate_idempotent_ops", "eliminate_nop_ops"};
@@ -237,8 +276,9 @@ TEST(MathArithmetic, IntegersWrapAndDivisionTruncates) {
                     {{"a", make_tensor<int16_t>({2}, {300, -300})}, {"b", make_tensor<int16_t>({2}, {300, 300})}});
   EXPECT_EQ(math_vals<int16_t>(r), (std::vector<int16_t>{24464, -24464}));  // 90000 mod 2^16
   const int32_t lo = std::numeric_limits<int32_t>::min();
-  r = run_math(14, "(int32[5] a, int32[5] b) => (int32[5] y)", "y = Div(a, b)",
-               {{"a", make_tensor<int32_t>({5}, {-7, 7, lo, 9, -9})}, {"b", make_tensor<int32_t>({5}, {2, -2, -1, 0, 4})}});
+  r = run_math(
+      14, "(int32[5] a, int32[5] b) => (int32[5] y)", "y = Div(a, b)",
+      {{"a", make_tensor<int32_t>({5}, {-7, 7, lo, 9, -9})}, {"b", make_tensor<int32_t>({5}, {2, -2, -1, 0, 4})}});
   EXPECT_EQ(math_vals<int32_t>(r), (std::vector<int32_t>{-3, -3, lo, 0, -2}));
   // Floats in their type, with broadcasting.
   r = run_math(14, "(float[2, 2] a, float[2] b) => (float[2, 2] y)", "y = Div(a, b)",
@@ -264,7 +304,8 @@ TEST(MathBitwise, OperatorsNotAndShifts) {
   EXPECT_EQ(math_vals<int32_t>(run_math(18, sig, "y = BitwiseAnd(a, b)", f)), (std::vector<int32_t>{8, 7, 0}));
   EXPECT_EQ(math_vals<int32_t>(run_math(18, sig, "y = BitwiseOr(a, b)", f)), (std::vector<int32_t>{14, -1, 5}));
   EXPECT_EQ(math_vals<int32_t>(run_math(18, sig, "y = BitwiseXor(a, b)", f)), (std::vector<int32_t>{6, -8, 5}));
-  auto r = run_math(18, "(uint8[3] a) => (uint8[3] y)", "y = BitwiseNot(a)", {{"a", make_tensor<uint8_t>({3}, {0, 255, 15})}});
+  auto r = run_math(18, "(uint8[3] a) => (uint8[3] y)", "y = BitwiseNot(a)",
+                    {{"a", make_tensor<uint8_t>({3}, {0, 255, 15})}});
   EXPECT_EQ(math_vals<uint8_t>(r), (std::vector<uint8_t>{255, 0, 240}));
   std::map<std::string, ir::Tensor> fs = {{"a", make_tensor<uint8_t>({4}, {1, 1, 128, 200})},
                                           {"b", make_tensor<uint8_t>({4}, {7, 8, 7, 3})}};
@@ -338,15 +379,15 @@ TEST(MathSignOps, WrapAndNaN) {
   EXPECT_EQ(ri("Relu"), (std::vector<int8_t>{0, 0, 0, 7}));
   EXPECT_EQ(ri("Sign"), (std::vector<int8_t>{-1, -1, 0, 1}));
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto s = math_vals<float>(run_math(13, "(float[3] x) => (float[3] y)", "y = Sign(x)",
-                                     {{"x", make_tensor<float>({3}, {nan, -0.5f, 2})}}));
+  auto s = math_vals<float>(
+      run_math(13, "(float[3] x) => (float[3] y)", "y = Sign(x)", {{"x", make_tensor<float>({3}, {nan, -0.5f, 2})}}));
   ASSERT_EQ(s.size(), 3u);
   EXPECT_TRUE(std::isnan(s[0]));
   EXPECT_EQ(s[1], -1.0f);
   EXPECT_EQ(s[2], 1.0f);
   // Abs takes unsigned integers; Neg does not.
-  EXPECT_EQ(math_vals<uint8_t>(run_math(13, "(uint8[1] x) => (uint8[1] y)", "y = Abs(x)",
-                                        {{"x", make_tensor<uint8_t>({1}, {200})}})),
+  EXPECT_EQ(math_vals<uint8_t>(
+                run_math(13, "(uint8[1] x) => (uint8[1] y)", "y = Abs(x)", {{"x", make_tensor<uint8_t>({1}, {200})}})),
             (std::vector<uint8_t>{200}));
   EXPECT_FALSE(
       run_math(13, "(uint8[1] x) => (uint8[1] y)", "y = Neg(x)", {{"x", make_tensor<uint8_t>({1}, {200})}}).is_ok());
@@ -373,7 +414,8 @@ TEST(MathFloatFunctions, ComputedInDoubleRoundedToTheType) {
   EXPECT_EQ(rf(13, "Sigmoid", {-1000, 0, 1000}), (std::vector<float>{0, 0.5f, 1}));
   EXPECT_EQ(rf(22, "Softplus", {1000, -1000}), (std::vector<float>{1000, 0}));
   EXPECT_EQ(rf(22, "Softsign", {1, -3}), (std::vector<float>{0.5f, -0.75f}));
-  EXPECT_EQ(rf(22, "HardSwish", {-4, 0, 1, 4}), (std::vector<float>{0, 0, static_cast<float>(1.0 * (1.0 / 6 + 0.5)), 4}));
+  EXPECT_EQ(rf(22, "HardSwish", {-4, 0, 1, 4}),
+            (std::vector<float>{0, 0, static_cast<float>(1.0 * (1.0 / 6 + 0.5)), 4}));
   EXPECT_EQ(rf(22, "Mish", {0}), (std::vector<float>{0}));
   EXPECT_EQ(rf(22, "Atan", {1}), (std::vector<float>{static_cast<float>(std::atan(1.0))}));
   // Double stays double.
@@ -394,19 +436,24 @@ TEST(MathActivations, AttributesAndDefaults) {
                                      {{"x", make_tensor<float>({static_cast<int64_t>(n)}, x)}}));
   };
   EXPECT_EQ(ra(22, "Elu(x)", {-1, 2}), (std::vector<float>{static_cast<float>(std::exp(-1.0) - 1.0), 2}));
-  EXPECT_EQ(ra(22, "Elu <alpha = 2.0> (x)", {-1}), (std::vector<float>{static_cast<float>(2.0 * (std::exp(-1.0) - 1.0))}));
+  EXPECT_EQ(ra(22, "Elu <alpha = 2.0> (x)", {-1}),
+            (std::vector<float>{static_cast<float>(2.0 * (std::exp(-1.0) - 1.0))}));
   EXPECT_EQ(ra(16, "LeakyRelu(x)", {-100, 3}), (std::vector<float>{static_cast<float>(0.01f * -100.0), 3}));
-  EXPECT_EQ(ra(22, "HardSigmoid(x)", {-10, 0, 1, 10}), (std::vector<float>{0, 0.5f, static_cast<float>(0.2f + 0.5), 1}));
+  EXPECT_EQ(ra(22, "HardSigmoid(x)", {-10, 0, 1, 10}),
+            (std::vector<float>{0, 0.5f, static_cast<float>(0.2f + 0.5), 1}));
   EXPECT_EQ(ra(22, "ThresholdedRelu <alpha = 2.0> (x)", {2, 2.5f}), (std::vector<float>{0, 2.5f}));
   EXPECT_EQ(ra(9, "Shrink <lambd = 1.0, bias = 0.5> (x)", {-2, -1, 0.5f, 3}), (std::vector<float>{-1.5f, 0, 0, 2.5f}));
   EXPECT_EQ(ra(24, "Swish <alpha = 0.0> (x)", {4, -2}), (std::vector<float>{2, -1}));
   EXPECT_EQ(ra(12, "Celu(x)", {-1, 3}), (std::vector<float>{static_cast<float>(std::exp(-1.0) - 1.0), 3}));
   const double alpha = 1.67326319217681884765625, gamma = 1.05070102214813232421875;
-  EXPECT_EQ(ra(22, "Selu(x)", {-1, 1}),
-            (std::vector<float>{static_cast<float>(gamma * (alpha * std::exp(-1.0) - alpha)), static_cast<float>(gamma)}));
-  EXPECT_EQ(ra(20, "Gelu(x)", {1}), (std::vector<float>{static_cast<float>(0.5 * (1.0 + std::erf(1.0 / std::sqrt(2.0))))}));
-  EXPECT_EQ(ra(20, "Gelu <approximate = \"tanh\"> (x)", {1}),
-            (std::vector<float>{static_cast<float>(0.5 * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (1.0 + 0.044715))))}));
+  EXPECT_EQ(
+      ra(22, "Selu(x)", {-1, 1}),
+      (std::vector<float>{static_cast<float>(gamma * (alpha * std::exp(-1.0) - alpha)), static_cast<float>(gamma)}));
+  EXPECT_EQ(ra(20, "Gelu(x)", {1}),
+            (std::vector<float>{static_cast<float>(0.5 * (1.0 + std::erf(1.0 / std::sqrt(2.0))))}));
+  EXPECT_EQ(
+      ra(20, "Gelu <approximate = \"tanh\"> (x)", {1}),
+      (std::vector<float>{static_cast<float>(0.5 * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (1.0 + 0.044715))))}));
 }
 
 // ------------------------------------------------------------------ float classes
@@ -433,8 +480,9 @@ TEST(WhereOp, DirectAndBroadcastPathsPickAlike) {
   ir::Tensor c23(ir::DataType::kBool, {2, 3});
   std::memcpy(c23.mutable_bytes(), c.data(), 6);
   // Full x, scalar y (the direct path).
-  auto r = run_math(17, "(bool[2, 3] c, float[2, 3] x, float y) => (float[2, 3] z)", "z = Where(c, x, y)",
-                    {{"c", c23}, {"x", make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {"y", make_tensor<float>({}, {-1})}});
+  auto r = run_math(
+      17, "(bool[2, 3] c, float[2, 3] x, float y) => (float[2, 3] z)", "z = Where(c, x, y)",
+      {{"c", c23}, {"x", make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {"y", make_tensor<float>({}, {-1})}});
   EXPECT_EQ(math_vals<float>(r), (std::vector<float>{1, -1, -1, 4, 5, -1}));
   // Scalar x and y, 8-byte elements.
   r = run_math(17, "(bool[2, 3] c, int64 x, int64 y) => (int64[2, 3] z)", "z = Where(c, x, y)",
@@ -447,12 +495,14 @@ TEST(WhereOp, DirectAndBroadcastPathsPickAlike) {
                {{"c", c1}, {"x", make_tensor<int16_t>({3}, {1, 2, 3})}, {"y", make_tensor<int16_t>({3}, {4, 5, 6})}});
   EXPECT_EQ(math_vals<int16_t>(r), (std::vector<int16_t>{4, 5, 6}));
   // A row broadcast along the first axis (broadcast indexing), 1-byte elements.
-  r = run_math(17, "(bool[2, 3] c, uint8[3] x, uint8[2, 1] y) => (uint8[2, 3] z)", "z = Where(c, x, y)",
-               {{"c", c23}, {"x", make_tensor<uint8_t>({3}, {10, 20, 30})}, {"y", make_tensor<uint8_t>({2, 1}, {1, 2})}});
+  r = run_math(
+      17, "(bool[2, 3] c, uint8[3] x, uint8[2, 1] y) => (uint8[2, 3] z)", "z = Where(c, x, y)",
+      {{"c", c23}, {"x", make_tensor<uint8_t>({3}, {10, 20, 30})}, {"y", make_tensor<uint8_t>({2, 1}, {1, 2})}});
   EXPECT_EQ(math_vals<uint8_t>(r), (std::vector<uint8_t>{10, 1, 1, 10, 20, 2}));
   // Strings.
-  r = run_math(17, "(bool[2, 3] c, string x, string[2, 3] y) => (string[2, 3] z)", "z = Where(c, x, y)",
-               {{"c", c23}, {"x", string_tensor({}, {"a"})}, {"y", string_tensor({2, 3}, {"p", "q", "r", "s", "t", "u"})}});
+  r = run_math(
+      17, "(bool[2, 3] c, string x, string[2, 3] y) => (string[2, 3] z)", "z = Where(c, x, y)",
+      {{"c", c23}, {"x", string_tensor({}, {"a"})}, {"y", string_tensor({2, 3}, {"p", "q", "r", "s", "t", "u"})}});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].tensor.strings(), (std::vector<std::string>{"a", "q", "r", "a", "a", "u"}));
 }

@@ -49,8 +49,10 @@ TEST(TrainingOps, AdagradStep) {
 g (float r, int64 t, float[2] x, float[2] g, float[2] h) => (float[2] x2, float[2] h2) {
   x2, h2 = ai.onnx.preview.training.Adagrad<decay_factor: float = 1.0, epsilon: float = 0.0, norm_coefficient: float = 0.0>(r, t, x, g, h)
 })",
-               {{"r", make_tensor<float>({}, {1.0f})}, {"t", make_tensor<int64_t>({}, {1})},
-                {"x", make_tensor<float>({2}, {1, 2})}, {"g", make_tensor<float>({2}, {3, 4})},
+               {{"r", make_tensor<float>({}, {1.0f})},
+                {"t", make_tensor<int64_t>({}, {1})},
+                {"x", make_tensor<float>({2}, {1, 2})},
+                {"g", make_tensor<float>({2}, {3, 4})},
                 {"h", make_tensor<float>({2}, {16, 9})}});
   // r = 1 / (1 + 1) = 0.5; H' = [25, 25]; X' = X - 0.5 * G / 5.
   EXPECT_EQ(vals<float>(r, 0), (std::vector<float>{0.7f, 1.6f}));
@@ -62,8 +64,10 @@ TEST(TrainingOps, MomentumStandardAndNesterov) {
 g (double r, int64 t, double[1] x, double[1] g, double[1] v) => (double[1] x2, double[1] v2) {
   x2, v2 = ai.onnx.preview.training.Momentum<alpha: float = 0.5, beta: float = 2.0, mode: string = "MODE", norm_coefficient: float = 0.0>(r, t, x, g, v)
 })";
-  std::map<std::string, ir::Tensor> feeds{{"r", make_tensor<double>({}, {0.25})}, {"t", make_tensor<int64_t>({}, {3})},
-                                          {"x", make_tensor<double>({1}, {1})}, {"g", make_tensor<double>({1}, {2})},
+  std::map<std::string, ir::Tensor> feeds{{"r", make_tensor<double>({}, {0.25})},
+                                          {"t", make_tensor<int64_t>({}, {3})},
+                                          {"x", make_tensor<double>({1}, {1})},
+                                          {"g", make_tensor<double>({1}, {2})},
                                           {"v", make_tensor<double>({1}, {4})}};
   std::string standard = text, nesterov = text;
   standard.replace(standard.find("MODE"), 4, "standard");
@@ -84,9 +88,12 @@ TEST(TrainingOps, AdamFirstStepUsesRawRate) {
 g (double r, int64 t, double[1] x, double[1] g, double[1] v, double[1] h) => (double[1] x2, double[1] v2, double[1] h2) {
   x2, v2, h2 = ai.onnx.preview.training.Adam<alpha: float = 0.5, beta: float = 0.75>(r, t, x, g, v, h)
 })",
-               {{"r", make_tensor<double>({}, {1.0})}, {"t", make_tensor<int64_t>({}, {0})},
-                {"x", make_tensor<double>({1}, {3})}, {"g", make_tensor<double>({1}, {2})},
-                {"v", make_tensor<double>({1}, {0})}, {"h", make_tensor<double>({1}, {0})}});
+               {{"r", make_tensor<double>({}, {1.0})},
+                {"t", make_tensor<int64_t>({}, {0})},
+                {"x", make_tensor<double>({1}, {3})},
+                {"g", make_tensor<double>({1}, {2})},
+                {"v", make_tensor<double>({1}, {0})},
+                {"h", make_tensor<double>({1}, {0})}});
   // V' = 0.5 * 2 = 1; H' = 0.25 * 4 = 1; X' = 3 - 1 * 1 / 1.
   EXPECT_EQ(vals<double>(r, 0), (std::vector<double>{2}));
   EXPECT_EQ(vals<double>(r, 1), (std::vector<double>{1}));
@@ -98,8 +105,10 @@ TEST(TrainingOps, MismatchedStateShapeIsAnError) {
 g (float r, int64 t, float[2] x, float[2] g, float[3] h) => (float[2] x2) {
   x2 = ai.onnx.preview.training.Adagrad(r, t, x, g, h)
 })",
-               {{"r", make_tensor<float>({}, {1.0f})}, {"t", make_tensor<int64_t>({}, {1})},
-                {"x", make_tensor<float>({2}, {1, 2})}, {"g", make_tensor<float>({2}, {3, 4})},
+               {{"r", make_tensor<float>({}, {1.0f})},
+                {"t", make_tensor<int64_t>({}, {1})},
+                {"x", make_tensor<float>({2}, {1, 2})},
+                {"g", make_tensor<float>({2}, {3, 4})},
                 {"h", make_tensor<float>({3}, {1, 1, 1})}});
   EXPECT_FALSE(r.is_ok());
 }
@@ -138,7 +147,8 @@ g (float[N] x) => (uint8[N] y, float s, uint8 z) { y, s, z = DynamicQuantizeLine
 
 TEST(CastE8M0, RoundModes) {
   const char* text = R"(<ir_version: 11, opset_import: ["" : 25]>
-g (float[4] x) => (uint8[4] y) { y = Cast<to = 24, round_mode: string = "MODE">(x) })";  // y is float8e8m0; the text parser predates it
+g (float[4] x) => (uint8[4] y) { y = Cast<to = 24, round_mode: string = "MODE">(x) })";  // y is float8e8m0; the text
+                                                                                         // parser predates it
   auto codes = [&](const std::string& mode) {
     std::string t = text;
     t.replace(t.find("MODE"), 4, mode);
@@ -247,7 +257,8 @@ TEST(BroadcastBinary, RowsMatchTheDefinition) {
       return make_tensor<float>(d, v);
     };
     ir::Tensor a = filled(c.a, 1.0f), b = filled(c.b, 100.0f);
-    ir::Tensor y = ops::broadcast_binary<float, float>(a, b, out, ir::DataType::kFloat, [](float x, float z) { return x - z; });
+    ir::Tensor y =
+        ops::broadcast_binary<float, float>(a, b, out, ir::DataType::kFloat, [](float x, float z) { return x - z; });
     ASSERT_EQ(y.dims(), out);
     // The definition: each output index mapped to each operand's index.
     auto at = [&](const ir::Tensor& t, const std::vector<int64_t>& idx) {

@@ -54,7 +54,8 @@ void expect_near(const std::vector<float>& a, const std::vector<float>& b, float
 TEST(MoreOps, TensorScatterCircular) {
   auto r = run(R"(<ir_version: 10, opset_import: ["" : 24]>
 g (float[1,3,1] c, float[1,2,1] u, int64[1] w) => (float[1,3,1] y) { y = TensorScatter<mode = "circular", axis = 1>(c, u, w) })",
-               {{"c", make_tensor<float>({1, 3, 1}, {0, 0, 0})}, {"u", make_tensor<float>({1, 2, 1}, {7, 8})},
+               {{"c", make_tensor<float>({1, 3, 1}, {0, 0, 0})},
+                {"u", make_tensor<float>({1, 2, 1}, {7, 8})},
                 {"w", make_tensor<int64_t>({1}, {2})}});
   EXPECT_EQ(vals<float>(r), (std::vector<float>{8, 0, 7}));
 }
@@ -84,7 +85,8 @@ g (float[2,2] x, bool[2] c) => (float[2,1] y) { y = Compress<axis = -1>(x, c) })
   // Two 1x2 blocks that overlap on the middle pixel of a 1x3 image add up there.
   auto ci = run(R"(<ir_version: 10, opset_import: ["" : 18]>
 g (float[1,2,2] x, int64[2] im, int64[2] bl) => (float[1,1,1,3] y) { y = Col2Im(x, im, bl) })",
-                {{"x", make_tensor<float>({1, 2, 2}, {1, 2, 10, 20})}, {"im", make_tensor<int64_t>({2}, {1, 3})},
+                {{"x", make_tensor<float>({1, 2, 2}, {1, 2, 10, 20})},
+                 {"im", make_tensor<int64_t>({2}, {1, 3})},
                  {"bl", make_tensor<int64_t>({2}, {1, 2})}});
   EXPECT_EQ(vals<float>(ci), (std::vector<float>{1, 12, 20}));
 }
@@ -98,7 +100,8 @@ g (int64[5] x) => (int64[3] y, int64[3] i, int64[5] inv, int64[3] n) { y, i, inv
   EXPECT_EQ(vals<int64_t>(r, 2), (std::vector<int64_t>{0, 1, 0, 2, 1}));
   EXPECT_EQ(vals<int64_t>(r, 3), (std::vector<int64_t>{2, 2, 1}));
   auto e = run(R"(<ir_version: 10, opset_import: ["" : 11]>
-g (float[0] x) => (float[0] y) { y = Unique(x) })", {{"x", make_tensor<float>({0}, {})}});
+g (float[0] x) => (float[0] y) { y = Unique(x) })",
+               {{"x", make_tensor<float>({0}, {})}});
   EXPECT_EQ(dims(e), (ops::Dims{0}));
 }
 
@@ -110,7 +113,8 @@ TEST(MoreOps, NonMaxSuppressionKeepsTheBestOfOverlaps) {
 g (float[1,3,4] b, float[1,1,3] s, int64[1] m, float[1] iou) => (int64[2,3] y) { y = NonMaxSuppression(b, s, m, iou) })",
                {{"b", make_tensor<float>({1, 3, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 5, 5, 6, 6})},
                 {"s", make_tensor<float>({1, 1, 3}, {0.5f, 0.9f, 0.1f})},
-                {"m", make_tensor<int64_t>({1}, {10})}, {"iou", make_tensor<float>({1}, {0.5f})}});
+                {"m", make_tensor<int64_t>({1}, {10})},
+                {"iou", make_tensor<float>({1}, {0.5f})}});
   EXPECT_EQ(vals<int64_t>(r), (std::vector<int64_t>{0, 0, 1, 0, 0, 2}));
 }
 
@@ -119,7 +123,8 @@ TEST(MoreOps, RoiAlignAverageOfAConstantMap) {
   auto r = run(R"(<ir_version: 10, opset_import: ["" : 16]>
 g (float[1,1,4,4] x, float[1,4] rois, int64[1] bi) => (float[1,1,2,2] y) { y = RoiAlign<output_height = 2, output_width = 2, sampling_ratio = 2>(x, rois, bi) })",
                {{"x", make_tensor<float>({1, 1, 4, 4}, std::vector<float>(16, 3.0f))},
-                {"rois", make_tensor<float>({1, 4}, {0.5f, 0.5f, 3, 3})}, {"bi", make_tensor<int64_t>({1}, {0})}});
+                {"rois", make_tensor<float>({1, 4}, {0.5f, 0.5f, 3, 3})},
+                {"bi", make_tensor<int64_t>({1}, {0})}});
   expect_near(vals<float>(r), {3, 3, 3, 3});
 }
 

@@ -81,7 +81,8 @@ std::vector<int32_t> reference_conv(const ConvCase& c, const std::vector<int32_t
   }
   *out_dims = {N, M};
   out_dims->insert(out_dims->end(), out.begin(), out.end());
-  int64_t out_size = numel(out), ks = numel(Dims(c.w.begin() + 2, c.w.end())), in_size = numel(Dims(c.x.begin() + 2, c.x.end()));
+  int64_t out_size = numel(out), ks = numel(Dims(c.w.begin() + 2, c.w.end())),
+          in_size = numel(Dims(c.x.begin() + 2, c.x.end()));
   std::vector<int32_t> y(static_cast<size_t>(N * M * out_size));
   std::vector<int64_t> oi(nsp), ki(nsp);
   for (int64_t n = 0; n < N; ++n)
@@ -125,7 +126,8 @@ void check_conv_integer(const ConvCase& c, uint32_t seed, bool extreme = false) 
   int64_t M = c.w[0];
   uint8_t zx = extreme ? 255 : 131;
   std::vector<int8_t> zw(static_cast<size_t>(M));
-  for (int64_t m = 0; m < M; ++m) zw[static_cast<size_t>(m)] = static_cast<int8_t>(extreme ? 127 : (m * 37) % 256 - 128);
+  for (int64_t m = 0; m < M; ++m)
+    zw[static_cast<size_t>(m)] = static_cast<int8_t>(extreme ? 127 : (m * 37) % 256 - 128);
   std::vector<int32_t> xs(xv.size()), ws(wv.size());
   for (size_t i = 0; i < xv.size(); ++i) xs[i] = int32_t{xv[i]} - zx;
   int64_t per_m = numel(c.w) / M;
@@ -133,10 +135,11 @@ void check_conv_integer(const ConvCase& c, uint32_t seed, bool extreme = false) 
   Dims yd;
   std::vector<int32_t> want = reference_conv(c, xs, ws, &yd);
   size_t nsp = c.x.size() - 2;
-  std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> g (uint8[" + dims_text(c.x) + "] x, int8[" + dims_text(c.w) +
-                     "] w, uint8 zx, int8[" + std::to_string(M) + "] zw) => (int32[" + dims_text(yd) +
-                     "] y) { y = ConvInteger <group = " + std::to_string(c.group) + ", strides = " + ints_text(c.strides) +
-                     ", pads = " + ints_text(c.pads) + ", dilations = " + ints_text(c.dilations) + "> (x, w, zx, zw) }";
+  std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> g (uint8[" + dims_text(c.x) + "] x, int8[" +
+                     dims_text(c.w) + "] w, uint8 zx, int8[" + std::to_string(M) + "] zw) => (int32[" + dims_text(yd) +
+                     "] y) { y = ConvInteger <group = " + std::to_string(c.group) +
+                     ", strides = " + ints_text(c.strides) + ", pads = " + ints_text(c.pads) +
+                     ", dilations = " + ints_text(c.dilations) + "> (x, w, zx, zw) }";
   (void)nsp;
   auto r = run(text, {{"x", make_tensor<uint8_t>(c.x, xv)},
                       {"w", make_tensor<int8_t>(c.w, wv)},
@@ -157,16 +160,20 @@ void check_conv_integer(const ConvCase& c, uint32_t seed, bool extreme = false) 
   for (int64_t m = 0; m < M; ++m) sw[static_cast<size_t>(m)] = 0.001f * static_cast<float>(m + 1);
   const float sx = 0.02f, sy = 0.5f;
   const uint8_t zy = 77;
-  std::string qtext = "<ir_version: 8, opset_import: [\"\" : 13]> g (uint8[" + dims_text(c.x) + "] x, float sx, uint8 zx, int8[" +
-                      dims_text(c.w) + "] w, float[" + std::to_string(M) + "] sw, int8[" + std::to_string(M) +
-                      "] zw, float sy, uint8 zy, int32[" + std::to_string(M) + "] b) => (uint8[" + dims_text(yd) +
-                      "] y) { y = QLinearConv <group = " + std::to_string(c.group) + ", strides = " + ints_text(c.strides) +
-                      ", pads = " + ints_text(c.pads) + ", dilations = " + ints_text(c.dilations) +
-                      "> (x, sx, zx, w, sw, zw, sy, zy, b) }";
-  auto q = run(qtext, {{"x", make_tensor<uint8_t>(c.x, xv)},   {"sx", make_tensor<float>({}, {sx})},
-                       {"zx", make_tensor<uint8_t>({}, {zx})}, {"w", make_tensor<int8_t>(c.w, wv)},
-                       {"sw", make_tensor<float>({M}, sw)},    {"zw", make_tensor<int8_t>({M}, zw)},
-                       {"sy", make_tensor<float>({}, {sy})},   {"zy", make_tensor<uint8_t>({}, {zy})},
+  std::string qtext = "<ir_version: 8, opset_import: [\"\" : 13]> g (uint8[" + dims_text(c.x) +
+                      "] x, float sx, uint8 zx, int8[" + dims_text(c.w) + "] w, float[" + std::to_string(M) +
+                      "] sw, int8[" + std::to_string(M) + "] zw, float sy, uint8 zy, int32[" + std::to_string(M) +
+                      "] b) => (uint8[" + dims_text(yd) + "] y) { y = QLinearConv <group = " + std::to_string(c.group) +
+                      ", strides = " + ints_text(c.strides) + ", pads = " + ints_text(c.pads) +
+                      ", dilations = " + ints_text(c.dilations) + "> (x, sx, zx, w, sw, zw, sy, zy, b) }";
+  auto q = run(qtext, {{"x", make_tensor<uint8_t>(c.x, xv)},
+                       {"sx", make_tensor<float>({}, {sx})},
+                       {"zx", make_tensor<uint8_t>({}, {zx})},
+                       {"w", make_tensor<int8_t>(c.w, wv)},
+                       {"sw", make_tensor<float>({M}, sw)},
+                       {"zw", make_tensor<int8_t>({M}, zw)},
+                       {"sy", make_tensor<float>({}, {sy})},
+                       {"zy", make_tensor<uint8_t>({}, {zy})},
                        {"b", make_tensor<int32_t>({M}, bias)}});
   ASSERT_TRUE(q.is_ok()) << q.status().message();
   std::vector<uint8_t> qgot = q.value()[0].tensor.to_vector<uint8_t>();
@@ -199,9 +206,11 @@ TEST(IntegerKernels, ConvIntegerMatchesTheInt64Reference) {
 TEST(IntegerKernels, MatMulIntegerSumsBeyondInt32Wrap) {
   // 40,000 products of 255 * 255 = 2,601,000,000: past int32, wrapped as int32 arithmetic does.
   const int64_t K = 40000;
-  auto r = run("<ir_version: 8, opset_import: [\"\" : 13]> g (uint8[1,40000] a, uint8[40000,2] b) => (int32[1,2] y) { y = MatMulInteger(a, b) }",
-               {{"a", make_tensor<uint8_t>({1, K}, std::vector<uint8_t>(static_cast<size_t>(K), 255))},
-                {"b", make_tensor<uint8_t>({K, 2}, std::vector<uint8_t>(static_cast<size_t>(2 * K), 255))}});
+  auto r =
+      run("<ir_version: 8, opset_import: [\"\" : 13]> g (uint8[1,40000] a, uint8[40000,2] b) => (int32[1,2] y) { y = "
+          "MatMulInteger(a, b) }",
+          {{"a", make_tensor<uint8_t>({1, K}, std::vector<uint8_t>(static_cast<size_t>(K), 255))},
+           {"b", make_tensor<uint8_t>({K, 2}, std::vector<uint8_t>(static_cast<size_t>(2 * K), 255))}});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].tensor.to_vector<int32_t>(), (std::vector<int32_t>{-1693967296, -1693967296}));
 }
@@ -232,8 +241,10 @@ TEST(IntegerKernels, MatMulIntegerAndQLinearMatMulMatchTheInt64Reference) {
                                           {"b", make_tensor<uint8_t>(bd, bv)},
                                           {"za", make_tensor<int8_t>({M}, za)},
                                           {"zb", make_tensor<uint8_t>({N}, zb)}};
-  auto r = run("<ir_version: 8, opset_import: [\"\" : 13]> g (int8[3,1,300,517] a, uint8[2,517,33] b, int8[300] za, uint8[33] zb) => (int32[3,2,300,33] y) { y = MatMulInteger(a, b, za, zb) }",
-               feeds);
+  auto r =
+      run("<ir_version: 8, opset_import: [\"\" : 13]> g (int8[3,1,300,517] a, uint8[2,517,33] b, int8[300] za, "
+          "uint8[33] zb) => (int32[3,2,300,33] y) { y = MatMulInteger(a, b, za, zb) }",
+          feeds);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].tensor.dims(), (Dims{3, 2, M, N}));
   EXPECT_TRUE(r.value()[0].tensor.to_vector<int32_t>() == want);
@@ -244,8 +255,11 @@ TEST(IntegerKernels, MatMulIntegerAndQLinearMatMulMatchTheInt64Reference) {
   feeds["sb"] = make_tensor<float>({N}, sb);
   feeds["sy"] = make_tensor<float>({}, {0.75f});
   feeds["zy"] = make_tensor<int8_t>({}, {-5});
-  auto q = run("<ir_version: 8, opset_import: [\"\" : 13]> g (int8[3,1,300,517] a, float sa, int8[300] za, uint8[2,517,33] b, float[33] sb, uint8[33] zb, float sy, int8 zy) => (int8[3,2,300,33] y) { y = QLinearMatMul(a, sa, za, b, sb, zb, sy, zy) }",
-               feeds);
+  auto q =
+      run("<ir_version: 8, opset_import: [\"\" : 13]> g (int8[3,1,300,517] a, float sa, int8[300] za, uint8[2,517,33] "
+          "b, float[33] sb, uint8[33] zb, float sy, int8 zy) => (int8[3,2,300,33] y) { y = QLinearMatMul(a, sa, za, b, "
+          "sb, zb, sy, zy) }",
+          feeds);
   ASSERT_TRUE(q.is_ok()) << q.status().message();
   std::vector<int8_t> got = q.value()[0].tensor.to_vector<int8_t>();
   ASSERT_EQ(got.size(), want.size());
@@ -261,10 +275,13 @@ TEST(IntegerKernels, MatMulIntegerAndQLinearMatMulMatchTheInt64Reference) {
 
 TEST(IntegerKernels, DynamicQuantizeLinearRoundsHalfToEven) {
   // Range [-100, 155]: scale 1, zero point 100; every .5 rounds to even.
-  auto r = run("<ir_version: 8, opset_import: [\"\" : 13]> g (float[10] x) => (uint8[10] y, float s, uint8 z) { y, s, z = DynamicQuantizeLinear(x) }",
-               {{"x", make_tensor<float>({10}, {-100, 155, -2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 100.5f, 101.5f})}});
+  auto r =
+      run("<ir_version: 8, opset_import: [\"\" : 13]> g (float[10] x) => (uint8[10] y, float s, uint8 z) { y, s, z = "
+          "DynamicQuantizeLinear(x) }",
+          {{"x", make_tensor<float>({10}, {-100, 155, -2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 100.5f, 101.5f})}});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r.value()[0].tensor.to_vector<uint8_t>(), (std::vector<uint8_t>{0, 255, 98, 98, 100, 100, 102, 102, 200, 202}));
+  EXPECT_EQ(r.value()[0].tensor.to_vector<uint8_t>(),
+            (std::vector<uint8_t>{0, 255, 98, 98, 100, 100, 102, 102, 200, 202}));
   EXPECT_EQ(r.value()[1].tensor.to_vector<float>(), (std::vector<float>{1}));
   EXPECT_EQ(r.value()[2].tensor.to_vector<uint8_t>(), (std::vector<uint8_t>{100}));
 }
@@ -277,8 +294,10 @@ TEST(IntegerKernels, DynamicQuantizeLinearMatchesTheDoubleFormula) {
   for (auto& v : x) v = d(rng);
   x[5] = 0.0f;
   x[6] = -0.0f;
-  auto r = run("<ir_version: 8, opset_import: [\"\" : 13]> g (float[100003] x) => (uint8[100003] y) { y, s, z = DynamicQuantizeLinear(x) }",
-               {{"x", make_tensor<float>({static_cast<int64_t>(x.size())}, x)}});
+  auto r =
+      run("<ir_version: 8, opset_import: [\"\" : 13]> g (float[100003] x) => (uint8[100003] y) { y, s, z = "
+          "DynamicQuantizeLinear(x) }",
+          {{"x", make_tensor<float>({static_cast<int64_t>(x.size())}, x)}});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   float lo = 0, hi = 0;
   for (float v : x) lo = std::min(lo, v), hi = std::max(hi, v);

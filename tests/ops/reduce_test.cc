@@ -54,10 +54,12 @@ TEST(ReduceEmptySet, CompositeReductionsKeepTheirElementwiseStep) {
     EXPECT_EQ(vals<float>(run(noop_model("ReduceSumSquare", 18, "float", form), {{"x", x}})),
               (std::vector<float>{2.25f, 4, 0.25f, 9}));
     EXPECT_EQ(vals<float>(run(noop_model("ReduceLogSum", 18, "float", form), {{"x", pos}})),
-              (std::vector<float>{0, static_cast<float>(std::log(4.0)), static_cast<float>(std::log(0.5)), static_cast<float>(std::log(8.0))}));
+              (std::vector<float>{0, static_cast<float>(std::log(4.0)), static_cast<float>(std::log(0.5)),
+                                  static_cast<float>(std::log(8.0))}));
     // Identity reductions stay the identity.
     for (const char* op : {"ReduceLogSumExp", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd"})
-      EXPECT_EQ(vals<float>(run(noop_model(op, 18, "float", form), {{"x", x}})), (std::vector<float>{-1.5f, 2, 0.5f, -3}))
+      EXPECT_EQ(vals<float>(run(noop_model(op, 18, "float", form), {{"x", x}})),
+                (std::vector<float>{-1.5f, 2, 0.5f, -3}))
           << op;
   }
   // ReduceSum takes its axes as an input from opset 13.
@@ -72,7 +74,8 @@ TEST(ReduceEmptySet, IntegerTypes) {
   EXPECT_EQ(vals<int64_t>(run(noop_model("ReduceL1", 18, "int64", "empty"), {{"x", x}})),
             (std::vector<int64_t>{3, 2, 0, 7}));
   const int64_t big = (int64_t{1} << 60) + 1;  // beyond double precision: exact
-  EXPECT_EQ(vals<int64_t>(run(noop_model("ReduceSum", 18, "int64", "absent"), {{"x", make_tensor<int64_t>({2, 2}, {big, 1, 2, -big})}})),
+  EXPECT_EQ(vals<int64_t>(run(noop_model("ReduceSum", 18, "int64", "absent"),
+                              {{"x", make_tensor<int64_t>({2, 2}, {big, 1, 2, -big})}})),
             (std::vector<int64_t>{big, 1, 2, -big}));
 }
 
@@ -91,7 +94,8 @@ g (float[4] x) => (float[4] y) {
   c = Constant <value = float[4] {-1.5, 2, 0.5, -3}> ()
   r = ReduceL2 <noop_with_empty_axes = 1> (c)
   y = Add(x, r)
-})", {"infer_shapes", "fold_constants", "eliminate_dead_nodes"});
+})",
+                               {"infer_shapes", "fold_constants", "eliminate_dead_nodes"});
   ASSERT_TRUE(s.model);
   const ir::Value* r = s.model->graph->first_node()->input(1);
   ASSERT_TRUE(r && r->is_initializer()) << s.printed;

@@ -102,7 +102,8 @@ TEST(SplitToSequence, EqualPartsClaimTheirSize) {
 TEST(SplitToSequence, UnequalPartsLeaveTheAxisUnknownPerValue) {
   // 6 in parts of 4 (4, 2) and in parts 1, 2, 3: the elements differ along the axis, so two
   // SequenceAt values are not proved equal there (their dims off the axis still are).
-  const char* text = R"(<ir_version: 8, opset_import: ["" : 17]> g (float[6,b] x) => (float[?,?] p0, float[?,?] p1, float[?,?] q0, float[?,?] q2) {
+  const char* text =
+      R"(<ir_version: 8, opset_import: ["" : 17]> g (float[6,b] x) => (float[?,?] p0, float[?,?] p1, float[?,?] q0, float[?,?] q2) {
     four = Constant<value = int64 {4}>()
     s = SplitToSequence<axis = 0>(x, four)
     sizes = Constant<value = int64[3] {1, 2, 3}>()

@@ -61,8 +61,9 @@ std::string inferred(const std::string& text, size_t i = 0) {
 // ------------------------------------------------------------------ DFT
 
 TEST(SignalDft, RealForwardFourPoints) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT<axis = 1>(x) })",
-               {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})}});
+  auto r =
+      run(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT<axis = 1>(x) })",
+          {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})}});
   EXPECT_EQ(dims(r), (ops::Dims{1, 4, 2}));
   expect_near(vals<float>(r), {10, 0, -2, 2, -2, 0, -2, -2});
 }
@@ -70,11 +71,12 @@ TEST(SignalDft, RealForwardFourPoints) {
 TEST(SignalDft, OnesidedAndInverseRoundTripOddLengthPadded) {
   // Length 3 signal padded to 5 by dft_length (not a power of two: the direct sum), RFFT then
   // IRFFT with the same length gives the padded signal back.
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 20]> g (float[1,3,1] x, int64 n) => (float[1,3,2] s, float[1,5,1] y) {
+  auto r =
+      run(R"(<ir_version: 8, opset_import: ["" : 20]> g (float[1,3,1] x, int64 n) => (float[1,3,2] s, float[1,5,1] y) {
                    ax = Constant<value = int64 {1}>()
                    s = DFT<onesided = 1>(x, n, ax)
                    y = DFT<onesided = 1, inverse = 1>(s, n, ax) })",
-               {{"x", make_tensor<float>({1, 3, 1}, {1, -2, 3})}, {"n", make_tensor<int64_t>({}, {5})}});
+          {{"x", make_tensor<float>({1, 3, 1}, {1, -2, 3})}, {"n", make_tensor<int64_t>({}, {5})}});
   EXPECT_EQ(dims(r, 0), (ops::Dims{1, 3, 2}));
   EXPECT_EQ(dims(r, 1), (ops::Dims{1, 5, 1}));
   expect_near(vals<float>(r, 1), {1, -2, 3, 0, 0});
@@ -83,43 +85,52 @@ TEST(SignalDft, OnesidedAndInverseRoundTripOddLengthPadded) {
 }
 
 TEST(SignalDft, AxisOutOfRangeIsAnError) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT<axis = 2>(x) })",
-               {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})}});
+  auto r =
+      run(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT<axis = 2>(x) })",
+          {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})}});
   EXPECT_FALSE(r.is_ok());
 }
 
 TEST(SignalDft, InferenceSymbolic) {
-  EXPECT_EQ(inferred(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[batch,n,1] x) => (float[?,?,?] y) { y = DFT<onesided = 1, axis = 1>(x) })"),
-            "[batch,floor(n / 2) + 1,2]");
-  EXPECT_EQ(inferred(R"(<ir_version: 8, opset_import: ["" : 20]> g (float[batch,n,2] x) => (float[?,?,?] y) { y = DFT<inverse = 1>(x) })"),
-            "[batch,n,2]");
+  EXPECT_EQ(
+      inferred(
+          R"(<ir_version: 8, opset_import: ["" : 17]> g (float[batch,n,1] x) => (float[?,?,?] y) { y = DFT<onesided = 1, axis = 1>(x) })"),
+      "[batch,floor(n / 2) + 1,2]");
+  EXPECT_EQ(
+      inferred(
+          R"(<ir_version: 8, opset_import: ["" : 20]> g (float[batch,n,2] x) => (float[?,?,?] y) { y = DFT<inverse = 1>(x) })"),
+      "[batch,n,2]");
 }
 
 // ------------------------------------------------------------------ STFT
 
 TEST(SignalStft, TwoFramesOfTwo) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x, int64 step, int64 len) => (float[1,2,2,2] y) { y = STFT(x, step, , len) })",
-               {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})},
-                {"step", make_tensor<int64_t>({}, {2})},
-                {"len", make_tensor<int64_t>({}, {2})}});
+  auto r = run(
+      R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x, int64 step, int64 len) => (float[1,2,2,2] y) { y = STFT(x, step, , len) })",
+      {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})},
+       {"step", make_tensor<int64_t>({}, {2})},
+       {"len", make_tensor<int64_t>({}, {2})}});
   EXPECT_EQ(dims(r), (ops::Dims{1, 2, 2, 2}));
   expect_near(vals<float>(r), {3, 0, -1, 0, 7, 0, -1, 0});
 }
 
 TEST(SignalStft, WindowAndFrameLengthMustAgree) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x, int64 step, float[3] w, int64 len) => (float[1,2,2,2] y) { y = STFT(x, step, w, len) })",
-               {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})},
-                {"step", make_tensor<int64_t>({}, {2})},
-                {"w", make_tensor<float>({3}, {1, 1, 1})},
-                {"len", make_tensor<int64_t>({}, {2})}});
+  auto r = run(
+      R"(<ir_version: 8, opset_import: ["" : 17]> g (float[1,4,1] x, int64 step, float[3] w, int64 len) => (float[1,2,2,2] y) { y = STFT(x, step, w, len) })",
+      {{"x", make_tensor<float>({1, 4, 1}, {1, 2, 3, 4})},
+       {"step", make_tensor<int64_t>({}, {2})},
+       {"w", make_tensor<float>({3}, {1, 1, 1})},
+       {"len", make_tensor<int64_t>({}, {2})}});
   EXPECT_FALSE(r.is_ok());
 }
 
 TEST(SignalStft, InferenceSymbolic) {
-  EXPECT_EQ(inferred(R"(<ir_version: 8, opset_import: ["" : 17]> g (float[batch,16,1] x, int64 step, float[4] w) => (float[?,?,?,?] y) {
+  EXPECT_EQ(
+      inferred(
+          R"(<ir_version: 8, opset_import: ["" : 17]> g (float[batch,16,1] x, int64 step, float[4] w) => (float[?,?,?,?] y) {
                           c = Constant<value = int64 {4}>()
                           y = STFT(x, c, w) })"),
-            "[batch,4,3,2]");
+      "[batch,4,3,2]");
 }
 
 // ------------------------------------------------------------------ windows
@@ -138,14 +149,16 @@ TEST(SignalWindow, HannPeriodicAndSymmetric) {
 }
 
 TEST(SignalWindow, HammingBlackmanAndDegenerateSizes) {
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]> g (int64 n, int64 one, int64 zero) => (float[2] a, float[4] b, float[1] c, float[0] d) {
+  auto r = run(
+      R"(<ir_version: 8, opset_import: ["" : 17]> g (int64 n, int64 one, int64 zero) => (float[2] a, float[4] b, float[1] c, float[0] d) {
                    a = HammingWindow(n)
                    b = BlackmanWindow(n4)
                    n4 = Add(n, n)
                    c = BlackmanWindow<periodic = 0>(one)
                    d = HannWindow(zero) })",
-               {{"n", make_tensor<int64_t>({}, {2})}, {"one", make_tensor<int64_t>({}, {1})},
-                {"zero", make_tensor<int64_t>({}, {0})}});
+      {{"n", make_tensor<int64_t>({}, {2})},
+       {"one", make_tensor<int64_t>({}, {1})},
+       {"zero", make_tensor<int64_t>({}, {0})}});
   expect_near(vals<float>(r, 0), {4.f / 46.f, 1.f});
   expect_near(vals<float>(r, 1), {0, 0.34f, 1, 0.34f});
   expect_near(vals<float>(r, 2), {1});
@@ -164,12 +177,13 @@ TEST(SignalWindow, InferenceFromPropagatedSize) {
 
 TEST(SignalMel, SingleBand) {
   // Edges in bins: floor(5 * hz / 8) for hz = 0, ~1.33, ~2.67 -> 0, 0, 1: a one-bin triangle.
-  auto r = run(R"(<ir_version: 8, opset_import: ["" : 17]> g (int64 m, int64 n, int64 sr, float lo, float hi) => (float[3,1] y) { y = MelWeightMatrix(m, n, sr, lo, hi) })",
-               {{"m", make_tensor<int64_t>({}, {1})},
-                {"n", make_tensor<int64_t>({}, {4})},
-                {"sr", make_tensor<int64_t>({}, {8})},
-                {"lo", make_tensor<float>({}, {0})},
-                {"hi", make_tensor<float>({}, {4})}});
+  auto r = run(
+      R"(<ir_version: 8, opset_import: ["" : 17]> g (int64 m, int64 n, int64 sr, float lo, float hi) => (float[3,1] y) { y = MelWeightMatrix(m, n, sr, lo, hi) })",
+      {{"m", make_tensor<int64_t>({}, {1})},
+       {"n", make_tensor<int64_t>({}, {4})},
+       {"sr", make_tensor<int64_t>({}, {8})},
+       {"lo", make_tensor<float>({}, {0})},
+       {"hi", make_tensor<float>({}, {4})}});
   EXPECT_EQ(dims(r), (ops::Dims{3, 1}));
   expect_near(vals<float>(r), {1, 0, 0});
 }
@@ -192,8 +206,8 @@ TEST(MathDet, TwoByTwoAndBatched) {
   // A permutation (pivoting, sign -1), a singular matrix, and 2*I.
   auto b = run(R"(<ir_version: 8, opset_import: ["" : 22]> g (double[3,3,3] x) => (double[3] y) { y = Det(x) })",
                {{"x", make_tensor<double>({3, 3, 3}, {0, 1, 0, 1, 0, 0, 0, 0, 1,  //
-                                                     1, 2, 3, 2, 4, 6, 0, 1, 1,  //
-                                                     2, 0, 0, 0, 2, 0, 0, 0, 2})}});
+                                                      1, 2, 3, 2, 4, 6, 0, 1, 1,  //
+                                                      2, 0, 0, 0, 2, 0, 0, 0, 2})}});
   EXPECT_EQ(vals<double>(b), (std::vector<double>{-1, 0, 8}));
 }
 
@@ -201,8 +215,9 @@ TEST(MathDet, NonSquareIsAnErrorAndInference) {
   auto r = run(R"(<ir_version: 8, opset_import: ["" : 11]> g (float[2,3] x) => (float y) { y = Det(x) })",
                {{"x", make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}});
   EXPECT_FALSE(r.is_ok());
-  EXPECT_EQ(inferred(R"(<ir_version: 8, opset_import: ["" : 11]> g (float[batch,k,3,3] x) => (float[?,?] y) { y = Det(x) })"),
-            "[batch,k]");
+  EXPECT_EQ(
+      inferred(R"(<ir_version: 8, opset_import: ["" : 11]> g (float[batch,k,3,3] x) => (float[?,?] y) { y = Det(x) })"),
+      "[batch,k]");
 }
 
 // ------------------------------------------------------------------ signal
@@ -227,7 +242,8 @@ g (float[1,4,1] x) => (float[1,3,2] y) { y = DFT<onesided = 1>(x) })",
 
 TEST(MoreOps, WindowsAndDet) {
   auto h = run(R"(<ir_version: 10, opset_import: ["" : 17]>
-g (int64 n) => (float[4] y) { y = HannWindow<periodic = 1>(n) })", {{"n", make_tensor<int64_t>({}, {4})}});
+g (int64 n) => (float[4] y) { y = HannWindow<periodic = 1>(n) })",
+               {{"n", make_tensor<int64_t>({}, {4})}});
   expect_near(vals<float>(h), {0, 0.5f, 1, 0.5f});
   auto d = run(R"(<ir_version: 10, opset_import: ["" : 22]>
 g (float[2,2,2] x) => (float[2] y) { y = Det(x) })",

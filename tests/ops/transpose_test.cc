@@ -31,7 +31,8 @@ void check(ir::DataType dt, const std::string& type, int64_t rows, int64_t cols)
   size_t bad = 0;
   for (int64_t i = 0; i < cols; ++i)
     for (int64_t j = 0; j < rows; ++j)
-      bad += std::memcmp(y.bytes() + w * static_cast<size_t>(i * rows + j), x.bytes() + w * static_cast<size_t>(j * cols + i), w) != 0;
+      bad += std::memcmp(y.bytes() + w * static_cast<size_t>(i * rows + j),
+                         x.bytes() + w * static_cast<size_t>(j * cols + i), w) != 0;
   EXPECT_EQ(bad, 0u) << type << " " << rows << "x" << cols;
 }
 
@@ -45,11 +46,10 @@ TEST(Transpose2D, EveryWidthAndRaggedTiles) {
 }
 
 TEST(Transpose2D, LargeOnesSplitOverThreads) {
-  check(ir::DataType::kFloat, "float", 1501, 1499);   // 9 MB: past the threshold for threads
+  check(ir::DataType::kFloat, "float", 1501, 1499);  // 9 MB: past the threshold for threads
   check(ir::DataType::kDouble, "double", 1030, 1025);
   check(ir::DataType::kUint8, "uint8", 2900, 3001);
 }
-
 
 // y = Transpose(x, perm) by the definition: y[i_0..i_{r-1}] = x[j] with j[perm[k]] = i_k.
 std::vector<uint8_t> by_definition(const ir::Tensor& x, const std::vector<int64_t>& perm) {
@@ -145,12 +145,12 @@ TEST(TransposeDeferred, MergedAxes) {
     bool deferred, shares;
   };
   for (const Case& c : std::vector<Case>{
-           {{2, 3, 1, 500, 60}, {3, 4, 2, 0, 1}, true, false},   // (500*60) x (2*3)
+           {{2, 3, 1, 500, 60}, {3, 4, 2, 0, 1}, true, false},  // (500*60) x (2*3)
            {{60, 1, 3000}, {2, 1, 0}, true, false},
-           {{7, 1, 9000}, {1, 0, 2}, false, true},             // moves a unit axis only
-           {{1, 300, 1, 400}, {2, 0, 3, 1}, true, false},      // 300 x 400 swapped
-           {{20, 30, 400}, {1, 0, 2}, false, false},           // three groups: not 2-D
-           {{4, 5, 6}, {2, 0, 1}, false, false},               // 2-D, but small
+           {{7, 1, 9000}, {1, 0, 2}, false, true},         // moves a unit axis only
+           {{1, 300, 1, 400}, {2, 0, 3, 1}, true, false},  // 300 x 400 swapped
+           {{20, 30, 400}, {1, 0, 2}, false, false},       // three groups: not 2-D
+           {{4, 5, 6}, {2, 0, 1}, false, false},           // 2-D, but small
        }) {
     ir::Tensor x = patterned(ir::DataType::kFloat, c.dims);
     ir::Tensor y = run_transpose(x, c.perm, "float");

@@ -18,14 +18,16 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 
-const std::vector<std::string> kPasses = {"infer_shapes", "cancel_transpose_through_elementwise", "eliminate_dead_nodes",
-                                          "eliminate_unused_initializers"};
+const std::vector<std::string> kPasses = {"infer_shapes", "cancel_transpose_through_elementwise",
+                                          "eliminate_dead_nodes", "eliminate_unused_initializers"};
 
 test::Simplified run(const std::string& inputs, const std::string& outputs, const std::string& body,
                      std::vector<std::string> passes = kPasses) {
   return test::simplify_text(R"(<ir_version: 8, opset_import: ["" : 17]>
-g ()" + inputs + ") => (" + outputs + R"() {
-)" + body + "\n}\n", std::move(passes));
+g ()" + inputs + ") => (" + outputs +
+                                 R"() {
+)" + body + "\n}\n",
+                             std::move(passes));
 }
 
 // h and k are NHWC [2,4,5,3]; the Transposes to NCHW meet the one back to NHWC through a Mul by
@@ -56,10 +58,10 @@ TEST(CancelTransposeThroughElementwise, PairCancelsThroughMulAndAdd) {
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   std::vector<float> y = out.value()[0].tensor.to_vector<float>();
   ASSERT_EQ(y.size(), 120u);
-  EXPECT_EQ(y[0], 1.0f);       // 0 * 0.5 + 1
-  EXPECT_EQ(y[1], -1.0f);      // 1 * -2 + 1
-  EXPECT_EQ(y[2], 7.0f);       // 2 * 3 + 1
-  EXPECT_EQ(y[119], 358.0f);   // 119 * 3 + 1
+  EXPECT_EQ(y[0], 1.0f);      // 0 * 0.5 + 1
+  EXPECT_EQ(y[1], -1.0f);     // 1 * -2 + 1
+  EXPECT_EQ(y[2], 7.0f);      // 2 * 3 + 1
+  EXPECT_EQ(y[119], 358.0f);  // 119 * 3 + 1
 }
 
 // convnext's first stage: the stem's Transpose t0 is read by a Conv-like reader (Sigmoid here)
@@ -109,7 +111,8 @@ TEST(CancelTransposeThroughElementwise, RefusesWhatWouldNotLowerTheCount) {
   // explain names the reason (on the model with its types inferred, as --explain reads the result).
   auto typed = run("float[2,3,4] a, float[2,3,4] b", "float[4,3,2] y", R"(
   z = Add(a, b)
-  y = Transpose <perm = [2, 1, 0]> (z))", {"infer_shapes"});
+  y = Transpose <perm = [2, 1, 0]> (z))",
+                   {"infer_shapes"});
   passes::SimplifyOptions o;
   bool found = false;
   for (const auto& [rule, why] : passes::explain(*typed.model, "y", o))
@@ -152,7 +155,8 @@ g (bool c, float[2,4,3] h, float[2,4,3] k) => (float[2,4,3] y) {
     }
   >
 }
-)", kPasses);
+)",
+                               kPasses);
   const ir::Node* iff = nullptr;
   s.model->graph->for_each_node([&](const ir::Node* n) {
     if (n->op_type == "If") iff = n;
@@ -179,7 +183,8 @@ TEST(CancelTransposeThroughElementwise, DefaultPipeline) {
   a2 = Transpose <perm = [0, 3, 1, 2]> (h2)
   m2 = Mul(k, a2)
   c2 = Add(m2, c1)
-  y = Transpose <perm = [0, 2, 3, 1]> (c2))", {});
+  y = Transpose <perm = [0, 2, 3, 1]> (c2))",
+               {});
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 2u) << s.printed;
   expect_same_outputs(s);
 }

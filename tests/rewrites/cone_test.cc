@@ -106,7 +106,8 @@ g (float[64,64] x) => (float[64,64] y) {
   twos = Mul(ones, two)
   y = Add(x, twos)
 }
-)", -1, {"fold_constants", "eliminate_dead_nodes", "eliminate_unused_initializers"});
+)",
+               -1, {"fold_constants", "eliminate_dead_nodes", "eliminate_unused_initializers"});
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 1u);
   EXPECT_LE(largest_initializer(*s.model->graph), passes::kTinyBytes);
@@ -130,7 +131,8 @@ g (float[2,32] x) => (float[2,32] y, float[2,32] z) {
   c = Identity(b)
   z = Sub(x, c)
 }
-)", -1, {"fold_constants", "eliminate_duplicate_constants", "eliminate_dead_nodes"});
+)",
+               -1, {"fold_constants", "eliminate_duplicate_constants", "eliminate_dead_nodes"});
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "Identity"), 0u);
   EXPECT_EQ(s.nodes(), 2u);
@@ -147,7 +149,8 @@ g (float[64,64] x) => (float[64,64] y) {
   ones = ConstantOfShape <value = float[1] {1}> (shape)
   y = Sub(x, ones)
 }
-)", -1, {"fold_constants"});
+)",
+               -1, {"fold_constants"});
   EXPECT_EQ(count_ops(*s.model->graph, "Concat"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 1u);
   EXPECT_LE(largest_initializer(*s.model->graph), passes::kTinyBytes);
@@ -184,7 +187,8 @@ g (float[2,3] x) => (float[2,4] y) {
   wt = Transpose <perm = [1, 0]> (w)
   y = MatMul(x, wt)
 }
-)", 0);
+)",
+               0);
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 0u);
   EXPECT_EQ(s.nodes(), 1u);
   expect_same_outputs(s);
@@ -238,7 +242,8 @@ TEST(ConePolicy, ConstantNodesBecomeInitializersWhateverTheirSize) {
   std::string text = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,4,8,8] x) => (float[1,8,6,6] y) {
-  w = Constant <value = float[8,4,3,3] {)" + w + R"(}> ()
+  w = Constant <value = float[8,4,3,3] {)" +
+                     w + R"(}> ()
   y = Conv(x, w)
 }
 )";
@@ -263,15 +268,31 @@ TEST(ConePolicy, RepeatInterleaveWithConstantRepeatsFolds) {
     slices += (k ? ", x" : "x") + i;
     ones += k ? ", 1" : "1";
     cat += (k ? ", o" : "o") + i;
-    body += "  u" + i + " = Unsqueeze <axes = [3]> (x" + i + ")\n"
-            "  c" + i + " = Concat <axis = 0> (head, r" + i + ", tail)\n"
-            "  cs" + i + " = Shape(c" + i + ")\n"
-            "  one" + i + " = ConstantOfShape <value = int64[1] {1}> (cs" + i + ")\n"
-            "  neg" + i + " = Mul(one" + i + ", minus)\n"
-            "  keep" + i + " = Equal(c" + i + ", neg" + i + ")\n"
-            "  size" + i + " = Where(keep" + i + ", one" + i + ", c" + i + ")\n"
-            "  e" + i + " = Expand(u" + i + ", size" + i + ")\n"
-            "  o" + i + " = Reshape(e" + i + ", flat)\n";
+    body += "  u" + i + " = Unsqueeze <axes = [3]> (x" + i +
+            ")\n"
+            "  c" +
+            i + " = Concat <axis = 0> (head, r" + i +
+            ", tail)\n"
+            "  cs" +
+            i + " = Shape(c" + i +
+            ")\n"
+            "  one" +
+            i + " = ConstantOfShape <value = int64[1] {1}> (cs" + i +
+            ")\n"
+            "  neg" +
+            i + " = Mul(one" + i +
+            ", minus)\n"
+            "  keep" +
+            i + " = Equal(c" + i + ", neg" + i +
+            ")\n"
+            "  size" +
+            i + " = Where(keep" + i + ", one" + i + ", c" + i +
+            ")\n"
+            "  e" +
+            i + " = Expand(u" + i + ", size" + i +
+            ")\n"
+            "  o" +
+            i + " = Reshape(e" + i + ", flat)\n";
   }
   std::string text = R"(
 <ir_version: 8, opset_import: ["" : 11]>
@@ -279,13 +300,16 @@ g (float[b,3,16] x) => (float[b,3,64] y) {
   four = Constant <value = int64 {4}> ()
   count = Constant <value = int64[1] {16}> ()
   reps = Expand(four, count)
-  )" + reps + " = Split <axis = 0, split = [" + ones + R"(]> (reps)
-  )" + slices + " = Split <axis = 2, split = [" + ones + R"(]> (x)
+  )" + reps + " = Split <axis = 0, split = [" +
+                     ones + R"(]> (reps)
+  )" + slices + " = Split <axis = 2, split = [" +
+                     ones + R"(]> (x)
   head = Constant <value = int64[3] {-1, 3, 1}> ()
   tail = Constant <value = int64[0] {}> ()
   minus = Constant <value = int64 {-1}> ()
   flat = Constant <value = int64[3] {0, 3, -1}> ()
-)" + body + "  y = Concat <axis = 2> (" + cat + ")\n}\n";
+)" + body + "  y = Concat <axis = 2> (" +
+                     cat + ")\n}\n";
   auto s = run(text.c_str());
   const ir::Graph& g = *s.model->graph;
   for (const char* op : {"Equal", "Where", "ConstantOfShape", "Mul", "Shape", "Constant"})

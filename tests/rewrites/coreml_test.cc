@@ -280,7 +280,8 @@ g (float[b,h,w,h,w] x) => (float[n,1,h,w] y) {
   ww = Gather <axis = 0> (sx, i2)
   s1 = Concat <axis = 0> (bb, hh, ww, i1, hh, ww)
   a = Reshape(x, s1)
-  c = Constant <value = )" + scale_type + " " + scale + R"(> ()
+  c = Constant <value = )" +
+         scale_type + " " + scale + R"(> ()
   q = Div(a, c)
   sq = Shape(q)
   g0 = Gather <axis = 0> (sq, i0)

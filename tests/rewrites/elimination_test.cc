@@ -22,7 +22,8 @@ g (float[2,3] x) => (float[2,3] y) {
   c = Relu(b)
   y = Neg(c)
 }
-)", {"eliminate_identity", "eliminate_dead_nodes"});
+)",
+                         {"eliminate_identity", "eliminate_dead_nodes"});
   EXPECT_EQ(s.printed,
             "g (float[2,3] x) => (float[2,3] y)\n"
             "{\n"
@@ -38,7 +39,8 @@ TEST(EliminateIdentity, KeepsIdentityFromInputToOutput) {
 g (float[2] x) => (float[2] y) {
   y = Identity(x)
 }
-)", {"eliminate_identity"});
+)",
+                         {"eliminate_identity"});
   EXPECT_EQ(s.nodes(), 1u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   EXPECT_EQ(s.model->graph->inputs()[0]->name(), "x");
@@ -51,7 +53,8 @@ g (float[2] x) => (float[2] y) {
   r = Relu(x)
   y = Identity(r)
 }
-)", {"eliminate_identity"});
+)",
+                         {"eliminate_identity"});
   EXPECT_EQ(s.printed,
             "g (float[2] x) => (float[2] y)\n"
             "{\n"
@@ -69,7 +72,8 @@ g (bool c, float[2] x) => (float[2] y) {
     else_branch = t2 () => (float[2] o2) { o2 = Abs(x) }
   >
 }
-)", {"eliminate_identity"});
+)",
+                         {"eliminate_identity"});
   EXPECT_EQ(count_ops(*s.model->graph->first_node()->subgraphs()[0], "Identity"), 0u);
   EXPECT_EQ(s.printed.find("Identity"), std::string::npos) << s.printed;
   expect_same_outputs(s, 4);
@@ -85,7 +89,8 @@ g (float[2] x) => (float[2] y) {
   d2 = Log(d1)
   y = Relu(x)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.nodes(), 1u);
   EXPECT_EQ(s.result.passes[0].nodes_removed, 2);
   expect_same_outputs(s);
@@ -121,7 +126,8 @@ g (float[2] x) => (float[2] y) {
   unused = com.example.Thing(x)
   y = Relu(x)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.nodes(), 1u);
 }
 
@@ -131,7 +137,8 @@ TEST(EliminateDeadNodes, DropsUnusedOptionalOutput) {
 g (float[2] x) => (float[2] y) {
   y, mask = Dropout(x)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.printed,
             "g (float[2] x) => (float[2] y)\n"
             "{\n"
@@ -148,7 +155,8 @@ g (float[3,2] x) => (float[3,2] y)
 <float[2] sc = {1, 2}, float[2] b = {0.5, -1}, float[2] mu = {0, 0}, float[2] var = {1, 1}> {
   y, rm, rv = BatchNormalization <training_mode = 1> (x, sc, b, mu, var)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   ASSERT_EQ(s.model->graph->first_node()->num_outputs(), 3u) << s.printed;
   EXPECT_TRUE(s.model->graph->first_node()->output(1) && s.model->graph->first_node()->output(2)) << s.printed;
   expect_same_outputs(s);
@@ -163,7 +171,8 @@ g (float[3,2] x) => (float[3,2] y)
 <float[2] sc = {1, 2}, float[2] b = {0.5, -1}, float[2] mu = {5, -5}, float[2] var = {4, 9}> {
   y, rm, rv = BatchNormalization (x, sc, b, mu, var)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.model->graph->first_node()->num_outputs(), 3u) << s.printed;
   expect_same_outputs(s);
 }
@@ -176,7 +185,8 @@ g (float[3,2] x) => (float[3,2] y)
 <float[2] sc = {1, 2}, float[2] b = {0.5, -1}, float[2] mu = {0, 0}, float[2] var = {1, 1}> {
   y, rm, rv = BatchNormalization (x, sc, b, mu, var)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.model->graph->first_node()->num_outputs(), 1u) << s.printed;
 }
 
@@ -189,10 +199,13 @@ g (bool k, float[3,2] x) => (float[3,2] y, float[2] m)
   y = If(k) < then_branch = t1 () => (float[3,2] o1) { o1, r1, r2 = BatchNormalization <training_mode = 1> (t, sc, b, mu, var) },
               else_branch = t2 () => (float[3,2] o2) { o2 = Neg(t) } >
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.model->graph->first_node()->num_outputs(), 3u) << s.printed;
   const ir::Node* iff = nullptr;
-  s.model->graph->for_each_node([&](const ir::Node* n) { if (n->op_type == "If") iff = n; });
+  s.model->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type == "If") iff = n;
+  });
   ASSERT_TRUE(iff);
   EXPECT_EQ(iff->subgraphs()[0]->first_node()->num_outputs(), 3u) << s.printed;
   expect_same_outputs(s, 4);
@@ -208,7 +221,8 @@ g (float[1,1,2,2] q, float[1,1,2,2] k, float[1,1,2,2] v, float[1,1,1,2] pk, floa
   EXPECT_EQ(a.model->graph->first_node()->num_outputs(), 1u) << a.printed;
   expect_same_outputs(a);
   // With past_key/past_value, present_key/present_value are used together with them: they stay.
-  auto b = simplify_text(std::string(head) + "  y, p1, p2, qk = Attention(q, k, v, , pk, pv)\n}\n", {"eliminate_dead_nodes"});
+  auto b = simplify_text(std::string(head) + "  y, p1, p2, qk = Attention(q, k, v, , pk, pv)\n}\n",
+                         {"eliminate_dead_nodes"});
   ASSERT_EQ(b.model->graph->first_node()->num_outputs(), 3u) << b.printed;
   expect_same_outputs(b);
 }
@@ -220,7 +234,8 @@ g (float[2] x) => (float[2] y, float[2] z) {
   y = Relu(x)
   z = Neg(y)
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.nodes(), 2u);
 }
 
@@ -237,7 +252,8 @@ g (int64 n, float[2] x) => (float[2] y) {
     }
   >
 }
-)", {"eliminate_dead_nodes"});
+)",
+                         {"eliminate_dead_nodes"});
   EXPECT_EQ(s.printed.find("Exp"), std::string::npos) << s.printed;
   EXPECT_NE(s.printed.find("Neg"), std::string::npos);
 }
@@ -252,7 +268,8 @@ g (float[2,3] x) => (float[2,3] y) {
   b = Transpose <perm = [0, 1]> (x)
   y = Add(a, b)
 }
-)", {"eliminate_common_subexpressions", "eliminate_dead_nodes"});
+)",
+                         {"eliminate_common_subexpressions", "eliminate_dead_nodes"});
   EXPECT_EQ(s.nodes(), 2u);
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 1u);
   expect_same_outputs(s);
@@ -269,7 +286,8 @@ g (float[2,3] x) => (float[2,3] y, float[2,3] z) {
   y = Add(a, b)
   z = Sub(r1, r2)
 }
-)", {"eliminate_common_subexpressions"});
+)",
+                         {"eliminate_common_subexpressions"});
   EXPECT_EQ(s.nodes(), 6u);
 }
 
@@ -280,7 +298,8 @@ g (float[2] x) => (float[2] y, float[2] z) {
   y = Relu(x)
   z = Relu(x)
 }
-)", {"eliminate_common_subexpressions"});
+)",
+                         {"eliminate_common_subexpressions"});
   EXPECT_EQ(s.nodes(), 2u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   EXPECT_EQ(s.model->graph->outputs()[1]->name(), "z");
@@ -295,7 +314,8 @@ g (bool c, float[2] x) => (float[2] y) {
     else_branch = t2 () => (float[2] o2) { o2 = Abs(x) }
   >
 }
-)", {"eliminate_common_subexpressions", "eliminate_dead_nodes"});
+)",
+                         {"eliminate_common_subexpressions", "eliminate_dead_nodes"});
   EXPECT_EQ(count_ops(*s.model->graph->first_node()->subgraphs()[0], "Exp"), 1u);
   expect_same_outputs(s, 4);
 }
@@ -313,7 +333,8 @@ g (float[3] x) => (float[3] y)
   b = Mul(a, w2)
   y = Sub(b, c)
 }
-)", {"eliminate_duplicate_constants", "eliminate_dead_nodes"});
+)",
+                         {"eliminate_duplicate_constants", "eliminate_dead_nodes"});
   EXPECT_EQ(s.model->graph->initializers().size(), 1u);
   EXPECT_EQ(count_ops(*s.model->graph, "Constant"), 0u);
   expect_same_outputs(s);
@@ -328,7 +349,8 @@ g (int32[2] x, float[2] z) => (int32[2] y, float[2] w)
   y = Add(x, a)
   w = Add(z, b)
 }
-)", {"eliminate_duplicate_constants"});
+)",
+                         {"eliminate_duplicate_constants"});
   EXPECT_EQ(s.model->graph->initializers().size(), 2u);
 }
 
@@ -344,7 +366,8 @@ g (float[3,2] x) => (float[3,2] y)
   t, rm, rv = BatchNormalization <training_mode = 1> (x, sc, b, mu, var)
   y = Add(t, c)
 }
-)", {"eliminate_duplicate_constants"});
+)",
+                         {"eliminate_duplicate_constants"});
   EXPECT_EQ(s.model->graph->initializers().size(), 4u);
   const ir::Node* bn = nullptr;
   s.model->graph->for_each_node([&](const ir::Node* n) {
@@ -384,7 +407,8 @@ g (float[2] x) => (float[2] y)
 {
   y = Add(x, used)
 }
-)", {"eliminate_unused_initializers"});
+)",
+                         {"eliminate_unused_initializers"});
   ASSERT_EQ(s.model->graph->initializers().size(), 1u);
   EXPECT_EQ(s.model->graph->initializers()[0]->name(), "used");
 }

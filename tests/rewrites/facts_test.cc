@@ -359,7 +359,8 @@ g (float[4] x, int64[4] k, float[5, 2] z) => (float[4] y, float[4, 1] u, float[2
   y1, y2 = Split<axis = 0>(z, sp)
   kk = Add(k, k)
 }
-)").is_ok());
+)")
+                  .is_ok());
 }
 
 }  // namespace

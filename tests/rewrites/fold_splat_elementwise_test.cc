@@ -48,7 +48,8 @@ g (float[2,3] x) => (float[2,3] y) {
   d = Sub(m, half)
   y = Add(x, d)
 }
-)", kSplatPasses);
+)",
+                         kSplatPasses);
   EXPECT_EQ(s.nodes(), 1u) << s.printed;
   const ir::Node* add = first_op(*s.model->graph, "Add");
   ASSERT_TRUE(add);
@@ -71,7 +72,8 @@ g (int32[4] x) => (bool[4] y, int32[4] z) {
   y = Less(c, three)
   z = Add(x, c)
 }
-)", kSplatPasses);
+)",
+                         kSplatPasses);
   const ir::Node* gy = s.model->graph->outputs()[0]->producer();
   ASSERT_TRUE(gy);
   EXPECT_EQ(gy->op_type, "ConstantOfShape");
@@ -96,7 +98,8 @@ g (float[2,3] x, float[n] v) => (float[2,3] a, float[2,3] b, float[n] c) {
   dyn = ConstantOfShape <value = float[1] {4}> (vs)
   c = Sqrt(dyn)
 }
-)", {"fold_splat_elementwise"});
+)",
+                         {"fold_splat_elementwise"});
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 1u);   // x is no splat
   EXPECT_EQ(count_ops(*s.model->graph, "Add"), 1u);   // stored constants only: folding's business
   EXPECT_EQ(count_ops(*s.model->graph, "Sqrt"), 1u);  // its shape is n
@@ -112,14 +115,14 @@ g (float[2] x) => (float[3,4] y, float[2] z) {
   y = Abs(gen)
   z = Identity(x)
 }
-)", {"fold_splat_elementwise", "eliminate_dead_nodes"});
+)",
+                         {"fold_splat_elementwise", "eliminate_dead_nodes"});
   const ir::Value* y = s.model->graph->outputs()[0];
   EXPECT_EQ(y->name(), "y");
   ASSERT_TRUE(y->producer());
   EXPECT_EQ(y->producer()->op_type, "ConstantOfShape");
   EXPECT_EQ(generator_value<float>(y->producer()), 8.0f);
-  EXPECT_EQ(ops::to_int64_vector(*ops::FoldContext::constant(y->producer()->input(0))),
-            (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(ops::to_int64_vector(*ops::FoldContext::constant(y->producer()->input(0))), (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(count_ops(*s.model->graph, "Abs"), 0u);
   EXPECT_TRUE(ir::verify_for_write(*s.model).is_ok());
   expect_same_outputs(s);
@@ -138,7 +141,8 @@ g (bool k, float[2,3] x) => (float[2,3] y) {
       o2 = Neg(x)
     }>
 }
-)", kSplatPasses);
+)",
+                         kSplatPasses);
   const ir::Node* iff = first_op(*s.model->graph, "If");
   ASSERT_TRUE(iff);
   const ir::Graph& then_g = *iff->subgraphs()[0];

@@ -154,7 +154,8 @@ TEST(FoldConstants, NeverFoldsRandomOps) {
 g () => (float[2] y) {
   y = RandomUniform <shape = [2]> ()
 }
-)", {"fold_constants"});
+)",
+                         {"fold_constants"});
   EXPECT_EQ(s.nodes(), 1u);
 }
 
@@ -252,7 +253,8 @@ g (bool c, float[2] x) => (float[2] y) {
     else_branch = t2 () => (float[2] o2) { o2 = Abs(x) }
   >
 }
-)", {"inline_constant_if"});
+)",
+                         {"inline_constant_if"});
   EXPECT_EQ(count_ops(*s.model->graph, "If"), 1u);
 }
 
@@ -288,7 +290,8 @@ g (float[2] x) => (float[2] y1, float[2] z) {
   >
   z = Add(y1, y2)
 }
-)", {"inline_constant_if"});
+)",
+                             {"inline_constant_if"});
   EXPECT_EQ(count_ops(*inner.model->graph, "If"), 0u);
   EXPECT_EQ(count_ops(*inner.model->graph, "Relu"), 1u);
   expect_same_outputs(inner);
@@ -305,7 +308,8 @@ g (float[2] x) => (float[2] y) {
     body = b (int64 i, bool c, float[2] acc) => (bool co, float[2] out) { co = Identity(c)  out = Neg(acc) }
   >
 }
-)", {"eliminate_zero_trip_loop"});
+)",
+                         {"eliminate_zero_trip_loop"});
   EXPECT_EQ(count_ops(*s.model->graph, "Loop"), 1u);
 }
 

@@ -35,18 +35,20 @@ TEST(EliminateNopOps, CastToOtherTypeStays) {
 }
 
 TEST(EliminateNopOps, TransposeIdentityPerm) {
-  auto s = run("eliminate_nop_ops", "t = Transpose <perm = [0, 1, 2]> (x)\n y = Relu(t)", "(float[2,3,4] x) => (float[2,3,4] y)");
+  auto s = run("eliminate_nop_ops", "t = Transpose <perm = [0, 1, 2]> (x)\n y = Relu(t)",
+               "(float[2,3,4] x) => (float[2,3,4] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, TransposeRealPermStays) {
-  auto s = run("eliminate_nop_ops", "t = Transpose <perm = [0, 2, 1]> (x)\n y = Relu(t)", "(float[2,3,4] x) => (float[2,4,3] y)");
+  auto s = run("eliminate_nop_ops", "t = Transpose <perm = [0, 2, 1]> (x)\n y = Relu(t)",
+               "(float[2,3,4] x) => (float[2,4,3] y)");
   EXPECT_EQ(s.nodes(), 2u);
 }
 
 TEST(EliminateNopOps, ReshapeToSameShape) {
-  auto s = run("eliminate_nop_ops",
-               "sh = Shape(x)\n r = Reshape(x, sh)\n y = Relu(r)", "(float[batch,3] x) => (float[batch,3] y)");
+  auto s = run("eliminate_nop_ops", "sh = Shape(x)\n r = Reshape(x, sh)\n y = Relu(r)",
+               "(float[batch,3] x) => (float[batch,3] y)");
   expect_folded(s, 1);
 }
 
@@ -84,7 +86,8 @@ TEST(EliminateNopOps, DropoutInInference) {
 }
 
 TEST(EliminateNopOps, DropoutWithUsedMaskStays) {
-  auto s = run("eliminate_nop_ops", "d, mask = Dropout(x)\n y = Relu(d)", "(float[2,3] x) => (float[2,3] y, bool[2,3] mask)");
+  auto s = run("eliminate_nop_ops", "d, mask = Dropout(x)\n y = Relu(d)",
+               "(float[2,3] x) => (float[2,3] y, bool[2,3] mask)");
   EXPECT_EQ(count_ops(*s.model->graph, "Dropout"), 1u);
 }
 
@@ -123,26 +126,29 @@ TEST(EliminateNopOps, TileByOnes) {
 TEST(EliminateNopOps, ResizeThatKeepsTheSize) {
   // Scale 1 with linear half_pixel samples every element exactly; sizes equal to the input
   // with nearest too.
-  auto s = run("eliminate_nop_ops",
-               "sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n r = Resize <mode = \"linear\"> (x, , sc)\n y = Relu(r)",
-               "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
+  auto s =
+      run("eliminate_nop_ops",
+          "sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n r = Resize <mode = \"linear\"> (x, , sc)\n y = Relu(r)",
+          "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
   expect_folded(s, 1);
-  auto t = run("eliminate_nop_ops",
-               "sz = Constant <value = int64[4] {1, 2, 3, 4}> ()\n r = Resize <mode = \"cubic\"> (x, , , sz)\n y = Relu(r)",
-               "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
+  auto t =
+      run("eliminate_nop_ops",
+          "sz = Constant <value = int64[4] {1, 2, 3, 4}> ()\n r = Resize <mode = \"cubic\"> (x, , , sz)\n y = Relu(r)",
+          "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
   expect_folded(t, 1);
 }
 
 TEST(EliminateNopOps, ResizeThatScalesOrCropsStays) {
-  auto up = run("eliminate_nop_ops",
-                "sc = Constant <value = float[4] {1, 1, 2, 2}> ()\n r = Resize (x, , sc)\n y = Relu(r)",
-                "(float[1,2,3,4] x) => (float[1,2,6,8] y)");
+  auto up =
+      run("eliminate_nop_ops", "sc = Constant <value = float[4] {1, 1, 2, 2}> ()\n r = Resize (x, , sc)\n y = Relu(r)",
+          "(float[1,2,3,4] x) => (float[1,2,6,8] y)");
   EXPECT_EQ(count_ops(*up.model->graph, "Resize"), 1u);
   // tf_crop_and_resize samples the region of interest even at scale 1.
   auto crop = run("eliminate_nop_ops",
                   "roi = Constant <value = float[8] {0, 0, 0.2, 0.2, 1, 1, 0.8, 0.8}> ()\n"
                   " sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n"
-                  " r = Resize <mode = \"linear\", coordinate_transformation_mode = \"tf_crop_and_resize\"> (x, roi, sc)\n y = Relu(r)",
+                  " r = Resize <mode = \"linear\", coordinate_transformation_mode = \"tf_crop_and_resize\"> (x, roi, "
+                  "sc)\n y = Relu(r)",
                   "(float[1,2,5,5] x) => (float[1,2,3,3] y)");
   EXPECT_EQ(count_ops(*crop.model->graph, "Resize"), 1u);
   expect_same_outputs(crop);
@@ -151,8 +157,7 @@ TEST(EliminateNopOps, ResizeThatScalesOrCropsStays) {
 TEST(EliminateNopOps, ResizeGraphOutputAndSymbolicSizes) {
   // The Resize produces the graph output: it goes, and the output keeps its name. The sizes
   // come from the input's own (symbolic) shape.
-  auto s = run("eliminate_nop_ops",
-               "r = Relu(x)\n sh = Shape(r)\n y = Resize <mode = \"nearest\"> (r, , , sh)",
+  auto s = run("eliminate_nop_ops", "r = Relu(x)\n sh = Shape(r)\n y = Resize <mode = \"nearest\"> (r, , , sh)",
                "(float[N,3] x) => (float[N,3] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Resize"), 0u) << s.printed;
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
@@ -173,7 +178,8 @@ g (bool c, float[1,1,2,2] x) => (float[1,1,2,2] y) {
     else_branch = e () => (float[1,1,2,2] b) { b = Neg(x) }
   >
 }
-)", {"infer_shapes", "eliminate_nop_ops", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "eliminate_nop_ops", "eliminate_dead_nodes"});
   EXPECT_EQ(s.printed.find("Resize"), std::string::npos) << s.printed;
   expect_same_outputs(s);
 }
@@ -198,7 +204,8 @@ g (int64 n, float[2] x) => (float[2] y) {
     }
   >
 }
-)", {"infer_shapes", "eliminate_nop_ops", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "eliminate_nop_ops", "eliminate_dead_nodes"});
   EXPECT_EQ(s.printed.find("Cast"), std::string::npos) << s.printed;
 }
 
@@ -221,14 +228,16 @@ TEST(EliminateIdentityElements, EachIdentityElement) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    auto s = run("eliminate_identity_elements", std::string(c.body) + "\n y = Relu(a)", "(float[2,3] x) => (float[2,3] y)");
+    auto s =
+        run("eliminate_identity_elements", std::string(c.body) + "\n y = Relu(a)", "(float[2,3] x) => (float[2,3] y)");
     expect_folded(s, 1);
   }
 }
 
 TEST(EliminateIdentityElements, AndTrueOrFalse) {
   auto s = run("eliminate_identity_elements",
-               "t = Constant <value = bool {1}> ()\n f = Constant <value = bool {0}> ()\n a = And(x, t)\n o = Or(a, f)\n y = Not(o)",
+               "t = Constant <value = bool {1}> ()\n f = Constant <value = bool {0}> ()\n a = And(x, t)\n o = Or(a, "
+               "f)\n y = Not(o)",
                "(bool[4] x) => (bool[4] y)");
   expect_folded(s, 1);
 }
@@ -265,7 +274,8 @@ g (bool c, float[2] x) => (float[2] y) {
     else_branch = t2 () => (float[2] o2) { o2 = Abs(x) }
   >
 }
-)", {"infer_shapes", "eliminate_identity_elements", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "eliminate_identity_elements", "eliminate_dead_nodes"});
   EXPECT_EQ(s.printed.find("Mul"), std::string::npos) << s.printed;
   expect_same_outputs(s, 4);
 }
@@ -290,7 +300,8 @@ TEST(EliminateIdempotentOps, NegNegAndNotNot) {
 
 TEST(EliminateIdempotentOps, ReciprocalPairStays) {
   // 1/(1/x) is not x in floating point (two roundings): not folded.
-  auto s = run("eliminate_idempotent_ops", "a = Reciprocal(x)\n b = Reciprocal(a)\n y = Relu(b)", "(float[3] x) => (float[3] y)");
+  auto s = run("eliminate_idempotent_ops", "a = Reciprocal(x)\n b = Reciprocal(a)\n y = Relu(b)",
+               "(float[3] x) => (float[3] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Reciprocal"), 2u);
 }
 
@@ -310,7 +321,8 @@ g (bool c, float[2] x) => (float[2] y) {
     else_branch = t2 () => (float[2] o2) { o2 = Abs(x) }
   >
 }
-)", {"infer_shapes", "eliminate_idempotent_ops", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "eliminate_idempotent_ops", "eliminate_dead_nodes"});
   EXPECT_EQ(count_ops(*s.model->graph->first_node()->subgraphs()[0], "Abs"), 1u) << s.printed;
   expect_same_outputs(s, 4);
 }
@@ -318,21 +330,24 @@ g (bool c, float[2] x) => (float[2] y) {
 // ---------------------------------------------------------------- fuse_consecutive_ops
 
 TEST(FuseConsecutiveOps, TransposeTransposeCompose) {
-  auto s = run("fuse_consecutive_ops", "a = Transpose <perm = [1, 2, 0]> (x)\n b = Transpose <perm = [0, 2, 1]> (a)\n y = Relu(b)",
+  auto s = run("fuse_consecutive_ops",
+               "a = Transpose <perm = [1, 2, 0]> (x)\n b = Transpose <perm = [0, 2, 1]> (a)\n y = Relu(b)",
                "(float[2,3,4] x) => (float[3,2,4] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 1u);
   expect_same_outputs(s);
 }
 
 TEST(FuseConsecutiveOps, TransposeTransposeIdentityDrops) {
-  auto s = run("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n b = Transpose <perm = [1, 0]> (a)\n y = Relu(b)",
-               "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n b = Transpose <perm = [1, 0]> (a)\n y = Relu(b)",
+          "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(FuseConsecutiveOps, ReshapeReshapeLastWins) {
   auto s = run("fuse_consecutive_ops",
-               "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[3] {4, 3, 2}> ()\n"
+               "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[3] {4, "
+               "3, 2}> ()\n"
                " b = Reshape(a, s2)\n y = Relu(b)",
                "(float[2,3,4] x) => (float[4,3,2] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u);
@@ -340,10 +355,11 @@ TEST(FuseConsecutiveOps, ReshapeReshapeLastWins) {
 }
 
 TEST(FuseConsecutiveOps, ReshapeWithSharedIntermediateStays) {
-  auto s = run("fuse_consecutive_ops",
-               "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[1] {24}> ()\n"
-               " b = Reshape(a, s2)\n y = Relu(b)",
-               "(float[2,3,4] x) => (float[24] y, float[6,4] a)");
+  auto s =
+      run("fuse_consecutive_ops",
+          "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[1] {24}> ()\n"
+          " b = Reshape(a, s2)\n y = Relu(b)",
+          "(float[2,3,4] x) => (float[24] y, float[6,4] a)");
   EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 2u);
 }
 
@@ -391,7 +407,8 @@ g (int64 n, float[2,3] x) => (float[2,3] y) {
     }
   >
 }
-)", {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes"});
   EXPECT_EQ(s.printed.find("Transpose"), std::string::npos) << s.printed;
 }
 

@@ -19,13 +19,16 @@ using test::simplify_text;
 std::string plain(const std::string& opset = "23", const std::string& softmax = "Softmax <axis = -1> (d)",
                   const std::string& extra_output = "") {
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[2,2,3,4] q, float[2,2,5,4] k, float[2,2,5,4] v) => (float[2,2,3,4] y)" + extra_output + R"() {
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[2,2,3,4] q, float[2,2,5,4] k, float[2,2,5,4] v) => (float[2,2,3,4] y)" +
+         extra_output + R"() {
   kt = Transpose <perm = [0, 1, 3, 2]> (k)
   s = MatMul(q, kt)
   c = Constant <value = float {2}> ()
   d = Div(s, c)
-  p = )" + softmax + R"(
+  p = )" +
+         softmax + R"(
   y = MatMul(p, v)
 }
 )";
@@ -53,13 +56,15 @@ TEST(FuseAttention, PlainIsOneNode) {
   eval::Interpreter interp(*s.model);
   std::vector<float> v(2 * 2 * 5 * 4);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 20);  // row j of a head: 4j .. 4j+3
-  auto out = interp.run({{"q", ir::RuntimeValue::of(ops::make_tensor<float>({2, 2, 3, 4}, std::vector<float>(48, 0.0f)))},
-                         {"k", ir::RuntimeValue::of(ops::make_tensor<float>({2, 2, 5, 4}, std::vector<float>(80, 1.0f)))},
-                         {"v", ir::RuntimeValue::of(ops::make_tensor<float>({2, 2, 5, 4}, v))}});
+  auto out =
+      interp.run({{"q", ir::RuntimeValue::of(ops::make_tensor<float>({2, 2, 3, 4}, std::vector<float>(48, 0.0f)))},
+                  {"k", ir::RuntimeValue::of(ops::make_tensor<float>({2, 2, 5, 4}, std::vector<float>(80, 1.0f)))},
+                  {"v", ir::RuntimeValue::of(ops::make_tensor<float>({2, 2, 5, 4}, v))}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   std::vector<float> y = out.value()[0].tensor.to_vector<float>();
   ASSERT_EQ(y.size(), 48u);
-  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], 8.0f + static_cast<float>(i % 4), 1e-5) << i;  // mean of 4j+e, j<5
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], 8.0f + static_cast<float>(i % 4), 1e-5) << i;  // mean of 4j+e, j<5
 }
 
 TEST(FuseAttention, ScaleOnQAndMulOnScores) {
@@ -109,9 +114,11 @@ std::string decoder(const std::string& mask, const std::string& rows = "rows = A
                     const std::string& neg = "neg = Constant <value = float {-3.4028234663852886e38}> ()",
                     const std::string& extra_output = "", const std::string& opset = "23") {
   std::string body = R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
+<ir_version: 10, opset_import: ["" : )" +
+                     opset + R"(]>
 g (float[B,4,S,4] q, float[B,2,S,4] k, float[B,2,S,4] v, float[B,2,P,4] pk, float[B,2,P,4] pv)
-  => (float[B,4,S,4] y, float[B,2,?,4] present_k, float[B,2,?,4] present_v)" + extra_output + R"() {
+  => (float[B,4,S,4] y, float[B,2,?,4] present_k, float[B,2,?,4] present_v)" +
+                     extra_output + R"() {
   present_k = Concat <axis = 2> (pk, k)
   present_v = Concat <axis = -2> (pv, v)
   a2 = Constant <value = int64[1] {2}> ()
@@ -153,7 +160,8 @@ g (float[B,4,S,4] q, float[B,2,S,4] k, float[B,2,S,4] v, float[B,2,P,4] pk, floa
   return body;
 }
 
-const char* kAddMask = "zf = Constant <value = float {0}> ()\n  m = Where(gt, neg, zf)\n  m4 = Unsqueeze(m, a01)\n  x = Add(d, m4)";
+const char* kAddMask =
+    "zf = Constant <value = float {0}> ()\n  m = Where(gt, neg, zf)\n  m4 = Unsqueeze(m, a01)\n  x = Add(d, m4)";
 const char* kWhereMask = "g4 = Unsqueeze(gt, a01)\n  x = Where(g4, neg, d)";
 const char* kWhereMaskAllowed = "le = LessOrEqual(cu, ru)\n  l4 = Unsqueeze(le, a01)\n  x = Where(l4, d, neg)";
 const char* kNegInf = "zz = Constant <value = float {0}> ()\n  neg = Log(zz)";  // -inf
@@ -215,7 +223,8 @@ TEST(FuseAttention, Refusals) {
   EXPECT_EQ(count_ops(*tl.model->graph, "Attention"), 0u);
   expect_same_outputs(tl, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
   EXPECT_EQ(reason(top_left, "y"),
-            "the mask is not a causal mask: the query positions are not Range(0, S, 1) + the cache's length along the query axis");
+            "the mask is not a causal mask: the query positions are not Range(0, S, 1) + the cache's length along the "
+            "query axis");
   // NEG too small to exclude a key.
   std::string weak = decoder(kWhereMask, "rows = Add(r0, p_len)", "neg = Constant <value = float {-1}> ()");
   auto w = simplify_text(weak);
@@ -330,9 +339,12 @@ g (float[B,2,S,4] q, float[B,2,S,4] k, float[B,2,S,4] v) => (float[B,2,S,4] y) {
     s1 = Slice(sq, two, three)
     ss = Concat <axis = 0> (s1, s1)
     ones = ConstantOfShape <value = bool[1] {1}> (ss)
-    )" + tri + R"(
-    )" + neg + R"(
-    )" + where + R"(
+    )" + tri +
+         R"(
+    )" + neg +
+         R"(
+    )" + where +
+         R"(
     p = Softmax <axis = -1> (x)
     y = MatMul(p, v)
 }
@@ -352,9 +364,10 @@ TEST(FuseAttention, TriluOfOnesIsCausal) {
   eval::Interpreter interp(*s.model);
   std::vector<float> v(1 * 2 * 4 * 4);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i / 4) % 4);  // row j of a head: j
-  auto out = interp.run({{"q", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, std::vector<float>(32, 0.0f)))},
-                         {"k", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, std::vector<float>(32, 1.0f)))},
-                         {"v", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, v))}});
+  auto out =
+      interp.run({{"q", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, std::vector<float>(32, 0.0f)))},
+                  {"k", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, std::vector<float>(32, 1.0f)))},
+                  {"v", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 4, 4}, v))}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   std::vector<float> y = out.value()[0].tensor.to_vector<float>();
   ASSERT_EQ(y.size(), 32u);
@@ -371,7 +384,8 @@ TEST(FuseAttention, TriluOfOnesIsCausal) {
 
 TEST(FuseAttention, TriluRefusals) {
   // The diagonal moved: query i also sees key i + 1.
-  std::string shifted = tril_model("one = Constant <value = int64 {1}> ()\n    tl = Trilu <upper = 0> (ones, one)\n    t = Not(tl)");
+  std::string shifted =
+      tril_model("one = Constant <value = int64 {1}> ()\n    tl = Trilu <upper = 0> (ones, one)\n    t = Not(tl)");
   auto sh = simplify_text(shifted);
   EXPECT_EQ(count_ops(*sh.model->graph, "Attention"), 0u) << sh.printed;
   expect_same_outputs(sh, 2, {{"B", 2}, {"S", 5}});
@@ -382,7 +396,8 @@ TEST(FuseAttention, TriluRefusals) {
   EXPECT_EQ(count_ops(*an.model->graph, "Attention"), 0u) << an.printed;
   EXPECT_EQ(reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
   // A fill that does not exclude a key: -1 instead of -inf.
-  std::string weak = tril_model("tl = Trilu <upper = 0> (ones)\n    t = Not(tl)", "m1 = Constant <value = float {-1}> ()\n    x = Where(t, m1, d)");
+  std::string weak = tril_model("tl = Trilu <upper = 0> (ones)\n    t = Not(tl)",
+                                "m1 = Constant <value = float {-1}> ()\n    x = Where(t, m1, d)");
   auto wk = simplify_text(weak);
   EXPECT_EQ(count_ops(*wk.model->graph, "Attention"), 0u) << wk.printed;
   expect_same_outputs(wk, 2, {{"B", 2}, {"S", 5}});
@@ -393,7 +408,8 @@ TEST(FuseAttention, TriluRefusals) {
 std::string tril_elements(int64_t M, int64_t flip_row = -1) {
   std::string out;
   for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < M; ++j) out += std::string(out.empty() ? "" : ", ") + (((j <= i) != (i == flip_row && j == 0)) ? "1" : "0");
+    for (int64_t j = 0; j < M; ++j)
+      out += std::string(out.empty() ? "" : ", ") + (((j <= i) != (i == flip_row && j == 0)) ? "1" : "0");
   return out;
 }
 
@@ -420,12 +436,15 @@ g (float[B,2,S,4] q, float[B,2,S,4] k, float[B,2,S,4] v, float[B,2,P,4] pk, floa
   t1 = Slice(sv, two, three)
   sq = Shape(q)
   s1 = Slice(sq, two, three)
-  )" + rows_start + R"(
-  bias = Constant <value = bool[1,1,)" + m + "," + m + "] {" + bias + R"(}> ()
+  )" + rows_start +
+         R"(
+  bias = Constant <value = bool[1,1,)" +
+         m + "," + m + "] {" + bias + R"(}> ()
   r = Slice(bias, start, rend, two)
   m = Slice(r, zero1, t1, three)
   neg = Constant <value = float {-3.4028234663852886e38}> ()
-  )" + where + R"(
+  )" + where +
+         R"(
   p = Softmax <axis = -1> (x)
   y = MatMul(p, present_v)
 }
@@ -448,7 +467,8 @@ TEST(FuseAttention, SlicedCausalBufferWithCache) {
   expect_same_outputs(s, 1, {{"B", 1}, {"S", 1}, {"P", 9}});  // a decode step
   expect_same_outputs(s, 1, {{"B", 2}, {"S", 4}, {"P", 0}});  // an empty cache
   // The Where written the other way round: Where(Not(mask), NEG, scores).
-  auto n = simplify_text(sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "nm = Not(m)\n  x = Where(nm, neg, d)"));
+  auto n = simplify_text(
+      sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "nm = Not(m)\n  x = Where(nm, neg, d)"));
   ASSERT_TRUE(only_attention(n)) << n.printed;
   expect_same_outputs(n, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
 }
@@ -456,7 +476,8 @@ TEST(FuseAttention, SlicedCausalBufferWithCache) {
 TEST(FuseAttention, ScaleAfterTheMask) {
   // GPT-J: Softmax(Where(mask, Q Kᵀ, finfo.min) / 4): the scale 1/4, the fill min / 4.
   const std::string rows = "start = Sub(t1, s1)\n  rend = Identity(t1)";
-  auto s = simplify_text(sliced_buffer(16, rows, "c4 = Constant <value = float {4}> ()\n  w0 = Where(m, s, neg)\n  x = Div(w0, c4)"));
+  auto s = simplify_text(
+      sliced_buffer(16, rows, "c4 = Constant <value = float {4}> ()\n  w0 = Where(m, s, neg)\n  x = Div(w0, c4)"));
   const ir::Node* a = only_attention(s);
   ASSERT_TRUE(a) << s.printed;
   EXPECT_EQ(a->attr_int("is_causal", 0), 1);
@@ -495,7 +516,10 @@ TEST(FuseAttention, SlicedBufferRefusals) {
   // A fill of -10 does not exclude a key.
   std::string weak = R"(neg2 = Constant <value = float {-10}> ()
   x = Where(m, d, neg2))";
-  EXPECT_EQ(count_ops(*simplify_text(sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", weak)).model->graph, "Attention"), 0u);
+  EXPECT_EQ(
+      count_ops(*simplify_text(sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", weak)).model->graph,
+                "Attention"),
+      0u);
 }
 
 TEST(FuseAttention, CacheShapeReadOutsideThePatternKeepsTheCache) {
@@ -520,7 +544,8 @@ g (bool c, float[1,2,S,4] q, float[1,2,S,4] k, float[1,2,S,4] v) => (float[1,2,S
       zero1 = Constant <value = int64[1] {0}> ()
       sq = Shape(q)
       n = Slice(sq, two, three)
-      bias = Constant <value = bool[1,1,8,8] {)" + tril_elements(8) + R"(}> ()
+      bias = Constant <value = bool[1,1,8,8] {)" +
+                         tril_elements(8) + R"(}> ()
       r = Slice(bias, zero1, n, two)
       m = Slice(r, zero1, n, three)
       neg = Constant <value = float {-1e9}> ()
@@ -544,7 +569,8 @@ std::string static_mask(const std::string& elements) {
 g (float[1,2,3,4] q, float[1,2,3,4] k, float[1,2,3,4] v) => (float[1,2,3,4] y) {
   kt = Transpose <perm = [0, 1, 3, 2]> (k)
   s = MatMul(q, kt)
-  m = Constant <value = bool[1,1,3,3] {)" + elements + R"(}> ()
+  m = Constant <value = bool[1,1,3,3] {)" +
+         elements + R"(}> ()
   neg = Constant <value = float {-1e9}> ()
   x = Where(m, s, neg)
   p = Softmax <axis = -1> (x)
@@ -565,9 +591,10 @@ TEST(FuseAttention, ConstantCausalMask) {
   auto h = simplify_text(holed);
   EXPECT_EQ(count_ops(*h.model->graph, "Attention"), 0u) << h.printed;
   expect_same_outputs(h);
-  EXPECT_EQ(reason(holed, "y"),
-            "the mask is not a causal mask: the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + "
-            "the cache's length");
+  EXPECT_EQ(
+      reason(holed, "y"),
+      "the mask is not a causal mask: the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + "
+      "the cache's length");
 }
 
 // fuse_attention_3d: the heads' split ([B, S, 8] -> [B, S, 2, 4] -> BNSH) and merge around the
@@ -575,8 +602,10 @@ TEST(FuseAttention, ConstantCausalMask) {
 std::string three_d(const std::string& merge_shape = "int64[3] {0, 0, 8}", const std::string& outs = "",
                     const std::string& opset = "23") {
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[B,S,8] q3, float[B,T,8] k3, float[B,T,8] v3) => (float[B,S,8] y)" + outs + R"() {
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[B,S,8] q3, float[B,T,8] k3, float[B,T,8] v3) => (float[B,S,8] y)" +
+         outs + R"() {
   heads = Constant <value = int64[4] {0, 0, 2, 4}> ()
   qr = Reshape(q3, heads)
   q = Transpose <perm = [0, 2, 1, 3]> (qr)
@@ -591,7 +620,8 @@ g (float[B,S,8] q3, float[B,T,8] k3, float[B,T,8] v3) => (float[B,S,8] y)" + out
   p = Softmax <axis = -1> (d)
   o = MatMul(p, v)
   ot = Transpose <perm = [0, 2, 1, 3]> (o)
-  merged = Constant <value = )" + merge_shape + R"(> ()
+  merged = Constant <value = )" +
+         merge_shape + R"(> ()
   y = Reshape(ot, merged)
 }
 )";

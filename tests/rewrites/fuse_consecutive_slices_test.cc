@@ -10,11 +10,11 @@ namespace onnxtrim {
 namespace {
 
 using test::count_ops;
+using test::expect_bit_exact;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::find_op;
-using test::expect_bit_exact;
+using test::run;
 using test::slice_model;
 
 TEST(FuseConsecutiveSlices, DisjointAxesBecomeOneSlice) {
@@ -56,9 +56,11 @@ g (float[4,6] x) => (float[4,4] t, float[2,4] y)
 <int64[1] a0 = {0}, int64[1] a1 = {1}, int64[1] s1 = {1}, int64[1] e5 = {5}, int64[1] e3 = {3}>
 { t = Slice(x, s1, e5, a1)
   y = Slice(t, s1, e3, a0) }
-)", "fuse_consecutive_slices");
+)",
+               "fuse_consecutive_slices");
   EXPECT_EQ(count_ops(*s.model->graph, "Slice"), 2u) << s.printed;
-  auto u = run(slice_model("4,6,8", "4,4,5", "t = Slice(x, s1, e5, a1)\n y = Slice(t, s2, em1, a2)"), "fuse_consecutive_slices");
+  auto u = run(slice_model("4,6,8", "4,4,5", "t = Slice(x, s1, e5, a1)\n y = Slice(t, s2, em1, a2)"),
+               "fuse_consecutive_slices");
   EXPECT_EQ(u.nodes(), 1u) << u.printed;
   EXPECT_EQ(u.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(u);
@@ -70,7 +72,8 @@ g (float[4,6,8] x) => (float[2,3,8] y)
 { t = Slice <starts = [1, 1], ends = [4, 5], axes = [0, 1]> (x)
   u = Slice <starts = [1], ends = [3], axes = [1]> (t)
   y = Relu(u) }
-)", "fuse_consecutive_slices");
+)",
+               "fuse_consecutive_slices");
   EXPECT_EQ(count_ops(*s.model->graph, "Slice"), 1u) << s.printed;
   expect_bit_exact(s);
 }
@@ -91,7 +94,8 @@ g (int64 n, float[6,4] x) => (float[6,4] y)
     }
   >
 }
-)", "fuse_consecutive_slices");
+)",
+               "fuse_consecutive_slices");
   EXPECT_EQ(count_ops(*find_op(*s.model->graph, "Loop")->subgraphs()[0], "Slice"), 1u) << s.printed;
   expect_same_outputs_loop(s);
 }

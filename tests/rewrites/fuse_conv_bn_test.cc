@@ -15,25 +15,30 @@ using test::expect_same_outputs_loop;
 using test::fuse;
 
 TEST(FuseConvBn, ConvThenBatchNormIsOneConv) {
-  auto s = fuse("fuse_conv_bn", "y0 = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n n = BatchNormalization(y0, s, bb, mu, var)\n y = Relu(n)");
+  auto s = fuse("fuse_conv_bn",
+                "y0 = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n n = BatchNormalization(y0, s, bb, mu, var)\n y = Relu(n)");
   EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 0u) << s.printed;
   expect_same_outputs(s);
 }
 
 TEST(FuseConvBn, SharedConvOutputStays) {
-  auto s = fuse("fuse_conv_bn", "y0 = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n n = BatchNormalization(y0, s, bb, mu, var)\n y = Add(n, y0)");
+  auto s =
+      fuse("fuse_conv_bn",
+           "y0 = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n n = BatchNormalization(y0, s, bb, mu, var)\n y = Add(n, y0)");
   EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 1u);
 }
 
 TEST(FuseConvBn, GraphOutputKeepsItsName) {
-  auto s = fuse("fuse_conv_bn", "y0 = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n y = BatchNormalization(y0, s, bb, mu, var)");
+  auto s =
+      fuse("fuse_conv_bn", "y0 = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n y = BatchNormalization(y0, s, bb, mu, var)");
   EXPECT_EQ(s.nodes(), 1u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(s);
 }
 
 TEST(Fusions, InsideIfBranch) {
-  auto s = test::simplify_text(std::string(R"(<ir_version: 8, opset_import: ["" : 17]>
+  auto s =
+      test::simplify_text(std::string(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (bool k, float[2,3,5,5] x) => (float[2,4,5,5] y)
 <float[4,3,1,1] w = {0.1, -0.2, 0.3, 0.05, 0.4, -0.1, 0.2, 0.3, -0.3, 0.1, 0.1, 0.2}, float[4,1,1] c = {1.5, -2, 0.5, 3},
  float[4] s = {1, 2, 0.5, 1.5}, float[4] bb = {0.1, 0, -0.2, 0.3}, float[4] mu = {0.2, -0.1, 0, 0.1}, float[4] var = {1, 0.5, 2, 1.5}>
@@ -43,7 +48,8 @@ g (bool k, float[2,3,5,5] x) => (float[2,4,5,5] y)
     else_branch = t2 () => (float[2,4,5,5] o2) { p2 = Conv(x, w)  n2 = BatchNormalization(p2, s, bb, mu, var)  o2 = Neg(n2) }
   >
 }
-)"), {"infer_shapes", "fuse_conv_bn", "fuse_conv_add", "fuse_conv_mul", "eliminate_dead_nodes"});
+)"),
+                          {"infer_shapes", "fuse_conv_bn", "fuse_conv_add", "fuse_conv_mul", "eliminate_dead_nodes"});
   const ir::Node* iff = s.model->graph->first_node();
   EXPECT_EQ(iff->subgraphs()[0]->num_nodes(), 2u) << s.printed;
   EXPECT_EQ(iff->subgraphs()[1]->num_nodes(), 2u) << s.printed;

@@ -28,12 +28,16 @@ std::string model(int64_t group, const std::string& body, const std::string& out
   const int64_t m = group * per;
   const std::string M = std::to_string(m);
   return R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[1,4,3,3] x) => (float[1,)" + M + ",4,4] y" + outs + R"()
-<float[4,)" + std::to_string(per) + ",2,2] w = {" + values(4 * per * 4, 0.125) + "}, float[1," + M + ",1,1] c = {" +
-         values(m, 0.75) + "}, float[" + M + "] b = {" + values(m, 0.25) + "}, float[1,1,1,4] row = {1, 2, 3, 4}" + extra +
+g (float[1,4,3,3] x) => (float[1,)" +
+         M + ",4,4] y" + outs + R"()
+<float[4,)" +
+         std::to_string(per) + ",2,2] w = {" + values(4 * per * 4, 0.125) + "}, float[1," + M + ",1,1] c = {" +
+         values(m, 0.75) + "}, float[" + M + "] b = {" + values(m, 0.25) + "}, float[1,1,1,4] row = {1, 2, 3, 4}" +
+         extra +
          R"(>
 {
-)" + body + "\n}\n";
+)" + body +
+         "\n}\n";
 }
 
 test::Simplified run(const std::string& text, const std::string& pass) {
@@ -101,7 +105,8 @@ TEST(FuseConvTransposeChannel, Refusals) {
 }
 
 TEST(FuseConvTransposeChannel, GraphOutputIntermediateStays) {
-  auto s = run(model(1, "t = ConvTranspose(x, w)\n a = Mul(t, c)\n y = Relu(a)", ", float[1,3,4,4] t"), "fuse_conv_mul");
+  auto s =
+      run(model(1, "t = ConvTranspose(x, w)\n a = Mul(t, c)\n y = Relu(a)", ", float[1,3,4,4] t"), "fuse_conv_mul");
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 1u) << s.printed;
   expect_same_outputs(s);
   // The Add's output a graph output: fires, the name is kept.
@@ -114,14 +119,16 @@ TEST(FuseConvTransposeChannel, GraphOutputIntermediateStays) {
 TEST(FuseConvTransposeChannel, InsideIfBranch) {
   auto s = test::simplify_text(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (bool k, float[1,2,3,3] x) => (float[1,4,4,4] y)
-<float[2,2,2,2] w = {)" + values(16, 0.125) + R"(}, float[1,4,1,1] c = {0.5, -2, 3, 0.25}>
+<float[2,2,2,2] w = {)" + values(16, 0.125) +
+                                   R"(}, float[1,4,1,1] c = {0.5, -2, 3, 0.25}>
 {
   y = If(k) <
     then_branch = t1 () => (float[1,4,4,4] o1) { p = ConvTranspose <group = 2> (x, w)  q = Mul(p, c)  r = Add(q, c)  o1 = Relu(r) },
     else_branch = t2 () => (float[1,4,4,4] o2) { p2 = ConvTranspose <group = 2> (x, w)  o2 = Neg(p2) }
   >
 }
-)", {"infer_shapes", "fuse_conv_add", "fuse_conv_mul", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "fuse_conv_add", "fuse_conv_mul", "eliminate_dead_nodes"});
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   EXPECT_EQ(iff->subgraphs()[0]->num_nodes(), 2u) << s.printed;

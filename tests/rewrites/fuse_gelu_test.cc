@@ -19,9 +19,11 @@ using test::simplify_text;
 // torch's erf form: x * 0.5 * (1 + erf(x / sqrt(2))), opset 20.
 std::string erf_form(const std::string& opset, const std::string& sqrt2 = "1.4142135381698608") {
   return R"(
-<ir_version: 9, opset_import: ["" : )" + opset + R"(]>
+<ir_version: 9, opset_import: ["" : )" +
+         opset + R"(]>
 g (float[2,3] x) => (float[2,3] y) {
-  r2 = Constant <value = float {)" + sqrt2 + R"(}> ()
+  r2 = Constant <value = float {)" +
+         sqrt2 + R"(}> ()
   d = Div(x, r2)
   e = Erf(d)
   one = Constant <value = float {1}> ()
@@ -40,8 +42,10 @@ std::string tanh_form(const std::string& cube, const std::string& c2 = "0.044715
 g (float[4] x) => (float[4] y) {
   half = Constant <value = float {0.5}> ()
   hx = Mul(x, half)
-  )" + cube + R"(
-  c = Constant <value = float {)" + c2 + R"(}> ()
+  )" + cube +
+         R"(
+  c = Constant <value = float {)" +
+         c2 + R"(}> ()
   t = Mul(c, x3)
   u = Add(x, t)
   k = Constant <value = float {0.7978845834732056}> ()

@@ -12,9 +12,9 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::find_op;
 using test::gemm_model;
+using test::run;
 
 TEST(FuseGemmBias, ConstantAddJoinsC) {
   auto s = run(gemm_model("m = Gemm <beta = 0.5> (x, w, c)\n a = Add(k, m)\n y = Relu(a)"), "fuse_gemm_bias");
@@ -41,7 +41,8 @@ g (float[4,3] x, float[2] cin) => (float[4,2] y)
 <float[3,2] w = {0.5, -1, 2, 0.25, -0.5, 1}, float[2] c = {0.1, -0.2}>
 { m = Gemm(x, w, cin)
   y = Add(m, c) }
-)", "fuse_gemm_bias");
+)",
+               "fuse_gemm_bias");
   EXPECT_EQ(count_ops(*s.model->graph, "Add"), 1u) << s.printed;
 }
 
@@ -71,7 +72,8 @@ g (int64 n, float[2,2] x) => (float[2,2] y)
     }
   >
 }
-)", "fuse_gemm_bias");
+)",
+               "fuse_gemm_bias");
   EXPECT_EQ(count_ops(*find_op(*s.model->graph, "Loop")->subgraphs()[0], "Add"), 0u) << s.printed;
   expect_same_outputs_loop(s);
 }

@@ -12,12 +12,14 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::find_op;
 using test::gemm_model;
+using test::run;
 
 TEST(FuseGemmMul, ScalarGoesIntoAlphaAndBeta) {
-  auto s = run(gemm_model("three = Constant <value = float {3}> ()\n m = Gemm <alpha = 0.5, beta = 2.0> (x, w, crow)\n a = Mul(m, three)\n y = Relu(a)"), "fuse_gemm_mul");
+  auto s = run(gemm_model("three = Constant <value = float {3}> ()\n m = Gemm <alpha = 0.5, beta = 2.0> (x, w, crow)\n "
+                          "a = Mul(m, three)\n y = Relu(a)"),
+               "fuse_gemm_mul");
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 0u) << s.printed;
   const ir::Node* gemm = find_op(*s.model->graph, "Gemm");
   EXPECT_EQ(gemm->attr_float("alpha", 1.0f), 1.5f);
@@ -26,7 +28,8 @@ TEST(FuseGemmMul, ScalarGoesIntoAlphaAndBeta) {
 }
 
 TEST(FuseGemmMul, ColumnVectorScalesWeightsAndC) {
-  auto s = run(gemm_model("m = Gemm <transB = 1, beta = 2.0> (x, wt, crow)\n a = Mul(k, m)\n y = Relu(a)"), "fuse_gemm_mul");
+  auto s =
+      run(gemm_model("m = Gemm <transB = 1, beta = 2.0> (x, wt, crow)\n a = Mul(k, m)\n y = Relu(a)"), "fuse_gemm_mul");
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 0u) << s.printed;
   expect_same_outputs(s);
 }
@@ -42,7 +45,8 @@ g (float[4,3] x, float[3,2] w) => (float[4,2] y)
 <float[2] k = {2, 3}>
 { m = Gemm(x, w)
   y = Mul(m, k) }
-)", "fuse_gemm_mul");
+)",
+               "fuse_gemm_mul");
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 1u) << s.printed;
 }
 
@@ -64,7 +68,8 @@ g (bool b, float[4,3] x) => (float[4,2] y)
     else_branch = t2 () => (float[4,2] o2) { q = Gemm(x, w, c)  o2 = Mul(three, q) }
   >
 }
-)", "fuse_gemm_mul");
+)",
+               "fuse_gemm_mul");
   const ir::Node* iff = s.model->graph->first_node();
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Mul"), 0u) << s.printed;
   EXPECT_EQ(count_ops(*iff->subgraphs()[1], "Mul"), 0u) << s.printed;

@@ -17,7 +17,8 @@ namespace {
 using test::count_ops;
 
 // The simplified model under `target` (or with --enable), with the test checks on.
-test::Simplified simplify_for(const std::string& text, const std::string& target, std::vector<std::string> enable = {}) {
+test::Simplified simplify_for(const std::string& text, const std::string& target,
+                              std::vector<std::string> enable = {}) {
   test::Simplified s;
   s.model = test::parse(text);
   if (!s.model) return s;
@@ -39,16 +40,21 @@ std::string group_norm(const std::string& opset = "21", const std::string& in_sc
                        const std::string& first_shape = "0, 2, -1", const std::string& gamma_type = "float[4,1,1]",
                        const std::string& extra_out = "") {
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[B,4,2,3] x) => (float[B,4,2,3] y)" + extra_out + R"() {
-  s1 = Constant <value = int64[3] {)" + first_shape + R"(}> ()
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[B,4,2,3] x) => (float[B,4,2,3] y)" +
+         extra_out + R"() {
+  s1 = Constant <value = int64[3] {)" +
+         first_shape + R"(}> ()
   r1 = Reshape(x, s1)
-  sc = Constant <value = float[2] {)" + in_scale + R"(}> ()
+  sc = Constant <value = float[2] {)" +
+         in_scale + R"(}> ()
   bi = Constant <value = float[2] {0, 0}> ()
   n = InstanceNormalization <epsilon = 0.001> (r1, sc, bi)
   s2 = Shape(x)
   r2 = Reshape(n, s2)
-  gamma = Constant <value = )" + gamma_type + R"( {0.5, 2, -1, 3}> ()
+  gamma = Constant <value = )" +
+         gamma_type + R"( {0.5, 2, -1, 3}> ()
   m = Mul(r2, gamma)
   beta = Constant <value = float[4,1,1] {1, 0, 0.25, -2}> ()
   y = Add(m, beta)
@@ -122,7 +128,8 @@ g (float[B,6,5] x) => (float[B,6,5] y) {
   s2 = Shape(x)
   y = Reshape(n, s2)
 }
-)", "tensorrt");
+)",
+                        "tensorrt");
   ASSERT_EQ(s.nodes(), 1u) << s.printed;
   EXPECT_EQ(s.model->graph->first_node()->attr_int("num_groups", 0), 3);
   test::expect_same_outputs(s, 2, {{"B", 2}});
@@ -140,7 +147,8 @@ g (float[2,6,5] x) => (float[2,6,5] y) {
   z = Constant <value = float {0.5}> ()
   y = Add(r2, z)
 }
-)", "tensorrt");
+)",
+                        "tensorrt");
   ASSERT_EQ(b.nodes(), 1u) << b.printed;
   test::expect_same_outputs(b);
 }
@@ -160,7 +168,8 @@ g (double[2,4,3] x) => (double[2,4,3] y) {
   w = Constant <value = double[4,1] {1.5, -2, 0.25, 3}> ()
   y = Mul(r2, w)
 }
-)", "tensorrt");
+)",
+                        "tensorrt");
   ASSERT_EQ(s.nodes(), 1u) << s.printed;
   const ir::Node* gn = s.model->graph->first_node();
   EXPECT_EQ(gn->attr_int("stash_type", 1), 11);
@@ -212,7 +221,8 @@ g (float[1,4,3] x, int64 n) => (float[1,4,3] y) {
       out = Mul(w, r2)
     }>
 }
-)", "openvino");
+)",
+                        "openvino");
   const ir::Node* loop = s.model->graph->first_node();
   ASSERT_TRUE(loop && loop->op_type == "Loop") << s.printed;
   const ir::Graph& body = *loop->subgraphs()[0];

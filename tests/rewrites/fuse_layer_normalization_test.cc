@@ -32,8 +32,9 @@ struct Ln {
   std::string var = "var = ReduceMean <axes = [-1], keepdims = 1> (sq)";
   std::string eps = "eps = Constant <value = float {1e-5}> ()\n  a = Add(var, eps)";
   std::string division = "s = Sqrt(a)\n  n = Div(d, s)";
-  std::string affine = "w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(n, w)\n"
-                       "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(nw, b)";
+  std::string affine =
+      "w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(n, w)\n"
+      "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(nw, b)";
 
   std::string text() const {
     return "<ir_version: 8, opset_import: [\"\" : " + opset + "]>\ng (" + inputs + ") => (" + outputs + ") {\n  " +
@@ -127,8 +128,9 @@ TEST(FuseLayerNormalization, EveryDivisionSquareAndOperandOrder) {
   Ln l;
   l.square = "sq = Mul(d, d)";
   l.eps = "eps = Constant <value = float {0.001}> ()\n  a = Add(eps, var)";
-  l.affine = "w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(w, n)\n"
-             "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(b, nw)";
+  l.affine =
+      "w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(w, n)\n"
+      "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(b, nw)";
   auto s = simplify_text(l.text());
   const ir::Node* n = only_layer_norm(s);
   ASSERT_TRUE(n) << s.printed;
@@ -186,8 +188,9 @@ TEST(FuseLayerNormalization, TwoAxes) {
   Ln l;
   l.mean = "mean = ReduceMean <axes = [-2, -1], keepdims = 1> (x)";
   l.var = "var = ReduceMean <axes = [1, 2], keepdims = 1> (sq)";
-  l.affine = "w = Constant <value = float[3,4] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}> ()\n  nw = Mul(n, w)\n"
-             "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(nw, b)";
+  l.affine =
+      "w = Constant <value = float[3,4] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}> ()\n  nw = Mul(n, w)\n"
+      "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(nw, b)";
   auto s = simplify_text(l.text());
   const ir::Node* n = only_layer_norm(s);
   ASSERT_TRUE(n) << s.printed;
@@ -195,8 +198,8 @@ TEST(FuseLayerNormalization, TwoAxes) {
   ASSERT_EQ(n->num_inputs(), 3u);
   EXPECT_EQ(ops::FoldContext::constant(n->input(1))->dims(), (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(ops::FoldContext::constant(n->input(2))->dims(), (std::vector<int64_t>{3, 4}));
-  EXPECT_EQ(constant_floats(n->input(2)), (std::vector<float>{0.125f, -0.25f, 0.375f, 1, 0.125f, -0.25f, 0.375f, 1,
-                                                               0.125f, -0.25f, 0.375f, 1}));
+  EXPECT_EQ(constant_floats(n->input(2)),
+            (std::vector<float>{0.125f, -0.25f, 0.375f, 1, 0.125f, -0.25f, 0.375f, 1, 0.125f, -0.25f, 0.375f, 1}));
   expect_same_outputs(s);
   // Without scale and bias: ones of [3, 4].
   l.division = "s = Sqrt(a)\n  y = Div(d, s)";
@@ -368,8 +371,9 @@ TEST(FuseLayerNormalization, RefusesScalesAndBiasesThatDoNotFit) {
   EXPECT_EQ(reason(grows.text()), "the scale's dims are not x's trailing dims");
   // A bias of [3, 4] over the last axis alone: the scale's Mul fuses, the Add stays.
   Ln wide;
-  wide.affine = "w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(n, w)\n"
-                "  b = Constant <value = float[3,4] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}> ()\n  y = Add(nw, b)";
+  wide.affine =
+      "w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(n, w)\n"
+      "  b = Constant <value = float[3,4] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}> ()\n  y = Add(nw, b)";
   auto sw = simplify_text(wide.text());
   EXPECT_EQ(count_ops(*sw.model->graph, "LayerNormalization"), 1u) << sw.printed;
   EXPECT_EQ(count_ops(*sw.model->graph, "Mul"), 0u) << sw.printed;
@@ -398,8 +402,9 @@ TEST(FuseLayerNormalization, RefusesScalesAndBiasesThatDoNotFit) {
   EXPECT_EQ(reason(fed_bias.text()), "the bias is not a constant");
   // A scale of another type than x (an invalid model: the reason only).
   Ln typed;
-  typed.affine = "w = Constant <value = double[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(n, w)\n"
-                 "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(nw, b)";
+  typed.affine =
+      "w = Constant <value = double[4] {0.5, 1.5, -1, 2}> ()\n  nw = Mul(n, w)\n"
+      "  b = Constant <value = float[4] {0.125, -0.25, 0.375, 1}> ()\n  y = Add(nw, b)";
   EXPECT_EQ(reason(typed.text()), "the scale's element type differs from x's");
 }
 
@@ -408,9 +413,11 @@ TEST(FuseLayerNormalization, RefusesTypesAndUnknownRank) {
   Ln ints;
   ints.square = "two = Constant <value = int32 {2}> ()\n  sq = Pow(d, two)";
   ints.eps = "eps = Constant <value = int32 {1}> ()\n  a = Add(var, eps)";
-  ints.affine = "w = Constant <value = int32[4] {1, 2, 3, 4}> ()\n  nw = Mul(n, w)\n"
-                "  b = Constant <value = int32[4] {1, 1, 1, 1}> ()\n  y = Add(nw, b)";
-  EXPECT_EQ(reason(replace_all(ints.text(), "float", "int32")), "the element type is not float, float16, bfloat16 or double");
+  ints.affine =
+      "w = Constant <value = int32[4] {1, 2, 3, 4}> ()\n  nw = Mul(n, w)\n"
+      "  b = Constant <value = int32[4] {1, 1, 1, 1}> ()\n  y = Add(nw, b)";
+  EXPECT_EQ(reason(replace_all(ints.text(), "float", "int32")),
+            "the element type is not float, float16, bfloat16 or double");
   // x reshaped to a shape of unknown length: its rank is not known.
   Ln unknown;
   unknown.inputs = "float[24] x0, int64[K] shp";

@@ -22,8 +22,10 @@ const std::vector<std::string> kPasses = {"infer_shapes", "fuse_matmul_add", "el
 test::Simplified gemm(const std::string& in, const std::string& out, const std::string& inits, const std::string& body,
                       std::vector<std::string> passes = kPasses) {
   std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[)" + in + R"(] x) => (float[)" + out + R"(] y)
-<float[3,2] w = {0.5, -1, 2, 0.25, -0.5, 1})" + inits + R"(>
+g (float[)" + in + R"(] x) => (float[)" +
+                     out + R"(] y)
+<float[3,2] w = {0.5, -1, 2, 0.25, -0.5, 1})" +
+                     inits + R"(>
 {
 )" + body + "\n}\n";
   return test::simplify_text(text, std::move(passes));
@@ -65,7 +67,8 @@ TEST(FuseMatmulAddBias, ColumnAndFullBiasWithProvedRows) {
 
 TEST(FuseMatmulAddBias, SplatGeneratorBecomesScalarC) {
   // Expand of a scalar to [4, 2]: C is the scalar, the Expand goes.
-  auto s = gemm("4,3", "4,2", ", float v = {1.5}, int64[2] shp = {4, 2}", "e = Expand(v, shp)\n m = MatMul(x, w)\n a = Add(e, m)\n y = Relu(a)");
+  auto s = gemm("4,3", "4,2", ", float v = {1.5}, int64[2] shp = {4, 2}",
+                "e = Expand(v, shp)\n m = MatMul(x, w)\n a = Add(e, m)\n y = Relu(a)");
   ASSERT_EQ(s.nodes(), 2u) << s.printed;
   EXPECT_EQ(count_ops(*s.model->graph, "Expand"), 0u) << s.printed;
   const ir::Node* g = s.model->graph->first_node();
@@ -75,7 +78,8 @@ TEST(FuseMatmulAddBias, SplatGeneratorBecomesScalarC) {
   EXPECT_EQ(c->rank(), 0);
   expect_same_outputs(s);
   // The default pipeline: eliminate_splat_broadcast makes the splat a scalar first, then Gemm.
-  auto d = gemm("4,3", "4,2", ", float v = {1.5}, int64[2] shp = {4, 2}", "e = Expand(v, shp)\n m = MatMul(x, w)\n a = Add(e, m)\n y = Relu(a)", {});
+  auto d = gemm("4,3", "4,2", ", float v = {1.5}, int64[2] shp = {4, 2}",
+                "e = Expand(v, shp)\n m = MatMul(x, w)\n a = Add(e, m)\n y = Relu(a)", {});
   EXPECT_EQ(count_ops(*d.model->graph, "Gemm"), 1u) << d.printed;
   EXPECT_EQ(d.nodes(), 2u) << d.printed;
   expect_same_outputs(d);
@@ -129,7 +133,8 @@ g (bool c, float[4,3] x) => (float[4,2] y)
     else_branch = e () => (float[4,2] o2) { m2 = MatMul(x, w)  o2 = Neg(m2) }
   >
 }
-)", kPasses);
+)",
+                               kPasses);
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Gemm"), 1u) << s.printed;
@@ -155,7 +160,8 @@ test::Simplified mm(const std::string& in, const std::string& out, const std::st
   std::string head = kMm;
   head.replace(head.find("IN"), 2, in);
   head.replace(head.find("OUT"), 3, out);
-  return test::simplify_text(head + "{\n" + body + "\n}\n", {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes"});
+  return test::simplify_text(head + "{\n" + body + "\n}\n",
+                             {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes"});
 }
 
 TEST(FuseMatmulAdd, TwoDimensionalBecomesGemm) {
@@ -201,7 +207,8 @@ g (int64 n, float[2,2] x) => (float[2,2] y)
     }
   >
 }
-)", {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes"});
   EXPECT_NE(s.printed.find("Gemm"), std::string::npos) << s.printed;
   test::expect_same_outputs_loop(s);
 }

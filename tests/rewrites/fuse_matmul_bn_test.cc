@@ -12,19 +12,21 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::gemm_model;
+using test::run;
 
 TEST(FuseMatmulBn, GemmThenBatchNormIsOneGemm) {
   auto s = run(gemm_model("m = Gemm <transB = 1, alpha = 0.5, beta = 2.0> (x, wt, crow)\n"
-                          "n = BatchNormalization(m, s, bb, mu, var)\n y = Relu(n)"), "fuse_matmul_bn");
+                          "n = BatchNormalization(m, s, bb, mu, var)\n y = Relu(n)"),
+               "fuse_matmul_bn");
   EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 0u) << s.printed;
   EXPECT_EQ(s.nodes(), 2u) << s.printed;
   expect_same_outputs(s);
 }
 
 TEST(FuseMatmulBn, MatMulThenBatchNormBecomesGemm) {
-  auto s = run(gemm_model("m = MatMul(x, w)\n n = BatchNormalization(m, s, bb, mu, var)\n y = Relu(n)"), "fuse_matmul_bn");
+  auto s =
+      run(gemm_model("m = MatMul(x, w)\n n = BatchNormalization(m, s, bb, mu, var)\n y = Relu(n)"), "fuse_matmul_bn");
   EXPECT_EQ(count_ops(*s.model->graph, "Gemm"), 1u) << s.printed;
   EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "MatMul"), 0u);
@@ -39,13 +41,15 @@ g (float[2,4,3] x) => (float[2,4,4] y)
  float[4] s4 = {1, 2, 0.5, 1.5}, float[4] bb4 = {0.1, 0, -0.2, 0.3}, float[4] mu4 = {0.2, -0.1, 0, 0.1}, float[4] var4 = {1, 0.5, 2, 1.5}>
 { m = MatMul(x, w4)
   y = BatchNormalization(m, s4, bb4, mu4, var4) }
-)", "fuse_matmul_bn");
+)",
+               "fuse_matmul_bn");
   EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 1u) << s.printed;
   expect_same_outputs(s);
 }
 
 TEST(FuseMatmulBn, SharedProductStays) {
-  auto s = run(gemm_model("m = Gemm(x, w, c)\n n = BatchNormalization(m, s, bb, mu, var)\n y = Add(n, m)"), "fuse_matmul_bn");
+  auto s = run(gemm_model("m = Gemm(x, w, c)\n n = BatchNormalization(m, s, bb, mu, var)\n y = Add(n, m)"),
+               "fuse_matmul_bn");
   EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 1u);
 }
 
@@ -67,7 +71,8 @@ g (bool k, float[4,3] x) => (float[4,2] y)
     else_branch = t2 () => (float[4,2] o2) { q = Gemm(x, w)  n2 = BatchNormalization(q, s, bb, mu, var)  o2 = Neg(n2) }
   >
 }
-)", "fuse_matmul_bn");
+)",
+               "fuse_matmul_bn");
   const ir::Node* iff = s.model->graph->first_node();
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "BatchNormalization"), 0u) << s.printed;
   EXPECT_EQ(count_ops(*iff->subgraphs()[1], "BatchNormalization"), 0u) << s.printed;

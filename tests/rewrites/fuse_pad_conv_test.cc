@@ -12,8 +12,8 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::find_op;
+using test::run;
 
 const char* kPadHead = R"(<ir_version: 8, opset_import: ["" : OPSET]>
 g (float[1,2,5,5] x) => (float[OUT] y)
@@ -31,7 +31,8 @@ std::string pad_model(const std::string& body, const std::string& out, int opset
 }
 
 TEST(FusePadConv, ZeroPadJoinsConvPads) {
-  auto s = run(pad_model("q = Pad(x, p)\n c = Conv <pads = [1, 0, 0, 1]> (q, w)\n y = Relu(c)", "1,3,8,7"), "fuse_pad_conv");
+  auto s =
+      run(pad_model("q = Pad(x, p)\n c = Conv <pads = [1, 0, 0, 1]> (q, w)\n y = Relu(c)", "1,3,8,7"), "fuse_pad_conv");
   EXPECT_EQ(count_ops(*s.model->graph, "Pad"), 0u) << s.printed;
   EXPECT_EQ(find_op(*s.model->graph, "Conv")->attr_ints("pads"), (std::vector<int64_t>{2, 2, 2, 2})) << s.printed;
   expect_same_outputs(s);
@@ -45,7 +46,9 @@ TEST(FusePadConv, AttributeFormBeforeOpset11) {
 }
 
 TEST(FusePadConv, AxesInputFromOpset18) {
-  auto s = run(pad_model("zero = Constant <value = float {0}> ()\n q = Pad(x, p2, zero, ax)\n y = Conv(q, w)", "1,3,5,5", 18), "fuse_pad_conv");
+  auto s = run(
+      pad_model("zero = Constant <value = float {0}> ()\n q = Pad(x, p2, zero, ax)\n y = Conv(q, w)", "1,3,5,5", 18),
+      "fuse_pad_conv");
   EXPECT_EQ(count_ops(*s.model->graph, "Pad"), 0u) << s.printed;
   expect_same_outputs(s);
 }
@@ -65,14 +68,18 @@ TEST(FusePadConv, AveragePoolWithItsOwnPadsNotCountedStays) {
 }
 
 TEST(FusePadConv, AveragePoolCountingItsPadsFuses) {
-  auto s = run(pad_model("q = Pad(x, p)\n y = AveragePool <kernel_shape = [3, 3], pads = [0, 0, 0, 1], count_include_pad = 1> (q)",
-                         "1,2,6,7"), "fuse_pad_conv");
+  auto s =
+      run(pad_model(
+              "q = Pad(x, p)\n y = AveragePool <kernel_shape = [3, 3], pads = [0, 0, 0, 1], count_include_pad = 1> (q)",
+              "1,2,6,7"),
+          "fuse_pad_conv");
   EXPECT_EQ(count_ops(*s.model->graph, "Pad"), 0u) << s.printed;
   expect_same_outputs(s);
 }
 
 TEST(FusePadConv, MaxPoolOnlyAfterRelu) {
-  auto s = run(pad_model("r = Relu(x)\n q = Pad(r, p)\n y = MaxPool <kernel_shape = [3, 3]> (q)", "1,2,6,6"), "fuse_pad_conv");
+  auto s = run(pad_model("r = Relu(x)\n q = Pad(r, p)\n y = MaxPool <kernel_shape = [3, 3]> (q)", "1,2,6,6"),
+               "fuse_pad_conv");
   EXPECT_EQ(count_ops(*s.model->graph, "Pad"), 0u) << s.printed;
   expect_same_outputs(s);
   auto t = run(pad_model("q = Pad(x, p)\n y = MaxPool <kernel_shape = [3, 3]> (q)", "1,2,6,6"), "fuse_pad_conv");
@@ -80,7 +87,8 @@ TEST(FusePadConv, MaxPoolOnlyAfterRelu) {
 }
 
 TEST(FusePadConv, NonZeroValueChannelPadsAndReflectStay) {
-  auto a = run(pad_model("one = Constant <value = float {1}> ()\n q = Pad(x, p, one)\n y = Conv(q, w)", "1,3,6,6"), "fuse_pad_conv");
+  auto a = run(pad_model("one = Constant <value = float {1}> ()\n q = Pad(x, p, one)\n y = Conv(q, w)", "1,3,6,6"),
+               "fuse_pad_conv");
   EXPECT_EQ(count_ops(*a.model->graph, "Pad"), 1u) << a.printed;
   auto b = run(pad_model("q = Pad <mode = \"reflect\"> (x, p)\n y = Conv(q, w)", "1,3,6,6"), "fuse_pad_conv");
   EXPECT_EQ(count_ops(*b.model->graph, "Pad"), 1u) << b.printed;
@@ -91,7 +99,8 @@ g (float[1,1,5,5] x) => (float[1,3,6,4] y)
   -0.4, 0.5, 0.1, 0.2, -0.3, 0.1, 0.4, 0.2, -0.2, 0.1, 0.3, 0.2, 0.1, -0.1, 0.4}, int64[8] pc = {0, 1, 1, 0, 0, 0, 1, 0}>
 { q = Pad(x, pc)
   y = Conv(q, w) }
-)", "fuse_pad_conv");
+)",
+               "fuse_pad_conv");
   EXPECT_EQ(count_ops(*c.model->graph, "Pad"), 1u) << c.printed;
 }
 
@@ -103,7 +112,8 @@ g (float[1,2,5,5] x) => (float[1,3,6,6] y, float[1,2,8,8] q)
   -0.4, 0.5, 0.1, 0.2, -0.3, 0.1, 0.4, 0.2, -0.2, 0.1, 0.3, 0.2, 0.1, -0.1, 0.4}, int64[8] p = {0, 0, 1, 2, 0, 0, 2, 1}>
 { q = Pad(x, p)
   y = Conv(q, w) }
-)", "fuse_pad_conv");
+)",
+               "fuse_pad_conv");
   EXPECT_EQ(count_ops(*s.model->graph, "Pad"), 1u) << s.printed;
   EXPECT_EQ(s.model->graph->outputs()[1]->name(), "q");
 }
@@ -120,7 +130,8 @@ g (bool k, float[1,2,5,5] x) => (float[1,3,6,6] y)
     else_branch = t2 () => (float[1,3,6,6] o2) { q2 = Pad(x, p)  c2 = Conv(q2, w)  o2 = Neg(c2) }
   >
 }
-)", "fuse_pad_conv");
+)",
+               "fuse_pad_conv");
   const ir::Node* iff = s.model->graph->first_node();
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Pad"), 0u) << s.printed;
   EXPECT_EQ(count_ops(*iff->subgraphs()[1], "Pad"), 0u) << s.printed;

@@ -17,10 +17,13 @@ using test::expect_same_outputs;
 const std::vector<std::string> kPasses = {"infer_shapes", "fuse_reduce_unsqueeze", "eliminate_dead_nodes",
                                           "eliminate_unused_initializers"};
 
-test::Simplified run(int64_t opset, const std::string& out_shape, const std::string& body, const std::string& outs = "") {
+test::Simplified run(int64_t opset, const std::string& out_shape, const std::string& body,
+                     const std::string& outs = "") {
   return test::simplify_text(R"(<ir_version: 8, opset_import: ["" : )" + std::to_string(opset) + R"(]>
-g (float[2,3,4] x) => (float[)" + out_shape + "] y" + outs + R"() {
-)" + body + "\n}\n", kPasses);
+g (float[2,3,4] x) => (float[)" + out_shape +
+                                 "] y" + outs + R"() {
+)" + body + "\n}\n",
+                             kPasses);
 }
 
 const ir::Node* find(const ir::Graph& g, const std::string& op) {
@@ -123,7 +126,8 @@ TEST(FuseReduceUnsqueeze, GraphOutputReductionStays) {
   auto s = run(13, "2,1,4", R"(
   a = Constant <value = int64[1] {1}> ()
   r = ReduceSum <keepdims = 0> (x, a)
-  y = Unsqueeze(r, a))", ", float[2,4] r");
+  y = Unsqueeze(r, a))",
+               ", float[2,4] r");
   EXPECT_EQ(count_ops(*s.model->graph, "Unsqueeze"), 1u) << s.printed;
   EXPECT_EQ(find(*s.model->graph, "ReduceSum")->attr_int("keepdims", 1), 0);
   expect_same_outputs(s);
@@ -144,7 +148,8 @@ g (bool c, float[2,3,4] x) => (float[2,3,1] y) {
     }
   >
 }
-)", kPasses);
+)",
+                               kPasses);
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Unsqueeze"), 0u) << s.printed;

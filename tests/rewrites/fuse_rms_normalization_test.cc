@@ -23,15 +23,20 @@ std::string rms(const std::string& opset, const std::string& division,
                 const std::string& reduce = "ReduceMean <keepdims = 1> (sq, axes)", const std::string& axes = "{-1}",
                 const std::string& shape = "2,3,4", const std::string& out_shape = "2,3,4") {
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[)" + shape + R"(] x) => (float[)" + out_shape + R"(] y) {
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[)" +
+         shape + R"(] x) => (float[)" + out_shape + R"(] y) {
   two = Constant <value = float {2}> ()
   sq = Pow(x, two)
-  axes = Constant <value = int64[1] )" + axes + R"(> ()
-  mean = )" + reduce + R"(
+  axes = Constant <value = int64[1] )" +
+         axes + R"(> ()
+  mean = )" +
+         reduce + R"(
   eps = Constant <value = float {1e-6}> ()
   a = Add(mean, eps)
-  )" + division + R"(
+  )" + division +
+         R"(
   w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()
   y = Mul(w, n)
 }
@@ -135,7 +140,8 @@ g (float[2,3,4] x) => (float[2,3,4] y) {
   auto m = test::parse(ln);
   passes::SimplifyOptions o;
   for (const auto& [rule, why] : passes::explain(*m, "y", o))
-    if (rule == "fuse_rms_normalization") EXPECT_EQ(why, "x is x' - ReduceMean(x'): a LayerNorm (fuse_layer_normalization)");
+    if (rule == "fuse_rms_normalization")
+      EXPECT_EQ(why, "x is x' - ReduceMean(x'): a LayerNorm (fuse_layer_normalization)");
 }
 
 TEST(FuseRmsNormalization, InsideABranch) {
@@ -168,7 +174,8 @@ std::string rms16(const std::string& back = "n16 = Cast <to = 10> (n)", const st
                   const std::string& extra_output = "") {
   return R"(
 <ir_version: 10, opset_import: ["" : 23]>
-g ()" + x_type + R"([B,4] x) => (float16[B,4] y)" + extra_output + R"() {
+g ()" + x_type +
+         R"([B,4] x) => (float16[B,4] y)" + extra_output + R"() {
   xf = Cast <to = 1> (x)
   two = Constant <value = float {2}> ()
   sq = Pow(xf, two)
@@ -180,7 +187,8 @@ g ()" + x_type + R"([B,4] x) => (float16[B,4] y)" + extra_output + R"() {
   one = Constant <value = float {1}> ()
   r = Div(one, s)
   n = Mul(xf, r)
-  )" + back + R"(
+  )" + back +
+         R"(
   wf = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()
   w = Cast <to = 10> (wf)
   y = Mul(w, n16)

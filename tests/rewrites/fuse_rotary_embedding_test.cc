@@ -27,12 +27,16 @@ std::string init(const std::string& name, const std::string& value) {
   return value.substr(0, brace) + name + " = " + value.substr(brace);
 }
 
-std::string rope(const std::string& opset = "23", const std::string& cos = kCos, const std::string& lo = "x1 = Slice(x, z, h, ax)",
-                 const std::string& pos_type = "int64[B,S] pos", const std::string& extra_output = "") {
+std::string rope(const std::string& opset = "23", const std::string& cos = kCos,
+                 const std::string& lo = "x1 = Slice(x, z, h, ax)", const std::string& pos_type = "int64[B,S] pos",
+                 const std::string& extra_output = "") {
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[B,2,S,4] x, )" + pos_type + R"() => (float[B,2,S,4] y)" + extra_output + R"()
-  <)" + init("cos_t", cos) + ", " + init("sin_t", kSin) + R"(> {
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[B,2,S,4] x, )" +
+         pos_type + R"() => (float[B,2,S,4] y)" + extra_output + R"()
+  <)" + init("cos_t", cos) +
+         ", " + init("sin_t", kSin) + R"(> {
   cg = Gather <axis = 0> (cos_t, pos)
   a1 = Constant <value = int64[1] {1}> ()
   cu = Unsqueeze(cg, a1)
@@ -43,7 +47,8 @@ g (float[B,2,S,4] x, )" + pos_type + R"() => (float[B,2,S,4] y)" + extra_output 
   h = Constant <value = int64[1] {2}> ()
   e = Constant <value = int64[1] {9223372036854775807}> ()
   ax = Constant <value = int64[1] {-1}> ()
-  )" + lo + R"(
+  )" + lo +
+         R"(
   x2 = Slice(x, h, e, ax)
   nx2 = Neg(x2)
   rot = Concat <axis = -1> (nx2, x1)
@@ -89,13 +94,16 @@ TEST(FuseRotaryEmbedding, Refusals) {
   EXPECT_EQ(count_ops(*simplify_text(rope("22")).model->graph, "RotaryEmbedding"), 0u);
   EXPECT_EQ(reason(rope("22")), "opset 22 < 23 has no RotaryEmbedding");
   // A cos table whose halves differ (not HF's cat(freqs, freqs)).
-  std::string uneven = rope("23", "float[4,4] {1, 1, 1, 0.5, 0, 0, 0, 0, 0.5, 0.25, 0.5, 0.25, -0.75, 0.125, -0.75, 0.125}");
+  std::string uneven =
+      rope("23", "float[4,4] {1, 1, 1, 0.5, 0, 0, 0, 0, 0.5, 0.25, 0.5, 0.25, -0.75, 0.125, -0.75, 0.125}");
   auto u = simplify_text(uneven);
   EXPECT_EQ(count_ops(*u.model->graph, "RotaryEmbedding"), 0u);
   expect_same_outputs(u, 2, {{"B", 2}, {"S", 3}});
   EXPECT_EQ(reason(uneven), "a table's rows do not have equal halves");
   // The low half taken as x[.., :1]: not rotate_half.
-  std::string wrong = rope("23", kCos, "o = Constant <value = int64[1] {1}> ()\n  x1a = Slice(x, z, o, ax)\n  x1 = Concat <axis = -1> (x1a, x1a)");
+  std::string wrong =
+      rope("23", kCos,
+           "o = Constant <value = int64[1] {1}> ()\n  x1a = Slice(x, z, o, ax)\n  x1 = Concat <axis = -1> (x1a, x1a)");
   auto w = simplify_text(wrong);
   EXPECT_EQ(count_ops(*w.model->graph, "RotaryEmbedding"), 0u);
   expect_same_outputs(w, 2, {{"B", 2}, {"S", 3}});
@@ -136,7 +144,8 @@ TEST(FuseRotaryEmbedding, QAndKShareTheHalfTables) {
   auto s = simplify_text(R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (float[1,2,3,4] q, float[1,1,3,4] k, int64[1,3] pos) => (float[1,2,3,4] qr, float[1,1,3,4] kr)
-  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  <)" + init("cos_t", kCos) +
+                         ", " + init("sin_t", kSin) + R"(> {
   cg = Gather <axis = 0> (cos_t, pos)
   a1 = Constant <value = int64[1] {1}> ()
   cu = Unsqueeze(cg, a1)
@@ -173,7 +182,8 @@ std::string partial(const std::string& pass_slice = "xp = Slice(x, r, e, ax)") {
   return R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,8] y)
-  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  <)" + init("cos_t", kCos) +
+         ", " + init("sin_t", kSin) + R"(> {
   cg = Gather <axis = 0> (cos_t, pos)
   a1 = Constant <value = int64[1] {1}> ()
   cu = Unsqueeze(cg, a1)
@@ -185,7 +195,8 @@ g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,8] y)
   e = Constant <value = int64[1] {9223372036854775807}> ()
   ax = Constant <value = int64[1] {-1}> ()
   xr = Slice(x, z, r, ax)
-  )" + pass_slice + R"(
+  )" + pass_slice +
+         R"(
   m1 = Mul(xr, cu)
   x1 = Slice(xr, z, h, ax)
   x2 = Slice(xr, h, e, ax)
@@ -213,7 +224,8 @@ TEST(FusePartialRotaryEmbedding, OneNodeWithTheRotaryDim) {
   auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 1, 8}, x))},
                          {"pos", ir::RuntimeValue::of(ops::make_tensor<int64_t>({1, 1}, {1}))}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
-  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(), (std::vector<float>{-3, -4, 1, 2, 5, 6, 7, 8, -3, -4, 1, 2, 5, 6, 7, 8}));
+  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(),
+            (std::vector<float>{-3, -4, 1, 2, 5, 6, 7, 8, -3, -4, 1, 2, 5, 6, 7, 8}));
 }
 
 TEST(FusePartialRotaryEmbedding, Refusals) {
@@ -221,7 +233,8 @@ TEST(FusePartialRotaryEmbedding, Refusals) {
   std::string gap = R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,7] y)
-  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  <)" + init("cos_t", kCos) +
+                    ", " + init("sin_t", kSin) + R"(> {
   cg = Gather <axis = 0> (cos_t, pos)
   a1 = Constant <value = int64[1] {1}> ()
   cu = Unsqueeze(cg, a1)
@@ -268,7 +281,8 @@ TEST(FuseRotaryEmbedding, InsideABranch) {
   auto s = simplify_text(R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (bool c, float[1,2,3,4] x, int64[1,3] pos) => (float[1,2,3,4] y)
-  <)" + init("cos_t", kCos) + ", " + init("sin_t", kSin) + R"(> {
+  <)" + init("cos_t", kCos) +
+                         ", " + init("sin_t", kSin) + R"(> {
   y = If(c) <then_branch = t () => (float[1,2,3,4] o) {
       cg = Gather <axis = 0> (cos_t, pos)
       a1 = Constant <value = int64[1] {1}> ()
@@ -306,24 +320,33 @@ const char* kSinI = "float[4,4] {0, 0, 0, 0, 1, 1, 1, 1, 0.25, 0.25, 0.5, 0.5, 0
 std::string rope_interleaved(const std::string& opset = "23", bool gather = false, const std::string& cos = kCosI,
                              const std::string& extra_output = "", int64_t even = 0) {
   const std::string odd = std::to_string(1 - even), ev = std::to_string(even);
-  const std::string picks =
-      gather ? "r5 = Constant <value = int64[5] {0, 2, 0, 2, 2}> ()\n  xr = Reshape(x, r5)\n"
-               "  i0 = Constant <value = int64 {" + ev + "}> ()\n  i1 = Constant <value = int64 {" + odd + "}> ()\n"
-               "  ev = Gather <axis = -1> (xr, i0)\n  od = Gather <axis = 4> (xr, i1)"
-             : "z = Constant <value = int64[1] {" + ev + "}> ()\n  o = Constant <value = int64[1] {" + odd + "}> ()\n"
-               "  e = Constant <value = int64[1] {9223372036854775807}> ()\n  ax = Constant <value = int64[1] {-1}> ()\n"
-               "  two = Constant <value = int64[1] {2}> ()\n  ev = Slice(x, z, e, ax, two)\n  od = Slice(x, o, e, ax, two)";
+  const std::string picks = gather ? "r5 = Constant <value = int64[5] {0, 2, 0, 2, 2}> ()\n  xr = Reshape(x, r5)\n"
+                                     "  i0 = Constant <value = int64 {" +
+                                         ev + "}> ()\n  i1 = Constant <value = int64 {" + odd +
+                                         "}> ()\n"
+                                         "  ev = Gather <axis = -1> (xr, i0)\n  od = Gather <axis = 4> (xr, i1)"
+                                   : "z = Constant <value = int64[1] {" + ev +
+                                         "}> ()\n  o = Constant <value = int64[1] {" + odd +
+                                         "}> ()\n"
+                                         "  e = Constant <value = int64[1] {9223372036854775807}> ()\n  ax = Constant "
+                                         "<value = int64[1] {-1}> ()\n"
+                                         "  two = Constant <value = int64[1] {2}> ()\n  ev = Slice(x, z, e, ax, two)\n "
+                                         " od = Slice(x, o, e, ax, two)";
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[B,2,S,4] x, int64[B,S] pos) => (float[B,2,S,4] y)" + extra_output + R"()
-  <)" + init("cos_t", cos) + ", " + init("sin_t", kSinI) + R"(> {
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[B,2,S,4] x, int64[B,S] pos) => (float[B,2,S,4] y)" +
+         extra_output + R"()
+  <)" + init("cos_t", cos) +
+         ", " + init("sin_t", kSinI) + R"(> {
   cg = Gather <axis = 0> (cos_t, pos)
   a1 = Constant <value = int64[1] {1}> ()
   cu = Unsqueeze(cg, a1)
   sg = Gather <axis = 0> (sin_t, pos)
   su = Unsqueeze(sg, a1)
   m1 = Mul(x, cu)
-  )" + picks + R"(
+  )" + picks +
+         R"(
   no = Neg(od)
   am = Constant <value = int64[1] {-1}> ()
   u0 = Unsqueeze(no, am)
@@ -369,7 +392,8 @@ TEST(FuseRotaryEmbedding, InterleavedEvenTablesAndOneNode) {
 TEST(FuseRotaryEmbedding, InterleavedRefusals) {
   EXPECT_EQ(reason(rope_interleaved("22")), "opset 22 < 23 has no RotaryEmbedding");
   // A cos table whose pairs differ (element 1 of row 0): not repeat_interleave(freqs, 2).
-  std::string uneven = rope_interleaved("23", false, "float[4,4] {1, 0.5, 1, 1, 0, 0, 0, 0, 0.5, 0.5, 0.25, 0.25, -0.75, -0.75, 0.125, 0.125}");
+  std::string uneven = rope_interleaved(
+      "23", false, "float[4,4] {1, 0.5, 1, 1, 0, 0, 0, 0, 0.5, 0.5, 0.25, 0.25, -0.75, -0.75, 0.125, 0.125}");
   auto u = simplify_text(uneven);
   EXPECT_EQ(count_ops(*u.model->graph, "RotaryEmbedding"), 0u) << u.printed;
   expect_same_outputs(u, 2, {{"B", 2}, {"S", 3}});
@@ -398,7 +422,8 @@ TEST(FuseRotaryEmbedding, InterleavedInsideABranch) {
   auto s = simplify_text(R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (bool c, float[1,2,3,4] x, int64[1,3] pos) => (float[1,2,3,4] out)
-  <)" + init("cos_t", kCosI) + ", " + init("sin_t", kSinI) + R"(> {
+  <)" + init("cos_t", kCosI) +
+                         ", " + init("sin_t", kSinI) + R"(> {
   out = If(c) <then_branch = t () => (float[1,2,3,4] y) {
   )" + body + R"(
     }, else_branch = e () => (float[1,2,3,4] o2) { o2 = Neg(x) }>
@@ -417,7 +442,8 @@ TEST(FusePartialRotaryEmbedding, InterleavedKeepsItsPairs) {
   auto s = simplify_text(R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,8] y)
-  <)" + init("cos_t", kCosI) + ", " + init("sin_t", kSinI) + R"(> {
+  <)" + init("cos_t", kCosI) +
+                         ", " + init("sin_t", kSinI) + R"(> {
   cg = Gather <axis = 0> (cos_t, pos)
   a1 = Constant <value = int64[1] {1}> ()
   cu = Unsqueeze(cg, a1)
@@ -456,7 +482,8 @@ g (float[B,2,S,8] x, int64[B,S] pos) => (float[B,2,S,8] y)
   auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({1, 2, 1, 8}, x))},
                          {"pos", ir::RuntimeValue::of(ops::make_tensor<int64_t>({1, 1}, {1}))}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
-  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(), (std::vector<float>{-2, 1, -4, 3, 5, 6, 7, 8, -2, 1, -4, 3, 5, 6, 7, 8}));
+  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(),
+            (std::vector<float>{-2, 1, -4, 3, 5, 6, 7, 8, -2, 1, -4, 3, 5, 6, 7, 8}));
 }
 
 }  // namespace

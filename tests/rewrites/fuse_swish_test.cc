@@ -16,7 +16,8 @@ namespace {
 
 using test::count_ops;
 
-test::Simplified swish_simplify(const std::string& text, const std::string& target, std::vector<std::string> enable = {}) {
+test::Simplified swish_simplify(const std::string& text, const std::string& target,
+                                std::vector<std::string> enable = {}) {
   test::Simplified s;
   s.model = test::parse(text);
   if (!s.model) return s;
@@ -37,9 +38,12 @@ test::Simplified swish_simplify(const std::string& text, const std::string& targ
 std::string silu(const std::string& opset = "24", const std::string& alpha = "", const std::string& extra_out = "") {
   const std::string arg = alpha.empty() ? "x" : "ax";
   return R"(
-<ir_version: 10, opset_import: ["" : )" + opset + R"(]>
-g (float[2,3] x) => (float[2,3] y)" + extra_out + R"() {
-  )" + (alpha.empty() ? "" : "a = Constant <value = " + alpha + "> ()\n  ax = Mul(a, x)\n  ") + R"(s = Sigmoid()" + arg + R"()
+<ir_version: 10, opset_import: ["" : )" +
+         opset + R"(]>
+g (float[2,3] x) => (float[2,3] y)" +
+         extra_out + R"() {
+  )" + (alpha.empty() ? "" : "a = Constant <value = " + alpha + "> ()\n  ax = Mul(a, x)\n  ") +
+         R"(s = Sigmoid()" + arg + R"()
   y = Mul(x, s)
 }
 )";
@@ -71,7 +75,8 @@ TEST(FuseSwish, SiluIsOneSwishForTensorRTAndOpenVINO) {
   auto out = interp.run({{"x", ir::RuntimeValue::of(ops::make_tensor<float>({2, 3}, xs))}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   const std::vector<float> y = out.value()[0].tensor.to_vector<float>();
-  for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(y[i], xs[i] / (1 + std::exp(-static_cast<double>(xs[i]))), 1e-6) << xs[i];
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_NEAR(y[i], xs[i] / (1 + std::exp(-static_cast<double>(xs[i]))), 1e-6) << xs[i];
   EXPECT_NEAR(y[1], 0.7310585786300049, 1e-6);
 }
 
@@ -115,7 +120,8 @@ g (float[2,3] x) => (float[1,2,3] y) {
   auto w = swish_simplify(wide, "tensorrt");
   EXPECT_EQ(count_ops(*w.model->graph, "Swish"), 0u);
   test::expect_same_outputs(w);
-  EXPECT_EQ(swish_reason(wide), "alpha has a higher rank than x (or x's rank is not known): it would broadcast the output");
+  EXPECT_EQ(swish_reason(wide),
+            "alpha has a higher rank than x (or x's rank is not known): it would broadcast the output");
   // The Sigmoid reads another value than the product's other operand.
   const std::string other = R"(
 <ir_version: 10, opset_import: ["" : 24]>
@@ -153,7 +159,8 @@ g (float[2] x, int64 n) => (float[2] y) {
       out = Mul(s, acc)
     }>
 }
-)", "openvino");
+)",
+                          "openvino");
   const ir::Node* loop = s.model->graph->first_node();
   ASSERT_TRUE(loop && loop->op_type == "Loop") << s.printed;
   const ir::Graph& body = *loop->subgraphs()[0];

@@ -12,8 +12,8 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::find_op;
+using test::run;
 
 TEST(FuseTransposeGemm, TransposesBecomeFlags) {
   auto s = run(R"(<ir_version: 8, opset_import: ["" : 17]>
@@ -23,7 +23,8 @@ g (float[3,4] a, float[3,2] b) => (float[4,2] y)
   tb = Transpose (b)
   m = Gemm <transB = 1, alpha = 0.5> (ta, tb, c)
   y = Relu(m) }
-)", "fuse_transpose_gemm");
+)",
+               "fuse_transpose_gemm");
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 0u) << s.printed;
   const ir::Node* gemm = find_op(*s.model->graph, "Gemm");
   ASSERT_TRUE(gemm);
@@ -38,7 +39,8 @@ g (float[3,3] a, float[3,2] b) => (float[3,2] y, float[3,3] z)
 { ta = Transpose <perm = [1, 0]> (a)
   y = Gemm(ta, b)
   z = Relu(ta) }
-)", "fuse_transpose_gemm");
+)",
+               "fuse_transpose_gemm");
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 1u) << s.printed;
 }
 
@@ -47,7 +49,8 @@ TEST(FuseTransposeGemm, GraphOutputTransposeStays) {
 g (float[3,4] a, float[3,2] b) => (float[4,2] y, float[4,3] ta)
 { ta = Transpose <perm = [1, 0]> (a)
   y = Gemm(ta, b) }
-)", "fuse_transpose_gemm");
+)",
+               "fuse_transpose_gemm");
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 1u) << s.printed;
   EXPECT_EQ(s.model->graph->outputs()[1]->name(), "ta");
 }
@@ -66,7 +69,8 @@ g (int64 n, float[2,2] x) => (float[2,2] y)
     }
   >
 }
-)", "fuse_transpose_gemm");
+)",
+               "fuse_transpose_gemm");
   const ir::Graph& body = *find_op(*s.model->graph, "Loop")->subgraphs()[0];
   EXPECT_EQ(count_ops(body, "Transpose"), 0u) << s.printed;
   EXPECT_EQ(body.outputs()[1]->name(), "out");

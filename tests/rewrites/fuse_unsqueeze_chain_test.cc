@@ -39,12 +39,14 @@ std::string chain(int64_t opset, const std::string& a1, const std::string& a2, c
   std::string consts;
   if (opset >= 13) {
     auto count = [](const std::string& s) { return std::to_string(std::count(s.begin(), s.end(), ',') + 1); };
-    consts = "  a1 = Constant <value = int64[" + count(a1) + "] {" + a1 + "}> ()\n  a2 = Constant <value = int64[" + count(a2) +
-             "] {" + a2 + "}> ()\n";
+    consts = "  a1 = Constant <value = int64[" + count(a1) + "] {" + a1 + "}> ()\n  a2 = Constant <value = int64[" +
+             count(a2) + "] {" + a2 + "}> ()\n";
   }
   return R"(<ir_version: 8, opset_import: ["" : )" + std::to_string(opset) + R"(]>
-g (float[2,3] x) => (float[)" + out_shape + "] y" + outs + R"() {
-)" + consts + "  " + ax1 + "\n  " + ax2 + "\n  " + tail + "\n}\n";
+g (float[2,3] x) => (float[)" +
+         out_shape + "] y" + outs + R"() {
+)" + consts +
+         "  " + ax1 + "\n  " + ax2 + "\n  " + tail + "\n}\n";
 }
 
 TEST(FuseUnsqueezeChain, TwoUnsqueezesAreOneFromOpset13) {
@@ -89,7 +91,8 @@ g (float[2,3] x) => (float[1,2,1,3,1] y) {
   u2 = Unsqueeze <axes = [2]> (u1)
   y = Unsqueeze <axes = [4]> (u2)
 }
-)", kPasses);
+)",
+                               kPasses);
   ASSERT_EQ(t.nodes(), 1u) << t.printed;
   EXPECT_EQ(axes_of(*only_unsqueeze(*t.model->graph), 11), (std::vector<int64_t>{0, 2, 4}));
   EXPECT_EQ(t.model->graph->outputs()[0]->name(), "y");
@@ -98,7 +101,8 @@ g (float[2,3] x) => (float[1,2,1,3,1] y) {
 
 TEST(FuseUnsqueezeChain, Refusals) {
   // The inner output read elsewhere too.
-  auto shared = test::simplify_text(chain(13, "0", "3", "1,2,3,1", "r = Relu(u2)\n  v = Unsqueeze(u1, a2)\n  y = Add(r, v)"), kPasses);
+  auto shared = test::simplify_text(
+      chain(13, "0", "3", "1,2,3,1", "r = Relu(u2)\n  v = Unsqueeze(u1, a2)\n  y = Add(r, v)"), kPasses);
   EXPECT_EQ(count_ops(*shared.model->graph, "Unsqueeze"), 3u) << shared.printed;
   expect_same_outputs(shared);
   // Axes that are not constant.
@@ -108,7 +112,8 @@ g (float[2,3] x, int64[1] a) => (float[1,2,3,1] y) {
   u1 = Unsqueeze(x, b)
   y = Unsqueeze(u1, a)
 }
-)", kPasses);
+)",
+                                 kPasses);
   EXPECT_EQ(count_ops(*dyn.model->graph, "Unsqueeze"), 2u) << dyn.printed;
 }
 
@@ -135,7 +140,8 @@ g (bool c, float[2,3] x) => (float[1,2,3,1] y) {
     }
   >
 }
-)", kPasses);
+)",
+                               kPasses);
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   const ir::Graph& then = *iff->subgraphs()[0];

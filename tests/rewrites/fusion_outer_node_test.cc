@@ -12,8 +12,8 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 using test::expect_same_outputs_loop;
-using test::run;
 using test::find_op;
+using test::run;
 
 // The Gemm/Conv is in the main graph; its only reader (the Add/Mul/BatchNormalization the
 // fusion folds in) is inside the then-branch of an If. The new weights and bias belong to the
@@ -65,11 +65,13 @@ TEST(FusionsOfAnOuterNode, NewConstantsGoToTheRewrittenNodesGraph) {
   const OuterCase gemm_cases[] = {
       {"fuse_gemm_bias", "p = Gemm(x, w)", "a = Add(p, c)  o1 = Relu(a)", "Add"},
       {"fuse_gemm_mul", "p = Gemm(x, w)", "a = Mul(p, c)  o1 = Relu(a)", "Mul"},
-      {"fuse_matmul_bn", "p = Gemm(x, w)", "a = BatchNormalization(p, s, bb, mu, var)  o1 = Relu(a)", "BatchNormalization"},
+      {"fuse_matmul_bn", "p = Gemm(x, w)", "a = BatchNormalization(p, s, bb, mu, var)  o1 = Relu(a)",
+       "BatchNormalization"},
   };
   for (const auto& c : gemm_cases) expect_fused_outside(c, false);
   const OuterCase conv_cases[] = {
-      {"fuse_conv_bn", "p = Conv(x, w)", "a = BatchNormalization(p, s, bb, mu, var)  o1 = Relu(a)", "BatchNormalization"},
+      {"fuse_conv_bn", "p = Conv(x, w)", "a = BatchNormalization(p, s, bb, mu, var)  o1 = Relu(a)",
+       "BatchNormalization"},
       {"fuse_conv_add", "p = Conv(x, w)", "a = Add(p, c)  o1 = Relu(a)", "Add"},
       {"fuse_conv_mul", "p = Conv(x, w)", "a = Mul(c, p)  o1 = Relu(a)", "Mul"},
   };
@@ -84,8 +86,9 @@ ir::Tensor true_scalar() {
 
 TEST(FusionsOfAnOuterNode, ExactValuesAfterTheFusion) {
   // Gemm [4,3] x [3,2] in the main graph, + [1.5, -2] inside the branch: y = Relu(x w + c).
-  auto s = test::simplify_text(outer_model({"fuse_gemm_bias", "p = Gemm(x, w)", "a = Add(p, c)  o1 = Neg(a)", "Add"}, false),
-                               {"infer_shapes", "fuse_gemm_bias", "eliminate_dead_nodes"});
+  auto s =
+      test::simplify_text(outer_model({"fuse_gemm_bias", "p = Gemm(x, w)", "a = Add(p, c)  o1 = Neg(a)", "Add"}, false),
+                          {"infer_shapes", "fuse_gemm_bias", "eliminate_dead_nodes"});
   ASSERT_TRUE(s.model);
   EXPECT_EQ(count_ops(*find_op(*s.model->graph, "If")->subgraphs()[0], "Add"), 0u) << s.printed;
   eval::Interpreter interp(*s.model);
@@ -94,8 +97,7 @@ TEST(FusionsOfAnOuterNode, ExactValuesAfterTheFusion) {
       {"x", ir::RuntimeValue::of(ops::make_tensor<float>({4, 3}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}))}};
   auto out = interp.run(feeds);
   ASSERT_TRUE(out.is_ok()) << out.status().message();
-  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(),
-            (std::vector<float>{-2, 3, -3.5f, 1.75f, -1, 1, -3.5f, 1.75f}));
+  EXPECT_EQ(out.value()[0].tensor.to_vector<float>(), (std::vector<float>{-2, 3, -3.5f, 1.75f, -1, 1, -3.5f, 1.75f}));
 }
 
 TEST(FusionsOfAnOuterNode, SharedAcrossBranchesStays) {
@@ -108,7 +110,8 @@ g (bool k, float[4,3] x) => (float[4,2] y)
   y = If(k) < then_branch = t1 () => (float[4,2] o1) { o1 = Add(p, c) },
               else_branch = t2 () => (float[4,2] o2) { o2 = Neg(p) } >
 }
-)", {"infer_shapes", "fuse_gemm_bias", "eliminate_dead_nodes"});
+)",
+                               {"infer_shapes", "fuse_gemm_bias", "eliminate_dead_nodes"});
   ASSERT_TRUE(s.model);
   EXPECT_EQ(count_ops(*find_op(*s.model->graph, "If")->subgraphs()[0], "Add"), 1u) << s.printed;
   expect_same_outputs(s, 4);

@@ -10,7 +10,6 @@
 
 namespace onnxtrim::test {
 
-
 inline constexpr const char* kConvHead = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2,3,5,5] x) => (float[2,4,5,5] y)
 <float[4,3,3,3] w = {0.1, -0.2, 0.3, 0.05, 0.4, -0.1, 0.2, 0.3, -0.3, 0.1, 0.1, 0.2, -0.4, 0.3, 0.2, 0.1, 0.0, 0.5,
@@ -28,7 +27,6 @@ g (float[2,3,5,5] x) => (float[2,4,5,5] y)
 inline Simplified fuse(const std::string& pass, const std::string& body) {
   return simplify_text(std::string(kConvHead) + "{\n" + body + "\n}\n", {"infer_shapes", pass, "eliminate_dead_nodes"});
 }
-
 
 inline const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
   const ir::Node* found = nullptr;
@@ -56,7 +54,6 @@ inline void expect_bit_exact(const Simplified& s, std::map<std::string, int64_t>
   EXPECT_TRUE(rep.value().ok) << rep.value().why;
 }
 
-
 inline constexpr const char* kGemmHead = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[4,3] x) => (float[OUT] y)
 <float[3,2] w = {0.5, -1, 2, 0.25, -0.5, 1}, float[2,3] wt = {0.5, 2, -0.5, -1, 0.25, 1}, float[2] c = {0.1, -0.2},
@@ -71,7 +68,6 @@ inline std::string gemm_model(const std::string& body, const std::string& out = 
   head.replace(head.find("OUT"), 3, out);
   return head + "{\n" + body + "\n}\n";
 }
-
 
 inline constexpr const char* kSliceHead = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[IN] x) => (float[OUT] y)

@@ -35,7 +35,8 @@ std::map<std::string, ir::RuntimeValue> light_feed(const ir::Model& m) {
     if (!dims) continue;
     ir::Tensor t(ir::DataType::kFloat, *dims);
     int64_t n = t.numel();
-    for (int64_t i = 0; i < n; ++i) t.mutable_data<float>()[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
+    for (int64_t i = 0; i < n; ++i)
+      t.mutable_data<float>()[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
     feeds[v->name()] = ir::RuntimeValue::of(std::move(t));
   }
   return feeds;
@@ -144,7 +145,6 @@ TEST(FusionsTiny, EveryFusionFiresAndTheOutputsMatch) {
   EXPECT_EQ(g.num_nodes(), 9u);
   expect_same_outputs(s, 2, {{"batch", 3}});
 }
-
 
 // Issue 14's fixtures (tests/models/make_fixtures.py), simplified by the default pipeline.
 namespace {

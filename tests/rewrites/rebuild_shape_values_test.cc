@@ -14,7 +14,8 @@ using test::count_ops;
 using test::expect_same_outputs;
 using test::simplify_text;
 
-const std::vector<std::string> kPasses = {"rebuild_shape_values", "eliminate_dead_nodes", "eliminate_unused_initializers"};
+const std::vector<std::string> kPasses = {"rebuild_shape_values", "eliminate_dead_nodes",
+                                          "eliminate_unused_initializers"};
 
 const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
   const ir::Node* found = nullptr;
@@ -74,7 +75,8 @@ g (float[n,6] x) => (float[n,6] y) {
   u = Add(t, z)
   y = Reshape(x, u)
 }
-)", kPasses);
+)",
+                         kPasses);
   const ir::Node* r = find_op(*s.model->graph, "Reshape");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->input(1)->producer()->op_type, "Shape");
@@ -100,7 +102,8 @@ g (float[n,6] x) => (float[n,2,3] y, int64[2] w) {
   w0 = Concat <axis = 0> (ku, one)
   w = Identity(w0)
 }
-)", kPasses);
+)",
+                         kPasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Concat"), 2u);
   EXPECT_EQ(count_ops(*s.model->graph, "Size"), 1u);
   expect_same_outputs(s, 2, {{"n", 2}});
@@ -121,7 +124,8 @@ g (float[batch,4] x) => (int64[2] t) {
   ones = Constant <value = int64[2] {1, 1}> ()
   t = Where(eq, ones, want)
 }
-)", kPasses);
+)",
+                         kPasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Where"), 1u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "t");
   expect_same_outputs(s, 2, {{"batch", 3}});
@@ -146,7 +150,8 @@ g (float[batch,4,8] x, float[batch,5,8] z, bool c) => (float[batch,5,8] y) {
       a = Concat <axis = 1> (e, x)
     }, else_branch = f () => (float[batch,5,8] b) { b = Identity(z) }>
 }
-)", kPasses);
+)",
+                         kPasses);
   const ir::Node* branch = find_op(*s.model->graph, "If");
   ASSERT_TRUE(branch);
   EXPECT_EQ(count_ops(*branch->subgraphs()[0], "Where"), 0u);

@@ -44,7 +44,8 @@ g (float[2,3] x, float lo, float[2,1] z) => (float[2,3] y, float[2,5] w, float[2
   EXPECT_EQ(m->graph->num_nodes(), 6u);
   // By a node's own name too; a name nothing has; an op no rule is rooted at.
   m->graph->find_value("w")->producer()->name = "concat_node";
-  EXPECT_EQ(result_of(passes::explain(*m, "concat_node", o), "fuse_concat_splat"), "more than one input is not a splat");
+  EXPECT_EQ(result_of(passes::explain(*m, "concat_node", o), "fuse_concat_splat"),
+            "more than one input is not a splat");
   auto none = passes::explain(*m, "nothing", o);
   ASSERT_EQ(none.size(), 1u);
   EXPECT_NE(none[0].second.find("no node of the result is named 'nothing'"), std::string::npos) << none[0].second;
@@ -84,12 +85,14 @@ g (float[2,3] x, float lo) => (float[2,3] y) {
   const std::string text = r.to_text();
   const size_t section = text.find("explain 'y':\n");
   ASSERT_NE(section, std::string::npos) << text;
-  EXPECT_NE(text.find("\n  fuse_relu_clip: a Clip bound is not a constant scalar\n", section), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  fuse_relu_clip: a Clip bound is not a constant scalar\n", section), std::string::npos)
+      << text;
   const std::string json = r.to_json();
   EXPECT_NE(json.find("\"explain\": {"), std::string::npos) << json;
   EXPECT_NE(json.find("\"result\": \"a Clip bound is not a constant scalar\""), std::string::npos) << json;
   // Without the option the report has no such section.
-  Model m2 = Model::parse_text("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[2] x) => (float[2] y) { y = Relu(x) }");
+  Model m2 =
+      Model::parse_text("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[2] x) => (float[2] y) { y = Relu(x) }");
   Report r2 = simplify(m2);
   EXPECT_EQ(r2.to_json().find("explain"), std::string::npos);
 }
@@ -134,12 +137,15 @@ g (float[2,3] x, float[4] b, float[2,3,3] x3, float[2,3] y3) => (float[2,4] ya, 
   passes::SimplifyOptions o;
   EXPECT_EQ(result_of(passes::explain(*m, "ya", o), "fuse_matmul_add"), "fires");
   EXPECT_EQ(result_of(passes::explain(*m, "yb", o), "fuse_matmul_add"), "the bias is neither a constant nor a splat");
-  EXPECT_EQ(result_of(passes::explain(*m, "yc", o), "fuse_matmul_add"), "the MatMul has other readers or is a graph output");
+  EXPECT_EQ(result_of(passes::explain(*m, "yc", o), "fuse_matmul_add"),
+            "the MatMul has other readers or is a graph output");
   EXPECT_EQ(result_of(passes::explain(*m, "yd", o), "fuse_matmul_add"),
             "the MatMul's input is not 2-D (MatMul+Add is kept for other ranks)");
-  EXPECT_EQ(result_of(passes::explain(*m, "ye", o), "fuse_matmul_bn"), "a scale, bias, mean or variance is not a constant");
+  EXPECT_EQ(result_of(passes::explain(*m, "ye", o), "fuse_matmul_bn"),
+            "a scale, bias, mean or variance is not a constant");
   // [2,3] -> [3,2] through Shape/Gather/Concat: the target becomes the constant [3, 2].
-  EXPECT_EQ(result_of(passes::explain(*m, "r", o), "simplify_shape_chains"), "fires") << ::testing::PrintToString(passes::explain(*m, "r", o));
+  EXPECT_EQ(result_of(passes::explain(*m, "r", o), "simplify_shape_chains"), "fires")
+      << ::testing::PrintToString(passes::explain(*m, "r", o));
   // Expand of x [2,3] to y3's shape [2,3]: it does nothing.
   EXPECT_EQ(result_of(passes::explain(*m, "e2", o), "simplify_shape_chains"), "fires");
   EXPECT_EQ(m->graph->find_value("r")->producer()->input(1)->name(), "t");  // explain applies nothing

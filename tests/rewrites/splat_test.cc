@@ -339,7 +339,8 @@ g (float[2,4] x) => (float[2,4] y, bool[2,4] m) {
   d = Dropout(x, h, t)
   y, m = Dropout(d, r, t)
 }
-)", {"eliminate_nop_ops"});
+)",
+                         {"eliminate_nop_ops"});
   EXPECT_EQ(count_ops(*s.model->graph, "Dropout"), 2u);
 }
 

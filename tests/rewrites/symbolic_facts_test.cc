@@ -127,8 +127,8 @@ g (float[n,6] x) => (bool[2] both, int64[2] mx, int64[2] mn, int64[2] ab, int64[
   dv = Div(s, two)
 }
 )");
-  EXPECT_EQ(r.values("ge"), "1,1");    // dims are never negative
-  EXPECT_EQ(r.values("lt"), "none");   // n < 6 is not known; 6 < 6 is, but not n
+  EXPECT_EQ(r.values("ge"), "1,1");   // dims are never negative
+  EXPECT_EQ(r.values("lt"), "none");  // n < 6 is not known; 6 < 6 is, but not n
   EXPECT_EQ(r.values("both"), "1,1");
   EXPECT_EQ(r.values("mx"), "max(n, 1),6");
   EXPECT_EQ(r.values("mn"), "0,0");
@@ -136,8 +136,8 @@ g (float[n,6] x) => (bool[2] both, int64[2] mx, int64[2] mn, int64[2] ab, int64[
   EXPECT_EQ(r.values("ng"), "-n,-6");
   EXPECT_EQ(r.values("md"), "mod(n, 4),2");
   EXPECT_EQ(r.values("c32"), "n,6");
-  EXPECT_EQ(r.values("c8"), "255");    // wraps as the kernel does
-  EXPECT_EQ(r.values("cb"), "none");   // n != 0 is not known
+  EXPECT_EQ(r.values("c8"), "255");   // wraps as the kernel does
+  EXPECT_EQ(r.values("cb"), "none");  // n != 0 is not known
   EXPECT_EQ(r.values("dv"), "floor(n / 2),3");
 }
 

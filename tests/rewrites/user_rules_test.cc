@@ -73,7 +73,8 @@ int64_t user_rule_changes(const test::Simplified& s, const std::string& pass) {
   return -1;
 }
 
-std::string explain_rule(ir::Model& m, const std::string& node, const std::string& rule, const char* rules = kUserRules) {
+std::string explain_rule(ir::Model& m, const std::string& node, const std::string& rule,
+                         const char* rules = kUserRules) {
   passes::SimplifyOptions o;
   o.user_passes = user_rules_from(rules);
   for (const auto& [r, why] : passes::explain(m, node, o))
@@ -161,9 +162,9 @@ g (float[3] x) => (float[3] y) <float[1] k = {1}> {
   EXPECT_GT(user_rule_changes(s, "user:times_one"), 0);
   test::expect_same_outputs(s);
   // Another value, another type or another shape: no match, and --explain says which.
-  for (const char* sig : {"g (float[3] x) => (float[3] y) <float[1] k = {2}>",
-                          "g (double[3] x) => (double[3] y) <double[1] k = {1}>",
-                          "g (float[3] x) => (float[1,3] y) <float[1,1] k = {1}>"}) {
+  for (const char* sig :
+       {"g (float[3] x) => (float[3] y) <float[1] k = {2}>", "g (double[3] x) => (double[3] y) <double[1] k = {1}>",
+        "g (float[3] x) => (float[1,3] y) <float[1,1] k = {1}>"}) {
     const char* init = sig;
     std::string text = std::string(R"(
 <ir_version: 8, opset_import: ["" : 17]>
@@ -234,7 +235,8 @@ g (float[4] x) => (float[4] y, float[4] z) {
   y = Mul(x, h)
   z = Neg(h)
 }
-)", rules);
+)",
+                           rules);
   ASSERT_TRUE(s.model);
   EXPECT_EQ(test::count_ops(*s.model->graph, "HardSwish"), 1u) << s.printed;
   EXPECT_EQ(test::count_ops(*s.model->graph, "Mul"), 0u) << s.printed;
@@ -282,8 +284,9 @@ TEST(UserRules, BadPairsAreRefusedWhenLoaded) {
     return r.is_ok() ? std::string() : r.status().message();
   };
   // No replacement.
-  EXPECT_NE(load(R"(<domain: "r", opset_import: ["" : 17]> p (x) => (y) { y = Neg(x) })").find("no function 'p_replacement'"),
-            std::string::npos);
+  EXPECT_NE(
+      load(R"(<domain: "r", opset_import: ["" : 17]> p (x) => (y) { y = Neg(x) })").find("no function 'p_replacement'"),
+      std::string::npos);
   // Another number of inputs.
   EXPECT_NE(load(R"(<domain: "r", opset_import: ["" : 17]> p (x) => (y) { y = Neg(x) }
 <domain: "r", opset_import: ["" : 17]> p_replacement (x, z) => (y) { y = Add(x, z) })")

@@ -104,7 +104,8 @@ g (float[N,2,H,W] x) => (float[N,2,?,?] y) {
   sc = Mul(one, k)
   y = Resize <mode = "nearest"> (a, , sc)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "a"), ir::DataType::kFloat16);
   EXPECT_EQ(elem(c.model, "sc"), ir::DataType::kFloat);
@@ -132,7 +133,8 @@ g (float[1,2,4,4] x) => (float[1,2,8,8] y) {
   e = Exp(x)
   y = Resize <mode = "linear"> (e, r, sc)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   const ir::Node* resize = nullptr;
   api::ir_model(c.model).graph->for_each_node([&](const ir::Node* n) {
@@ -155,7 +157,8 @@ g (int64[2,3] ids, float[2,3] x) => (float[2,3] y) {
   s = Mul(f, x)
   y = Tanh(s)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   const ir::Node* cast = producer(c.model, "f");
   ASSERT_NE(cast, nullptr);
@@ -180,7 +183,8 @@ g (float[N,4] x, float[4,4] q) => (float[2,N,4] y, float[4,4] z) {
   e = EyeLike <dtype = 1> (q)
   z = Add(q, e)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   const ir::Node* rn = producer(c.model, "r");
   ASSERT_NE(rn, nullptr);
@@ -206,7 +210,8 @@ g (float[2,3] x, bool c) => (float[2,3] y) {
     then_branch = t () => (float[2,3] ot) { wb = Constant <value = float[3] {0.5, 0.25, 2}> ()  ot = Mul(x, wb) },
     else_branch = e () => (float[2,3] oe) { oe = Add(x, w) }>
 }
-)", "fp16", true, 6);
+)",
+                   "fp16", true, 6);
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "ot"), ir::DataType::kFloat16);
   EXPECT_EQ(elem(c.model, "oe"), ir::DataType::kFloat16);
@@ -231,7 +236,8 @@ g (float[3] x) => (float[3] y, float[4,3] s) {
     co = Identity(ci)
   }>
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "acc"), ir::DataType::kFloat);
   EXPECT_EQ(elem(c.model, "y"), ir::DataType::kFloat);
@@ -255,7 +261,8 @@ g (float[N,D] x) => (float[N,D] y, int64 i) {
   u = Mul(m, h)
   i = Cast <to = 7> (u)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "r"), ir::DataType::kFloat);
   EXPECT_EQ(elem(c.model, "u"), ir::DataType::kFloat);
@@ -288,7 +295,8 @@ g (float[4,8] x) => (float[4,8] y) {
   e = Exp(b)
   y = Add(e, x)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "a"), ir::DataType::kFloat);
   EXPECT_EQ(elem(c.model, "b"), ir::DataType::kFloat);
@@ -311,7 +319,8 @@ g (float[64] x) => (float[64] y) {
   b = Sub(a, k)
   y = Mul(b, b)
 }
-)", "fp16");
+)",
+                   "fp16");
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "a"), ir::DataType::kFloat);
   EXPECT_EQ(elem(c.model, "b"), ir::DataType::kFloat);
@@ -344,7 +353,8 @@ g (float[4,8] x, bool b) => (float[8,4] y, float[8,4] u, float[10,4] z, float[8,
     then_branch = tb () => (float[8,4] ot) { tt = Transpose(tiny)  ot = Mul(tt, big) },
     else_branch = eb () => (float[8,4] oe) { oe = Transpose(x) }>
 }
-)", "fp16", true, 4);
+)",
+                   "fp16", true, 4);
   expect_checked(c.report, 1e-2);
   EXPECT_EQ(elem(c.model, "t"), ir::DataType::kFloat);
   EXPECT_EQ(elem(c.model, "tt"), ir::DataType::kFloat);
@@ -357,8 +367,8 @@ g (float[4,8] x, bool b) => (float[8,4] y, float[8,4] u, float[10,4] z, float[8,
     if (k.reason.find("its error in float16 is 1 ") != std::string::npos) tiny_copies.insert(k.node);
     for (const char* op : {"(Gather)", "(Concat)"}) EXPECT_EQ(k.node.find(op), std::string::npos) << k.reason;
   }
-  EXPECT_EQ(tiny_copies, (std::set<std::string>{"producing tiny (Mul)", "producing t (Transpose)",
-                                                "producing tt (Transpose)"}))
+  EXPECT_EQ(tiny_copies,
+            (std::set<std::string>{"producing tiny (Mul)", "producing t (Transpose)", "producing tt (Transpose)"}))
       << c.report.to_text();
 }
 
@@ -455,7 +465,8 @@ g (float[N,D] x) => (float[N,D] y) {
   r = Sqrt(f)
   y = Div(x, r)
 }
-)", "fp16");
+)",
+                      "fp16");
   expect_checked(once.report, 1e-2);
   EXPECT_EQ(elem(once.model, "r"), ir::DataType::kFloat);
   auto back = convert("", "fp32", true, 1, &once.model);
@@ -471,7 +482,8 @@ TEST(ConvertFloat, Bfloat16FollowsTheOpsetsTypes) {
   expect_checked(old.report, 5e-2);
   EXPECT_EQ(elem(old.model, "c"), ir::DataType::kFloat);
   bool said = false;
-  for (const auto& k : old.report.conversion.kept) said |= k.reason.find("Conv-11 has no bfloat16") != std::string::npos;
+  for (const auto& k : old.report.conversion.kept)
+    said |= k.reason.find("Conv-11 has no bfloat16") != std::string::npos;
   EXPECT_TRUE(said) << old.report.to_text();
   std::string v22 = kSmallNet;
   v22.replace(v22.find("\"\" : 17"), 7, "\"\" : 22");
@@ -489,7 +501,8 @@ g (float[4,8] x) => (float[4,8] y) {
   a = Mul(x, big)
   y = Div(a, big)
 }
-)", "fp16");
+)",
+                   "fp16");
   std::string text = c.report.to_text();
   std::string json = c.report.to_json();
   EXPECT_NE(text.find("kept in float32"), std::string::npos) << text;

@@ -92,7 +92,8 @@ TEST(CustomOps, InputsThatDoNotBroadcastAreTheNodesError) {
   ASSERT_TRUE(si.run().is_ok());
   ASSERT_FALSE(si.errors().empty()) << "[N, 3, 8] and [1, 7] do not broadcast (8 vs 7)";
   EXPECT_NE(si.errors().front().message().find("do not broadcast"), std::string::npos) << si.errors().front().message();
-  EXPECT_NE(si.errors().front().message().find("acme.json entry 0"), std::string::npos) << si.errors().front().message();
+  EXPECT_NE(si.errors().front().message().find("acme.json entry 0"), std::string::npos)
+      << si.errors().front().message();
 }
 
 TEST(CustomOps, NothingKnownWithoutTheSchemaOrAfterItsScope) {
@@ -135,16 +136,21 @@ TEST(CustomOps, BadSchemasAreRefusedNamingFileAndEntry) {
       {R"({"domain": "x"})", "a JSON list"},
       {R"([1, 2)", "not a custom-op schema file"},
       {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float"}]},
-           {"domain": "com.acme", "op": "Bar", "outputs": [{"type": "floaty"}]}])", "entry 1 (com.acme::Bar): unknown \"type\" 'floaty'"},
-      {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float", "shape": ["input:x:dim:1"]}]}])", "entry 0 (com.acme::Foo): bad dim 'input:x:dim:1'"},
+           {"domain": "com.acme", "op": "Bar", "outputs": [{"type": "floaty"}]}])",
+       "entry 1 (com.acme::Bar): unknown \"type\" 'floaty'"},
+      {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float", "shape": ["input:x:dim:1"]}]}])",
+       "entry 0 (com.acme::Foo): bad dim 'input:x:dim:1'"},
       {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float", "shape": [-3]}]}])", "bad dim -3"},
-      {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float", "shape": "elementwise"}]}])", "unknown \"shape\" 'elementwise'"},
+      {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float", "shape": "elementwise"}]}])",
+       "unknown \"shape\" 'elementwise'"},
       {R"([{"domain": "", "op": "Relu", "outputs": [{"type": "float"}]}])", "ONNX's own"},
       {R"([{"domain": "com.acme", "op": "Foo", "outputs": []}])", "needs \"outputs\""},
-      {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float"}], "attributes": {}}])", "unknown key \"attributes\""},
+      {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float"}], "attributes": {}}])",
+       "unknown key \"attributes\""},
       {R"([{"domain": "com.acme", "op": "Foo", "since_version": 0, "outputs": [{"type": "float"}]}])", "since_version"},
       {R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float"}]},
-           {"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float"}]}])", "entry 1 (com.acme::Foo): describes com.acme::Foo again"},
+           {"domain": "com.acme", "op": "Foo", "outputs": [{"type": "float"}]}])",
+       "entry 1 (com.acme::Foo): describes com.acme::Foo again"},
   };
   for (const Case& c : cases) {
     auto r = ops::parse_custom_op_schemas(c.json, "bad.json");
@@ -182,7 +188,8 @@ TEST(CustomOps, ThroughTheApiForOneRunOnly) {
   ASSERT_TRUE(k2);
   EXPECT_FALSE(k2->type.has_shape);
   // A bad file: a usage error naming it and the entry; the model is left as it was.
-  o.custom_op_schemas = {custom_ops_write(dir, "bad.json", R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "?"}]}])")};
+  o.custom_op_schemas = {
+      custom_ops_write(dir, "bad.json", R"([{"domain": "com.acme", "op": "Foo", "outputs": [{"type": "?"}]}])")};
   Model bad = Model::parse_text(text);
   try {
     simplify(bad, o);

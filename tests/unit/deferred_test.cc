@@ -215,7 +215,8 @@ TEST(Deferred, AFewBytesOfAMappedWeightAreReadFromItsFile) {
     return static_cast<float>(((k % 512) * 300 + k / 512) % 1013) * 0.25f - 100.0f;
   };
   (void)ir::take_mapped_touched();
-  for (auto [off, n] : std::vector<std::pair<size_t, size_t>>{{0, 64}, {4 * 511, 8}, {4 * 1000, 8}, {wt.byte_size() - 64, 64}}) {
+  for (auto [off, n] :
+       std::vector<std::pair<size_t, size_t>>{{0, 64}, {4 * 511, 8}, {4 * 1000, 8}, {wt.byte_size() - 64, 64}}) {
     std::vector<float> got(n / 4);
     wt.read(off, n, reinterpret_cast<uint8_t*>(got.data()));
     for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want(off / 4 + i)) << off << "+" << 4 * i;

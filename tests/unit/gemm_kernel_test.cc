@@ -35,7 +35,8 @@ void expect_same_as_naive(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T a
 TEST(GemmKernel, SameBitsAsTheNaiveLoopAcrossTilesAndTransposes) {
   // Sizes below, at and past the 4 x 8 micro-tile, the 64-row and 256-column blocks and the
   // 256-deep blocks (K = 300: two depth blocks whose running sums continue).
-  const int64_t sizes[][3] = {{1, 1, 1}, {3, 7, 5}, {4, 8, 16}, {5, 9, 17}, {65, 33, 300}, {70, 260, 31}, {2, 513, 257}};
+  const int64_t sizes[][3] = {{1, 1, 1},     {3, 7, 5},     {4, 8, 16},   {5, 9, 17},
+                              {65, 33, 300}, {70, 260, 31}, {2, 513, 257}};
   uint32_t seed = 1;
   for (const auto& s : sizes)
     for (bool ta : {false, true})

@@ -107,7 +107,8 @@ g (float[4,3] x) => (float[4,3] y, float[4,3] z) {
 TEST(GraphDiff, TextCapsLongLists) {
   Report r;
   r.graph_diff.ran = true;
-  for (int i = 0; i < 11; ++i) r.graph_diff.removed.push_back({"n" + std::to_string(i), "Identity", {"v" + std::to_string(i)}});
+  for (int i = 0; i < 11; ++i)
+    r.graph_diff.removed.push_back({"n" + std::to_string(i), "Identity", {"v" + std::to_string(i)}});
   std::string t = r.to_text();
   EXPECT_NE(t.find("graph diff (main graph): 0 nodes kept, 11 removed, 0 added"), std::string::npos) << t;
   EXPECT_NE(t.find("removed (11): Identity 'n0' -> v0;"), std::string::npos) << t;

@@ -445,7 +445,8 @@ g (float[1, 2, 3] x, float[1, 2, 3] w) => (float[?, ?, ?] y) {
   }
   // The same code named by an attribute: Cast's `to` and a generator's `dtype` are refused at
   // the node that names it, and no consumer sees the type.
-  for (const char* body : {"t = Cast <to = 211839> (x)\n  y = Relu(t)", "t = EyeLike <dtype = -1> (x)\n  y = Relu(t)"}) {
+  for (const char* body :
+       {"t = Cast <to = 211839> (x)\n  y = Relu(t)", "t = EyeLike <dtype = -1> (x)\n  y = Relu(t)"}) {
     SCOPED_TRACE(body);
     auto m = parse(std::string(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2, 2] x) => (float[?, ?] y) {
@@ -470,11 +471,11 @@ g (float[2, 2] x) => (float[?, ?] y) {
 TEST(Types, PadsThatOverflowA64BitSizeAreOneClearError) {
   // Found by the libFuzzer campaign (UBSan, signed overflow in Pad's shape rule): pads of 2^62
   // on both sides of an axis. Their sum, and a static dim plus it, are now checked.
-  for (const char* pads : {"4611686018427387904, 0, 4611686018427387904, 0",
-                           "0, 9223372036854775806, 0, 1"}) {
+  for (const char* pads : {"4611686018427387904, 0, 4611686018427387904, 0", "0, 9223372036854775806, 0, 1"}) {
     SCOPED_TRACE(pads);
     auto m = parse(std::string(R"(<ir_version: 8, opset_import: ["" : 18]>
-g (float[N, 3] x) => (float[?, ?] y) <int64[4] p = {)") + pads + R"(}> {
+g (float[N, 3] x) => (float[?, ?] y) <int64[4] p = {)") +
+                   pads + R"(}> {
   y = Pad(x, p)
 })");
     ASSERT_TRUE(m);
@@ -549,8 +550,8 @@ g (float[2] x, bool c) => (float[2] y) {
   auto out = interp.run(vo.inputs.pinned);
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   const float* yv = out.value()[0].tensor.data<float>();
-  EXPECT_FLOAT_EQ(yv[0], 0.f);         // relu(-2)=0: |0| + (-0 * -2)
-  EXPECT_FLOAT_EQ(yv[1], 3.f - 9.f);   // |3| + (-3 * 3)
+  EXPECT_FLOAT_EQ(yv[0], 0.f);        // relu(-2)=0: |0| + (-0 * -2)
+  EXPECT_FLOAT_EQ(yv[1], 3.f - 9.f);  // |3| + (-3 * 3)
 }
 
 }  // namespace

@@ -92,8 +92,7 @@ AddMul (a, b) => (c) {
   ASSERT_NE(t->producer(), nullptr);
   EXPECT_EQ(t->producer()->op_type, "Mul");
   // (x + x) * x, negated.
-  EXPECT_EQ(inline_test_run(*m, {{"x", ops::make_tensor<float>({3}, {1, 2, -3})}}),
-            (std::vector<float>{-2, -8, -18}));
+  EXPECT_EQ(inline_test_run(*m, {{"x", ops::make_tensor<float>({3}, {1, 2, -3})}}), (std::vector<float>{-2, -8, -18}));
 }
 
 TEST(InlineFunctions, TwoCallsGetFreshNames) {
@@ -224,13 +223,17 @@ Bound (v, lo, up) => (w) {
   ASSERT_TRUE(res.is_ok()) << res.status().message();
   EXPECT_TRUE(ir::verify_model(*m).is_ok());
   const ir::Node* clip = nullptr;
-  m->graph->for_each_node([&](const ir::Node* n) { if (n->op_type == "Clip") clip = n; });
+  m->graph->for_each_node([&](const ir::Node* n) {
+    if (n->op_type == "Clip") clip = n;
+  });
   ASSERT_NE(clip, nullptr);
   EXPECT_EQ(clip->input(1), nullptr);
-  EXPECT_EQ(inline_test_run(*m, {{"x", ops::make_tensor<float>({3}, {-5, 0.5f, 4})}, {"hi", ops::make_tensor<float>({}, {1})}}),
+  EXPECT_EQ(inline_test_run(
+                *m, {{"x", ops::make_tensor<float>({3}, {-5, 0.5f, 4})}, {"hi", ops::make_tensor<float>({}, {1})}}),
             (std::vector<float>{-5, 0.5f, 1}));
   // The evaluator runs the call itself with the input left out, as absent: the same values.
-  EXPECT_EQ(inline_test_run(*orig, {{"x", ops::make_tensor<float>({3}, {-5, 0.5f, 4})}, {"hi", ops::make_tensor<float>({}, {1})}}),
+  EXPECT_EQ(inline_test_run(
+                *orig, {{"x", ops::make_tensor<float>({3}, {-5, 0.5f, 4})}, {"hi", ops::make_tensor<float>({}, {1})}}),
             (std::vector<float>{-5, 0.5f, 1}));
 }
 
@@ -309,7 +312,8 @@ F (u) => (v) { v = Relu(u) }
   ASSERT_TRUE(m);
   auto res = ir::inline_functions(*m);
   ASSERT_FALSE(res.is_ok());
-  EXPECT_NE(res.status().message().find("function local:F imports ai.onnx opset 13, the model opset 18"), std::string::npos)
+  EXPECT_NE(res.status().message().find("function local:F imports ai.onnx opset 13, the model opset 18"),
+            std::string::npos)
       << res.status().message();
   EXPECT_EQ(inline_test_count(*m->graph, "F"), 1u);
 }

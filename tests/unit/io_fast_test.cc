@@ -59,7 +59,8 @@ std::string floats_bytes(const std::vector<float>& v) {
 }
 
 // TensorProto: float, the given dims, raw_data.
-std::string raw_tensor(const std::string& name, const std::vector<int64_t>& dims, const std::string& raw, int dtype = 1) {
+std::string raw_tensor(const std::string& name, const std::vector<int64_t>& dims, const std::string& raw,
+                       int dtype = 1) {
   Wire t;
   for (int64_t d : dims) t.num(1, static_cast<uint64_t>(d));
   t.num(2, static_cast<uint64_t>(dtype));
@@ -193,7 +194,10 @@ TEST(FastLoad, AgreesWithTheGeneralParserOnEveryEncoding) {
     unpacked.fixed32(4, bits);
   }
   Wire int8s;  // int32_data for INT8
-  int8s.num(1, 3).num(2, 3).bytes(8, "int8s").bytes(5, Wire().varint(1).varint(static_cast<uint64_t>(-2)).varint(127).s);
+  int8s.num(1, 3)
+      .num(2, 3)
+      .bytes(8, "int8s")
+      .bytes(5, Wire().varint(1).varint(static_cast<uint64_t>(-2)).varint(127).s);
   Wire strings;
   strings.num(1, 2).num(2, 8).bytes(8, "strings").bytes(6, "ab").bytes(6, "");
   Wire doc;
@@ -264,7 +268,8 @@ TEST(FastLoad, AgreesWithTheGeneralParserOnEveryEncoding) {
   for (size_t i = 0; i < 18; ++i) all.push_back(cases[i].second);
   expect_same_result(model_bytes(all), "all");
   // Graph and model framing the fast path leaves to the general parser.
-  expect_same_result(model_bytes({raw_tensor("w", {4}, raw)}, Wire().num(77, 1).bytes(76, "x").s), "unknown graph fields");
+  expect_same_result(model_bytes({raw_tensor("w", {4}, raw)}, Wire().num(77, 1).bytes(76, "x").s),
+                     "unknown graph fields");
   expect_same_result(model_bytes({raw_tensor("w", {4}, raw), raw_tensor("w", {4}, raw)}), "twice defined");
   std::string m = model_bytes({raw_tensor("w", {4}, raw)});
   expect_same_result(m + Wire().bytes(7, Wire().bytes(2, "merged").s).s, "two graph fields");
@@ -304,7 +309,8 @@ TEST(FastSave, UnchangedTensorsAreCopiedFromTheirFiles) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 977) - 3.0f;
   std::string raw = floats_bytes(v);
   std::string in = tmp.file("in.onnx");
-  write_file(in, model_bytes({raw_tensor("w", {static_cast<int64_t>(v.size())}, raw), raw_tensor("small", {4}, raw.substr(0, 16))}));
+  write_file(in, model_bytes({raw_tensor("w", {static_cast<int64_t>(v.size())}, raw),
+                              raw_tensor("small", {4}, raw.substr(0, 16))}));
   auto r = onnx_io::load_model(in);
   ASSERT_TRUE(r.is_ok());
   // Inline, and as external data.
@@ -466,7 +472,8 @@ TEST(FastSave, FoldedTransposesAreWrittenAtTheirPlacesInTheFile) {
     const auto [rows, cols] = shapes[k];
     std::vector<float> v(static_cast<size_t>(rows * cols));
     for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7 + k) % 10007);
-    test::set_weight(*m.value(), "w" + std::to_string(k), ir::Tensor::from_vector(ir::DataType::kFloat, {rows, cols}, v));
+    test::set_weight(*m.value(), "w" + std::to_string(k),
+                     ir::Tensor::from_vector(ir::DataType::kFloat, {rows, cols}, v));
   }
   std::string in = tmp.file("in.onnx");
   ASSERT_TRUE(onnx_io::save_model(*m.value(), in).is_ok());
@@ -547,7 +554,8 @@ g (float s) => (float[2048, 1024] u) {
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(out + ".data"));
   size_t left = 0;
-  for (const auto& e : fs::directory_iterator(tmp.path())) left += e.path().filename().string().rfind(".out.onnx", 0) == 0;
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    left += e.path().filename().string().rfind(".out.onnx", 0) == 0;
   EXPECT_EQ(left, 0u);  // no temporary file either
 }
 
@@ -576,9 +584,10 @@ TEST(FastLoad, DuplicateWeightsOfAMappedModelAreSampledFromTheFile) {
     ASSERT_TRUE(ir::file_ref(*r.value()->graph->find_value("a")->initializer()));
     if (replaced) {  // the same name, another file, where a and b differ: read, they would not merge
       std::string other_path = tmp.file("other.onnx");
-      write_file(other_path, model_bytes({raw_tensor("a", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\0')),
-                                          raw_tensor("b", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\1')),
-                                          raw_tensor("c", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\0'))}));
+      write_file(other_path,
+                 model_bytes({raw_tensor("a", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\0')),
+                              raw_tensor("b", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\1')),
+                              raw_tensor("c", {static_cast<int64_t>(v.size())}, std::string(v.size() * 4, '\0'))}));
       fs::rename(other_path, in);
     }
     ASSERT_TRUE(passes::simplify(*r.value(), o).is_ok());
@@ -787,7 +796,8 @@ TEST(Scratch, SessionsOnTwoThreadsNeverShareAFile) {
 
 TEST(Scratch, AnotherFileSystemGetsACopy) {
   TempDir tmp;
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (stat("/dev/shm", &b) != 0 || stat(tmp.path().c_str(), &a) != 0 || a.st_dev == b.st_dev)
     GTEST_SKIP() << "no second file system at /dev/shm";
   ir::scratch::set_directory(tmp.path());

@@ -348,7 +348,10 @@ TEST(ExternalLocation, PlainNameIsWrittenAndLoadsBack) {
   ASSERT_EQ(inits.size(), 1u);
   EXPECT_EQ(inits[0]->initializer()->external.location, "w.data");
   EXPECT_TRUE(inits[0]->initializer()->same_contents(pattern_tensor(100000, 1)));
-  EXPECT_NO_THROW({ Model back = Model::load(out); (void)back; });  // the public API loads it too
+  EXPECT_NO_THROW({
+    Model back = Model::load(out);
+    (void)back;
+  });  // the public API loads it too
 }
 
 TEST(ExternalLocation, SubfolderThatExistsIsWrittenAndLoadsBack) {
@@ -384,8 +387,8 @@ TEST(ExternalLocation, SubfolderThatExistsIsWrittenAndLoadsBack) {
 TEST(ExternalLocation, WriterAndLoaderShareOneRule) {
   for (const char* ok : {"w.data", "weights/w.data", "./w.data", "w..data", "m.onnx.data"})
     EXPECT_EQ(onnx_io::external_location_problem(ok, "out/m.onnx"), "") << ok;
-  for (const char* bad : {"", "/abs/w.data", "../w.data", "a/../../w.data", "a/../w.data", "..", ".", "data/",
-                          "m.onnx", "./m.onnx"})
+  for (const char* bad :
+       {"", "/abs/w.data", "../w.data", "a/../../w.data", "a/../w.data", "..", ".", "data/", "m.onnx", "./m.onnx"})
     EXPECT_NE(onnx_io::external_location_problem(bad, "out/m.onnx"), "") << bad;
 
   TempDir tmp;

@@ -238,7 +238,6 @@ g (float[2048, 1024] x) => (float[1024, 2048] y) {
   }
 }
 
-
 // `text` with each weight (name, k) set to a rows x cols float32 tensor whose element i is
 // (i + k) % 4099, saved with external data, loaded back from it (mapped) and simplified: the
 // transposes of the weights are folded into deferred tensors.
@@ -287,8 +286,8 @@ SaveMemory measure_save(const ir::Model& m, const TempDir& tmp) {
 }
 
 // Element (i, j) of the transpose of a rows x cols weight made by folded_from_file with k.
-void expect_transposed(const ir::Tensor& t, int64_t rows, int64_t cols, size_t k,
-                       std::initializer_list<int64_t> is, std::initializer_list<int64_t> js) {
+void expect_transposed(const ir::Tensor& t, int64_t rows, int64_t cols, size_t k, std::initializer_list<int64_t> is,
+                       std::initializer_list<int64_t> js) {
   ASSERT_EQ(t.dims(), (std::vector<int64_t>{cols, rows}));
   for (int64_t i : is)
     for (int64_t j : js) {
@@ -311,7 +310,8 @@ g (float[N, 2048] x) => (float[N, 8192] y) {
   wt = Transpose(w)
   y = MatMul(x, wt)
 }
-)", {{"w", 0}}, R, C);
+)",
+                            {{"w", 0}}, R, C);
   ASSERT_TRUE(m);
   const ir::Tensor wt = *m->graph->find_value("wt")->initializer();
   ASSERT_TRUE(wt.deferred());
@@ -343,7 +343,8 @@ g (float[N, 2048] x) => (float[N, 6144] y) {
   b = MatMul(x, t2)
   y = Add(a, b)
 }
-)", {{"w1", 1}, {"w2", 2}}, R, C);
+)",
+                            {{"w1", 1}, {"w2", 2}}, R, C);
   ASSERT_TRUE(m);
   ASSERT_TRUE(m->graph->find_value("t1")->initializer()->deferred());
   ASSERT_TRUE(m->graph->find_value("t2")->initializer()->deferred());
@@ -355,8 +356,8 @@ g (float[N, 2048] x) => (float[N, 6144] y) {
   auto back = onnx_io::load_model(tmp.file("out.onnx"));
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   for (size_t k = 1; k <= 2; ++k)
-    expect_transposed(*back.value()->graph->find_value("t" + std::to_string(k))->initializer(), R, C, k,
-                      {0, 5, C - 1}, {0, 333, R - 1});
+    expect_transposed(*back.value()->graph->find_value("t" + std::to_string(k))->initializer(), R, C, k, {0, 5, C - 1},
+                      {0, 333, R - 1});
 }
 
 TEST(Memory, CheckSamplesWaitOutOfMemory) {

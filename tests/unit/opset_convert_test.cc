@@ -125,7 +125,8 @@ TEST(Opset, DowngradeNeedsConstantAxes) {
 g (float[3,1,4] x, int64[1] ax) => (float[3,4] y) {
   y = Squeeze(x, ax)
 }
-)", 11, &code);
+)",
+                            11, &code);
   EXPECT_EQ(code, kExitUnsupported);
   EXPECT_NE(msg.find("input 'axes' is not a constant"), std::string::npos) << msg;
   EXPECT_NE(msg.find("(Squeeze)"), std::string::npos) << msg;
@@ -139,7 +140,8 @@ g (float[3,4] x) => (float[3,4,1] y, float[3,8] z) {
   y = Unsqueeze(x, ax)
   z = Concat <axis = -1> (x, x)
 }
-)", 10);
+)",
+                      10);
   EXPECT_EQ(find(down.model, "Unsqueeze")->attr_ints("axes"), V({2}));  // in the output's rank
   EXPECT_EQ(find(down.model, "Concat")->attr_int("axis", 0), 1);
 }
@@ -153,7 +155,8 @@ g (float[2,3,4] x) => (float[2,1,1] s, float[2,3] m) {
   s = ReduceSum <axes = [1, 2]> (x)
   m = ReduceMean <axes = [-1], keepdims = 0> (x)
 }
-)", 18);
+)",
+                    18);
   EXPECT_EQ(ints_in(find(up.model, "ReduceSum"), 1), V({1, 2}));
   EXPECT_EQ(ints_in(find(up.model, "ReduceMean"), 1), V({-1}));
   EXPECT_EQ(find(up.model, "ReduceMean")->attr_int("keepdims", 1), 0);
@@ -173,7 +176,8 @@ TEST(Opset, ReduceNoopWithEmptyAxesIsRefusedDown) {
 g (float[2,3] x) => (float[2,3] y) {
   y = ReduceMax <noop_with_empty_axes = 1> (x)
 }
-)", 17);
+)",
+                            17);
   EXPECT_NE(msg.find("noop_with_empty_axes=1"), std::string::npos) << msg;
 }
 
@@ -185,7 +189,8 @@ TEST(Opset, SplitSizesAndNumOutputs) {
 g (float[2,6] x) => (float[2,2] a, float[2,4] b) {
   a, b = Split <axis = 1, split = [2, 4]> (x)
 }
-)", 13);
+)",
+                    13);
   EXPECT_EQ(ints_in(find(up.model, "Split"), 1), V({2, 4}));
   auto down = again(up, 11);
   EXPECT_EQ(find(down.model, "Split")->attr_ints("split"), V({2, 4}));
@@ -196,7 +201,8 @@ g (float[2,6] x) => (float[2,2] a, float[2,4] b) {
 g (float[2,6] x) => (float[2,3] a, float[2,3] b) {
   a, b = Split <axis = 1> (x)
 }
-)", 18);
+)",
+                      18);
   EXPECT_EQ(find(even.model, "Split")->attr_int("num_outputs", 0), 2);
   // ... and an uneven num_outputs gets its sizes going down (8 in 3: 3, 3, 2).
   auto uneven = convert(R"(
@@ -204,7 +210,8 @@ g (float[2,6] x) => (float[2,3] a, float[2,3] b) {
 g (float[8,2] x) => (float[3,2] a, float[3,2] b, float[2,2] c) {
   a, b, c = Split <num_outputs = 3> (x)
 }
-)", 13);
+)",
+                        13);
   const ir::Node* s = find(uneven.model, "Split");
   EXPECT_FALSE(s->has_attr("num_outputs"));
   EXPECT_EQ(ints_in(s, 1), V({3, 3, 2}));
@@ -235,7 +242,8 @@ g (float[N,2] x) => (float[?,2] a, float[?,2] b, float[?,2] c) {
 g (float[N,2] x) => (float[?,2] a, float[?,2] b, float[?,2] c) {
   a, b, c = Split <num_outputs = 3> (x)
 }
-)", 12);
+)",
+                            12);
   EXPECT_NE(msg.find("num_outputs=3"), std::string::npos) << msg;
 }
 
@@ -247,7 +255,8 @@ TEST(Opset, PadAttributesAndInputs) {
 g (float[2,3] x) => (float[4,4] y) {
   y = Pad <pads = [1, 0, 1, 1], value = 1.5> (x)
 }
-)", 11);
+)",
+                    11);
   const ir::Node* p = find(up.model, "Pad");
   EXPECT_EQ(ints_in(p, 1), V({1, 0, 1, 1}));
   EXPECT_EQ(floats_in(p, 2), F({1.5f}));
@@ -265,7 +274,8 @@ g (float[2,3] x) => (float[2,6] y) {
   ax = Constant <value = int64[1] {-1}> ()
   y = Pad (x, pads, , ax)
 }
-)", 13);
+)",
+                      13);
   EXPECT_EQ(ints_in(find(axes.model, "Pad"), 1), V({0, 1, 0, 2}));
   EXPECT_EQ(find(axes.model, "Pad")->num_inputs(), 2u);
 }
@@ -276,7 +286,8 @@ TEST(Opset, ClipBounds) {
 g (float[2,3] x) => (float[2,3] y) {
   y = Clip <min = -0.25, max = 0.5> (x)
 }
-)", 11);
+)",
+                    11);
   const ir::Node* c = find(up.model, "Clip");
   EXPECT_EQ(floats_in(c, 1), F({-0.25f}));
   EXPECT_EQ(floats_in(c, 2), F({0.5f}));
@@ -292,7 +303,8 @@ g (float[2,3] x) => (float[2,3] y) {
   m = Constant <value = float {0.5}> ()
   y = Clip (x, , m)
 }
-)", 10);
+)",
+                          10);
   c = find(only_max.model, "Clip");
   EXPECT_FALSE(c->has_attr("min"));
   EXPECT_FLOAT_EQ(c->attr_float("max", 0), 0.5f);
@@ -305,7 +317,8 @@ g (float[4,6] x) => (float[2,3] y, float[4,2] v, int64[4,2] i) {
   y = Slice <starts = [1, 2], ends = [3, 5], axes = [0, 1]> (x)
   v, i = TopK <k = 2, axis = 1> (x)
 }
-)", 10);
+)",
+                    10);
   const ir::Node* s = find(up.model, "Slice");
   EXPECT_EQ(ints_in(s, 1), V({1, 2}));
   EXPECT_EQ(ints_in(s, 2), V({3, 5}));
@@ -326,7 +339,8 @@ g (float[4,6] x) => (float[2,6] y) {
   sp = Constant <value = int64[1] {2}> ()
   y = Slice (x, st, en, ax, sp)
 }
-)", 9);
+)",
+                            9);
   EXPECT_NE(msg.find("step other than 1"), std::string::npos) << msg;
 }
 
@@ -338,7 +352,8 @@ TEST(Opset, ShapeStartEndBecomesSlice) {
 g (float[2,3,4,5] x) => (int64[2] y) {
   y = Shape <start = 1, end = -1> (x)
 }
-)", 13);
+)",
+                      13);
   const ir::Node* sh = find(down.model, "Shape");
   EXPECT_FALSE(sh->has_attr("start"));
   EXPECT_FALSE(sh->has_attr("end"));
@@ -356,7 +371,8 @@ g (float[2,6] x) => (float[3,4] y) {
   s = Constant <value = int64[2] {3, 4}> ()
   y = Reshape <allowzero = 1> (x, s)
 }
-)", 13);
+)",
+                    13);
   EXPECT_FALSE(find(ok.model, "Reshape")->has_attr("allowzero"));
   std::string msg = refusal(R"(
 <ir_version: 8, opset_import: ["" : 14]>
@@ -364,7 +380,8 @@ g (float[0,6] x) => (float[0,3,2] y) {
   s = Constant <value = int64[3] {0, 3, 2}> ()
   y = Reshape <allowzero = 1> (x, s)
 }
-)", 13);
+)",
+                            13);
   EXPECT_NE(msg.find("allowzero=1 with a 0"), std::string::npos) << msg;
 }
 
@@ -377,7 +394,8 @@ TEST(Opset, SoftmaxAxisSemantics) {
 g (float[2,3,4] x) => (float[2,3,4] y) {
   y = Softmax <axis = 1> (x)
 }
-)", 13);
+)",
+                    13);
   EXPECT_EQ(count(up.model, "Flatten"), 1);
   EXPECT_EQ(count(up.model, "Reshape"), 1);
   // Softmax-13 over a middle axis goes down through Transposes; over the last axis, unchanged.
@@ -387,7 +405,8 @@ g (float[2,3,4] x) => (float[2,3,4] y, float[2,3,4] z) {
   y = Softmax <axis = 1> (x)
   z = LogSoftmax (x)
 }
-)", 11);
+)",
+                      11);
   EXPECT_EQ(count(down.model, "Transpose"), 2);
   int last = 0;
   api::ir_model(down.model).graph->for_each_node([&](const ir::Node* n) {
@@ -406,7 +425,8 @@ g (float[2,4,3] x) => (float[2,4,3] y) {
   b = Constant <value = float[4] {0.1, 0.2, 0.3, 0.4}> ()
   y = GroupNormalization <num_groups = 2> (x, s, b)
 }
-)", 18);
+)",
+                      18);
   const ir::Node* gn = find(down.model, "GroupNormalization");
   EXPECT_EQ(floats_in(gn, 1), F({1, 1}));
   EXPECT_EQ(floats_in(gn, 2), F({0, 0}));
@@ -419,7 +439,8 @@ g (float[2,4,3] x) => (float[2,4,3] y) {
   b = Constant <value = float[4] {0.1, 0.1, 0.4, 0.4}> ()
   y = GroupNormalization <num_groups = 2> (x, s, b)
 }
-)", 18);
+)",
+                         18);
   gn = find(uniform.model, "GroupNormalization");
   EXPECT_EQ(floats_in(gn, 1), F({0.5f, 3}));
   EXPECT_EQ(floats_in(gn, 2), F({0.1f, 0.4f}));
@@ -439,7 +460,8 @@ g (float[2,3,4] x) => (float[2,3,4] y) {
   v = Constant <value = float[3] {1, 4, 2}> ()
   y = BatchNormalization <epsilon = 0.001> (x, s, b, m, v)
 }
-)", 9);
+)",
+                      9);
   const ir::Node* bn = find(down.model, "BatchNormalization");
   EXPECT_FALSE(bn->has_attr("training_mode"));
   EXPECT_EQ(bn->num_outputs(), 1u);
@@ -451,7 +473,8 @@ TEST(Opset, UpsampleBecomesResizeAndBack) {
 g (float[1,1,2,2] x) => (float[1,1,4,6] y) {
   y = Upsample <scales = [1.0, 1.0, 2.0, 3.0], mode = "nearest"> (x)
 }
-)", 13);
+)",
+                    13);
   const ir::Node* r = find(up.model, "Resize");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(floats_in(r, 2), F({1, 1, 2, 3}));
@@ -467,7 +490,8 @@ g (float[1,1,2,2] x) => (float[1,1,4,4] y) {
   sc = Constant <value = float[4] {1, 1, 2, 2}> ()
   y = Resize <mode = "linear"> (x, , sc)
 }
-)", 10);
+)",
+                            10);
   EXPECT_NE(msg.find("coordinate_transformation_mode 'half_pixel'"), std::string::npos) << msg;
 }
 
@@ -483,7 +507,8 @@ g (float[2,5,8] x) => (float[2,5,8] y, float[2,5,8] z) {
   y = Gelu (n)
   z = Gelu <approximate = "tanh"> (x)
 }
-)", 13);
+)",
+                      13);
   EXPECT_EQ(down.report.opset.nodes_expanded, 3);
   EXPECT_EQ(count(down.model, "LayerNormalization"), 0);
   EXPECT_EQ(count(down.model, "Gelu"), 0);
@@ -500,7 +525,8 @@ TEST(Opset, AttentionExpanded) {
 g (float[2,3,4,8] q, float[2,3,6,8] k, float[2,3,6,5] v, bool[4,6] m) => (float[2,3,4,5] y) {
   y = Attention <is_causal = 1, softcap = 2.5> (q, k, v, m)
 }
-)", 13);
+)",
+                      13);
   EXPECT_EQ(count(four.model, "Attention"), 0);
   EXPECT_EQ(count(four.model, "Softmax"), 1);
   // 3-D, grouped heads (4 query heads over 2 key/value heads), past and present key/value.
@@ -510,7 +536,8 @@ g (float[2,3,32] q, float[2,5,16] k, float[2,5,16] v, float[2,2,4,8] pk, float[2
   => (float[2,3,32] y, float[2,2,9,8] present_k, float[2,2,9,8] present_v) {
   y, present_k, present_v = Attention <q_num_heads = 4, kv_num_heads = 2, scale = 0.3> (q, k, v, , pk, pv)
 }
-)", 13);
+)",
+                     13);
   EXPECT_EQ(count(gqa.model, "Attention"), 0);
   EXPECT_EQ(count(gqa.model, "Expand"), 2);
   EXPECT_EQ(gqa.report.verification.outputs.size(), 3u);
@@ -523,7 +550,8 @@ g (float[4,5] x) => (float[2,8] y) {
   s = Constant <value = int64[2] {2, 8}> ()
   y = CenterCropPad (x, s)
 }
-)", 13);
+)",
+                      13);
   EXPECT_EQ(ints_in(find(down.model, "Pad"), 1), V({0, 1, 0, 2}));
   EXPECT_EQ(ints_in(find(down.model, "Slice"), 1), V({1}));
   EXPECT_EQ(ints_in(find(down.model, "Slice"), 2), V({3}));
@@ -537,7 +565,8 @@ g (float[1,2,5,5] x, float[1,18,3,3] off) => (float[1,2,3,3] y) {
   w = Constant <value = float[2,2,3,3] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}> ()
   y = DeformConv (x, w, off)
 }
-)", 13, &code);
+)",
+                            13, &code);
   EXPECT_EQ(code, kExitUnsupported);
   EXPECT_NE(msg.find("(DeformConv)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("no version at opset 13; it exists from opset 19"), std::string::npos) << msg;
@@ -550,7 +579,8 @@ TEST(Opset, TypesTheTargetVersionLacksAreRefused) {
 g (bfloat16[4] x, bfloat16[4] y) => (bfloat16[4] z) {
   z = Add(x, y)
 }
-)", 12);
+)",
+                            12);
   EXPECT_NE(msg.find("is bfloat16, which Add-7 does not admit"), std::string::npos) << msg;
   // float is admitted by both: the same model in float converts.
   convert(R"(
@@ -558,7 +588,8 @@ g (bfloat16[4] x, bfloat16[4] y) => (bfloat16[4] z) {
 g (float[4] x, float[4] y) => (float[4] z) {
   z = Add(x, y)
 }
-)", 12);
+)",
+          12);
 }
 
 TEST(Opset, TargetOutOfRange) {
@@ -580,7 +611,8 @@ g (float[3,4] x, bool c) => (float[1,3,4] y) {
     else_branch = e () => (float[1,3,4] b) { r = Relu(x)  b = Unsqueeze(r, ax) }
   >
 }
-)", 11);
+)",
+                      11);
   int converted = 0;
   const ir::Node* iff = find(down.model, "If");
   for (const ir::Graph* sg : iff->subgraphs())
@@ -605,7 +637,8 @@ RowSum (x) => (y) {
   ax = Constant <value = int64[1] {1}> ()
   y = ReduceSum(x, ax)
 }
-)", 11);
+)",
+                      11);
   const ir::Model& m = api::ir_model(down.model);
   ASSERT_EQ(m.functions.size(), 1u);
   const ir::Node* rs = find(down.model, "ReduceSum");

@@ -118,7 +118,8 @@ std::string conv_model() {
 g (float[1,3,224,224] x) => (float[1,2,224,224] y)
   <float[1,2,224,224] mid>
 {
-  w = Constant<value = float[2,3,3,3] {)" + w + R"(}>()
+  w = Constant<value = float[2,3,3,3] {)" +
+         w + R"(}>()
   mid = Conv<pads = [1, 1, 1, 1]>(x, w)
   y = Relu(mid)
 }
@@ -192,8 +193,8 @@ bool has(const std::vector<std::string>& list, const std::string& s) {
 TEST(PeerFlags, SkipOptimizationsMapsOnnxSlimsNames) {
   onnxtrim::Options o;
   o.set("skip-optimizations", "graph_fusion");
-  for (const char* p : {"fuse_conv_bn", "fuse_pad_conv", "fuse_matmul_add", "fuse_consecutive_ops",
-                        "fuse_consecutive_slices"})
+  for (const char* p :
+       {"fuse_conv_bn", "fuse_pad_conv", "fuse_matmul_add", "fuse_consecutive_ops", "fuse_consecutive_slices"})
     EXPECT_TRUE(has(o.skip, p)) << p;
   EXPECT_TRUE(o.constant_folding);
   o.set("skip-optimizations", "constant_folding dead_node_elimination,subexpression_elimination");

@@ -53,7 +53,8 @@ TEST(PipelineOrder, TheRegistryFollowsTheList) {
   // A pass the list does not name (write_verifier_test.cc registers test_break_graph) runs after
   // every listed one.
   std::vector<const passes::PassInfo*> all = passes::PassRegistry::instance().all();
-  auto unlisted = std::find_if(all.begin(), all.end(), [](const passes::PassInfo* p) { return p->name == "test_break_graph"; });
+  auto unlisted =
+      std::find_if(all.begin(), all.end(), [](const passes::PassInfo* p) { return p->name == "test_break_graph"; });
   ASSERT_NE(unlisted, all.end());
   EXPECT_GE(static_cast<size_t>(unlisted - all.begin()), passes::pipeline_order().size());
   EXPECT_EQ(passes::pipeline_position("test_break_graph"), passes::pipeline_order().size());

@@ -66,12 +66,13 @@ TEST(RandomCheck, VerifyAgainstItselfPassesWithTwoUnseededRandomNormalLike) {
     ASSERT_EQ(rep.value().outputs.size(), 1u);
     EXPECT_EQ(rep.value().outputs[0].not_comparable, "");
     EXPECT_EQ(rep.value().outputs[0].diff.max_abs, 0.0);  // compared, and the very same draws
-    std::vector<std::string> alike = named ? std::vector<std::string>{"RandomNormalLike 'n1'", "RandomNormalLike 'n2'"}
-                                           : std::vector<std::string>{"RandomNormalLike (output 'n1o')",
-                                                                      "RandomNormalLike (output 'n2o')"};
+    std::vector<std::string> alike =
+        named ? std::vector<std::string>{"RandomNormalLike 'n1'", "RandomNormalLike 'n2'"}
+              : std::vector<std::string>{"RandomNormalLike (output 'n1o')", "RandomNormalLike (output 'n2o')"};
     EXPECT_EQ(rep.value().random.alike, alike);
     EXPECT_TRUE(rep.value().random.unmatched.empty());
-    EXPECT_EQ(rep.value().random.summary().rfind("2 drawn alike in both models (", 0), 0u) << rep.value().random.summary();
+    EXPECT_EQ(rep.value().random.summary().rfind("2 drawn alike in both models (", 0), 0u)
+        << rep.value().random.summary();
 
     // The public verify (the CLI's `onnxtrim verify A A`): passes, and says how.
     Model a = public_model(*m);
@@ -278,7 +279,8 @@ TEST(RandomCheck, SeededNodesDrawTheirSeedAndAreCompared) {
     return parse(std::string(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2,3] x) => (float[2,3] y) {
-  n = RandomNormalLike<seed = )") + seed + R"(>(x)
+  n = RandomNormalLike<seed = )") +
+                 seed + R"(>(x)
   y = Add(x, n)
 }
 )");

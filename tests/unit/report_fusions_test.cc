@@ -29,7 +29,8 @@ g (float[2,3,4] x0) => (float[2,3,4] x2) {
   two = Constant <value = float {2}> ()
   eps = Constant <value = float {1e-6}> ()
   one = Constant <value = float {1}> ()
-  w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ())" + body + "\n}\n";
+  w = Constant <value = float[4] {0.5, 1.5, -1, 2}> ())" +
+         body + "\n}\n";
 }
 
 const Fusion* find(const Report& r, const std::string& op) {

@@ -69,7 +69,8 @@ TEST(ReportHtml, NamesAreEscapedAndTheDiffLinksRemovedNodesToTheirReplacement) {
   // The Add whose output the Gemm now makes links to it, and back; the others have no known replacement.
   EXPECT_NE(h.find("<tr id=\"removed-1\"><td>1</td><td>Add &#39;add&#39;1&#39; -&gt; h</td><td><a href=\"#added-0\">"),
             std::string::npos);
-  EXPECT_NE(h.find("<tr id=\"removed-0\"><td>0</td><td>MatMul &#39;mm&#39; -&gt; t</td><td></td><td></td></tr>"), std::string::npos);
+  EXPECT_NE(h.find("<tr id=\"removed-0\"><td>0</td><td>MatMul &#39;mm&#39; -&gt; t</td><td></td><td></td></tr>"),
+            std::string::npos);
   EXPECT_NE(h.find("<tr id=\"added-0\"><td>0</td><td>Gemm &#39;gemm&#39; -&gt; h</td><td><a href=\"#removed-1\">"),
             std::string::npos);
   // Every in-page link has its target.
@@ -115,7 +116,8 @@ g (float[2,3] x) => (float[2,3] y) {
   EXPECT_NE(h.find("<th>nodes (subgraphs included)</th><td>4</td><td>1</td>"), std::string::npos);
   // The Relu reads x now (matched by op and inputs, it is another node): the old one, making y,
   // links to the new one, which makes y too.
-  EXPECT_NE(h.find("<p id=\"diff-summary\">0 node(s) kept (0 edited in place), 4 removed, 1 added"), std::string::npos) << h;
+  EXPECT_NE(h.find("<p id=\"diff-summary\">0 node(s) kept (0 edited in place), 4 removed, 1 added"), std::string::npos)
+      << h;
   EXPECT_NE(h.find("<td>Relu (unnamed) -&gt; y</td><td><a href=\"#added-0\">"), std::string::npos) << h;
   EXPECT_NE(h.find("<p id=\"check-status\" class=\"ok\">Equal"), std::string::npos);
   EXPECT_NE(h.find("<th>save</th>"), std::string::npos);  // the page is written after the save stage

@@ -47,7 +47,8 @@ TEST(ReportProfile, PlotIsASelfContainedLineChart) {
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_EQ(svg.find("href"), std::string::npos);  // no external asset
   EXPECT_EQ(svg.find("<script"), std::string::npos);
-  // The nodes line: x from 70 (round 0) to 560 (round 2), y from 310 (0) up to 40 (the maximum, 40 nodes): 10 nodes at 242.5.
+  // The nodes line: x from 70 (round 0) to 560 (round 2), y from 310 (0) up to 40 (the maximum, 40 nodes): 10 nodes at
+  // 242.5.
   std::smatch mt;
   ASSERT_TRUE(std::regex_search(svg, mt, std::regex("id=\"nodes\"[^>]*points=\"([^\"]*)\"")));
   EXPECT_EQ(mt[1].str(), "70.0,40.0 315.0,242.5 560.0,256.0 ");

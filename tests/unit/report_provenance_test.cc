@@ -177,7 +177,8 @@ TEST(ReportProvenance, ThePageLinksEachRewriteToTheDiffRowsAndBack) {
   const std::string h = provenance_read(page);
   // The rewrite's row: each removed node links to its row of the removed table, the Gemm to
   // its row of the added table.
-  const size_t row = h.find("<tr id=\"rewrite-0\" data-pass=\"fuse_matmul_add\"><td>0</td><td>1</td><th>fuse_matmul_add</th>");
+  const size_t row =
+      h.find("<tr id=\"rewrite-0\" data-pass=\"fuse_matmul_add\"><td>0</td><td>1</td><th>fuse_matmul_add</th>");
   ASSERT_NE(row, std::string::npos) << h;
   const std::string cells = h.substr(row, h.find("</tr>", row) - row);
   EXPECT_NE(cells.find("<td class=\"removed\"><a href=\"#removed-1\">Add &#39;n_y&#39; -&gt; y</a><br>"
@@ -188,12 +189,14 @@ TEST(ReportProvenance, ThePageLinksEachRewriteToTheDiffRowsAndBack) {
             std::string::npos)
       << cells;
   // Back: the rows name the rewrite that removed or made them; the passes table links to it.
-  EXPECT_NE(h.find("<tr id=\"removed-0\"><td>0</td><td>MatMul &#39;n_h&#39; -&gt; h</td><td></td><td><a href=\"#rewrite-0\">"
-                   "fuse_matmul_add (round 1)</a></td></tr>"),
-            std::string::npos);
-  EXPECT_NE(h.find("<tr id=\"added-0\"><td>0</td><td>Gemm &#39;n_h_gemm&#39; -&gt; y</td><td><a href=\"#removed-1\">"
-                   "Add &#39;n_y&#39; -&gt; y</a> </td><td><a href=\"#rewrite-0\">fuse_matmul_add (round 1)</a></td></tr>"),
-            std::string::npos)
+  EXPECT_NE(
+      h.find("<tr id=\"removed-0\"><td>0</td><td>MatMul &#39;n_h&#39; -&gt; h</td><td></td><td><a href=\"#rewrite-0\">"
+             "fuse_matmul_add (round 1)</a></td></tr>"),
+      std::string::npos);
+  EXPECT_NE(
+      h.find("<tr id=\"added-0\"><td>0</td><td>Gemm &#39;n_h_gemm&#39; -&gt; y</td><td><a href=\"#removed-1\">"
+             "Add &#39;n_y&#39; -&gt; y</a> </td><td><a href=\"#rewrite-0\">fuse_matmul_add (round 1)</a></td></tr>"),
+      std::string::npos)
       << h;
   EXPECT_NE(h.find("<tr data-pass=\"fuse_matmul_add\"><th><a href=\"#rewrite-0\">fuse_matmul_add</a></th>"),
             std::string::npos);

@@ -59,7 +59,8 @@ TEST(SpecTable, RowsAreSortedAndParsed) {
   ASSERT_GT(rows.size(), 600u);
   for (size_t i = 1; i < rows.size(); ++i) {
     const std::string a = rows[i - 1].op, b = rows[i].op;
-    EXPECT_TRUE(a < b || (a == b && rows[i - 1].since < rows[i].since)) << a << "-" << rows[i - 1].since << " then " << b;
+    EXPECT_TRUE(a < b || (a == b && rows[i - 1].since < rows[i].since))
+        << a << "-" << rows[i - 1].since << " then " << b;
   }
   EXPECT_EQ(ops::spec_versions("", "Add"), (std::vector<int>{1, 6, 7, 13, 14}));
   EXPECT_TRUE(ops::spec_versions("", "NoSuchOp").empty());

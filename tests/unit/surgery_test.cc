@@ -72,9 +72,7 @@ std::vector<float> values(const onnxtrim::Tensor& t) {
   return v;
 }
 
-bool has_op(const onnxtrim::Model& m, const std::string& op) {
-  return m.stats().op_histogram.count(op) != 0;
-}
+bool has_op(const onnxtrim::Model& m, const std::string& op) { return m.stats().op_histogram.count(op) != 0; }
 
 TEST(Surgery, OutputsCutAfterTheFunctionCall) {
   onnxtrim::Model m = onnxtrim::Model::parse_text(kModel);

@@ -45,9 +45,8 @@ class BreakGraph final : public passes::Pass {
 };
 
 const bool kRegistered = [] {
-  passes::PassRegistry::instance().add(
-      {"test_break_graph", "test only: moves the last node first", false,
-       [] { return std::unique_ptr<passes::Pass>(new BreakGraph()); }});
+  passes::PassRegistry::instance().add({"test_break_graph", "test only: moves the last node first", false,
+                                        [] { return std::unique_ptr<passes::Pass>(new BreakGraph()); }});
   return true;
 }();
 
@@ -180,17 +179,20 @@ TEST(WriteVerifier, AFileWithNamesThatAreNotUtf8IsWrittenBack) {
 TEST(Text, ValidUtf8) {
   EXPECT_TRUE(support::valid_utf8("plain /x.1:0"));
   EXPECT_TRUE(support::valid_utf8("\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80"));  // é 中 😀
-  EXPECT_FALSE(support::valid_utf8("\x80"));              // a continuation byte alone
-  EXPECT_FALSE(support::valid_utf8("\xc3"));              // cut short
-  EXPECT_FALSE(support::valid_utf8("\xc0\xaf"));          // overlong '/'
-  EXPECT_FALSE(support::valid_utf8("\xed\xa0\x80"));      // a surrogate
-  EXPECT_FALSE(support::valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(support::valid_utf8("\x80"));                                 // a continuation byte alone
+  EXPECT_FALSE(support::valid_utf8("\xc3"));                                 // cut short
+  EXPECT_FALSE(support::valid_utf8("\xc0\xaf"));                             // overlong '/'
+  EXPECT_FALSE(support::valid_utf8("\xed\xa0\x80"));                         // a surrogate
+  EXPECT_FALSE(support::valid_utf8("\xf4\x90\x80\x80"));                     // past U+10FFFF
 }
 
 TEST(Text, PrintableEscapesWhatIsNotText) {
   EXPECT_EQ(support::printable("node 'x': ok"), "node 'x': ok");
   EXPECT_EQ(support::printable("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");
-  EXPECT_EQ(support::printable(std::string("a\x80P\x0e\x16" "5\x02\n\x7f", 9)), "a\\x80P\\x0e\\x165\\x02\\x0a\\x7f");
+  EXPECT_EQ(support::printable(std::string("a\x80P\x0e\x16"
+                                           "5\x02\n\x7f",
+                                           9)),
+            "a\\x80P\\x0e\\x165\\x02\\x0a\\x7f");
   EXPECT_EQ(support::printable(std::string("\0", 1)), "\\x00");
   // Errors thrown by the API and Status messages carry the escaped form.
   EXPECT_STREQ(Error(kExitInternal, "input '\x80P'").what(), "input '\\x80P'");

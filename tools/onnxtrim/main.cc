@@ -220,7 +220,8 @@ void parse_args(int argc, char** argv, int first, Options& opts, std::vector<std
         value = argv[++i];
         has_value = true;
       }
-      if (!has_value && !o->optional_value) throw Error(kExitUsage, "--" + name + " needs a value (" + o->metavar + ")");
+      if (!has_value && !o->optional_value)
+        throw Error(kExitUsage, "--" + name + " needs a value (" + o->metavar + ")");
     }
     opts.set(name, value);
   }
@@ -332,15 +333,18 @@ int cmd_inspect(const std::string& path, bool dump_to_disk = false) {
   std::printf("opsets:");
   for (auto& [k, v] : j["opsets"].items()) std::printf(" %s=%lld", k.c_str(), v.get<long long>());
   std::printf("\ninputs:\n");
-  for (auto& v : j["inputs"]) std::printf("  %s: %s\n", v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str());
+  for (auto& v : j["inputs"])
+    std::printf("  %s: %s\n", v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str());
   std::printf("outputs:\n");
-  for (auto& v : j["outputs"]) std::printf("  %s: %s\n", v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str());
+  for (auto& v : j["outputs"])
+    std::printf("  %s: %s\n", v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str());
   std::printf("nodes: %lld (%lld at top level)\n", j["nodes"].get<long long>(), j["top_level_nodes"].get<long long>());
   for (auto& [k, v] : j["op_histogram"].items()) std::printf("  %-32s %lld\n", k.c_str(), v.get<long long>());
   ModelStats s = m.stats();
   std::error_code ec;
   auto size = fs::file_size(path, ec);
-  std::printf("initializers: %lld, %s\n", static_cast<long long>(s.initializers), human_bytes(s.initializer_bytes).c_str());
+  std::printf("initializers: %lld, %s\n", static_cast<long long>(s.initializers),
+              human_bytes(s.initializer_bytes).c_str());
   std::printf("functions: %lld\n", j["functions"].get<long long>());
   std::printf("file size: %s\n", human_bytes(ec ? -1 : static_cast<int64_t>(size)).c_str());
   if (dump_to_disk) dump_model_info(m, path);
@@ -482,8 +486,7 @@ int cmd_simplify(int argc, char** argv) {
     if (json_written && !opts.json_path.empty() && opts.json_path != "-") wrote("the JSON report", opts.json_path);
     if (!opts.report_html.empty()) wrote("the HTML report", opts.report_html);
     if (!opts.node_reduction_plot.empty()) wrote("the node plot", opts.node_reduction_plot);
-    if (written.empty())
-      std::fprintf(stderr, "onnxtrim: error: %s; nothing was written\n", e.what());
+    if (written.empty()) std::fprintf(stderr, "onnxtrim: error: %s; nothing was written\n", e.what());
     else
       std::fprintf(stderr, "onnxtrim: error: %s; %s was not written (written: %s)\n", e.what(), positional[1].c_str(),
                    written.c_str());
@@ -547,7 +550,8 @@ static void use_large_pages(int, char**, char** envp) {
     if (std::strncmp(*e, "MIMALLOC_LARGE_OS_PAGES=", 24) == 0) return;
   mi_option_set(mi_option_large_os_pages, 1);
 }
-__attribute__((section(".preinit_array"), used)) static void (*const onnxtrim_preinit)(int, char**, char**) = use_large_pages;
+__attribute__((section(".preinit_array"), used)) static void (*const onnxtrim_preinit)(int, char**,
+                                                                                       char**) = use_large_pages;
 #endif
 int main(int argc, char** argv) {
   g_handle_sigint = true;

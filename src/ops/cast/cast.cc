@@ -67,7 +67,10 @@ ONNXTRIM_REGISTER_OP(Cast, "", "Cast", (std::vector<int>{1, 6, 9, 13, 19, 21, 23
 ONNXTRIM_REGISTER_ELEMENTWISE(Cast, "", "Cast");
 ONNXTRIM_REGISTER_INFER(Cast, "", "Cast", infer_cast);
 ONNXTRIM_REGISTER_TYPES(Cast, "", "Cast", "T1",
-                        {{"T1", kNumericTypes | kFloat8Types | type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1, ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4, ir::DataType::kString, ir::DataType::kUint2, ir::DataType::kUint4})}});
+                        {{"T1", kNumericTypes | kFloat8Types |
+                                    type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1,
+                                               ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4,
+                                               ir::DataType::kString, ir::DataType::kUint2, ir::DataType::kUint4})}});
 ONNXTRIM_REGISTER_FOLD(CastNop, "", "Cast", "eliminate_nop_ops", fold_cast_nop);
 ONNXTRIM_REGISTER_FOLD(CastPair, "", "Cast", "fuse_consecutive_ops", fold_cast_pair);
 

@@ -38,6 +38,13 @@ Status infer_cast_like(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(CastLike, "", "CastLike", (std::vector<int>{15, 19, 21, 23, 24, 25}), eval_cast_like);
 ONNXTRIM_REGISTER_INFER(CastLike, "", "CastLike", infer_cast_like);
 ONNXTRIM_REGISTER_TYPES(CastLike, "", "CastLike", "T1 T2",
-                        {{"T1", kNumericTypes | kFloat8Types | type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1, ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4, ir::DataType::kString, ir::DataType::kUint2, ir::DataType::kUint4})}, {"T2", kNumericTypes | kFloat8Types | type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1, ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4, ir::DataType::kString, ir::DataType::kUint2, ir::DataType::kUint4})}});
+                        {{"T1", kNumericTypes | kFloat8Types |
+                                    type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1,
+                                               ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4,
+                                               ir::DataType::kString, ir::DataType::kUint2, ir::DataType::kUint4})},
+                         {"T2", kNumericTypes | kFloat8Types |
+                                    type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1,
+                                               ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4,
+                                               ir::DataType::kString, ir::DataType::kUint2, ir::DataType::kUint4})}});
 
 }  // namespace onnxtrim::ops

@@ -47,10 +47,10 @@ std::string to_text(double v, DataType from) {
 
 struct SmallFloat {
   int e_bits, m_bits, bias;
-  bool ieee_inf;   // e5m2: all-ones exponent is inf/NaN
-  bool uz;         // fnuz: no negative zero, NaN is 0x80
-  bool fn_nan;     // e4m3fn: S.1111.111 is NaN, no inf
-  bool has_nan;    // float4e2m1 has none
+  bool ieee_inf;  // e5m2: all-ones exponent is inf/NaN
+  bool uz;        // fnuz: no negative zero, NaN is 0x80
+  bool fn_nan;    // e4m3fn: S.1111.111 is NaN, no inf
+  bool has_nan;   // float4e2m1 has none
 };
 
 const SmallFloat* small_float(DataType t) {
@@ -87,10 +87,10 @@ uint32_t encode_small(const SmallFloat& f, double v, bool saturate) {
   uint32_t sign_bit = 1u << (total - 1);
   // NaN: 0x80 for fnuz, all ones for e4m3fn, the quiet NaN (exponent all ones, top mantissa bit)
   // for e5m2; float4e2m1 has no NaN and the reference maps it to the negative-zero code.
-  uint32_t nan_code = f.uz ? sign_bit
-                           : (f.fn_nan ? (sign_bit - 1)
-                                       : (f.ieee_inf ? ((((1u << f.e_bits) - 1) << f.m_bits) | (1u << (f.m_bits - 1)))
-                                                     : sign_bit));
+  uint32_t nan_code =
+      f.uz ? sign_bit
+           : (f.fn_nan ? (sign_bit - 1)
+                       : (f.ieee_inf ? ((((1u << f.e_bits) - 1) << f.m_bits) | (1u << (f.m_bits - 1))) : sign_bit));
   // The largest finite magnitude and its code.
   uint32_t max_code = 0;
   double max_v = 0;
@@ -101,7 +101,8 @@ uint32_t encode_small(const SmallFloat& f, double v, bool saturate) {
       max_code = c;
     }
   }
-  if (std::isnan(v)) return f.has_nan ? (f.uz ? nan_code : (std::signbit(v) ? sign_bit | nan_code : nan_code)) : nan_code;
+  if (std::isnan(v))
+    return f.has_nan ? (f.uz ? nan_code : (std::signbit(v) ? sign_bit | nan_code : nan_code)) : nan_code;
   uint32_t sign = std::signbit(v) ? sign_bit : 0;
   double a = std::fabs(v);
   if (a == 0) return f.uz ? 0 : sign;
@@ -136,8 +137,10 @@ uint32_t encode_small(const SmallFloat& f, double v, bool saturate) {
 
 int small_int_bits(DataType t) {
   switch (t) {
-    case DataType::kInt4: case DataType::kUint4: return 4;
-    case DataType::kInt2: case DataType::kUint2: return 2;
+    case DataType::kInt4:
+    case DataType::kUint4: return 4;
+    case DataType::kInt2:
+    case DataType::kUint2: return 2;
     default: return 0;
   }
 }
@@ -155,7 +158,8 @@ double read_any(const Tensor& t, int64_t i) {
   if (int bits = small_int_bits(dt)) {
     int per = 8 / bits;
     uint32_t code = (t.bytes()[i / per] >> ((i % per) * bits)) & ((1u << bits) - 1);
-    if (ir::dtype_is_signed(dt) && (code >> (bits - 1))) return static_cast<double>(static_cast<int>(code) - (1 << bits));
+    if (ir::dtype_is_signed(dt) && (code >> (bits - 1)))
+      return static_cast<double>(static_cast<int>(code) - (1 << bits));
     return static_cast<double>(code);
   }
   return element_as_double(t, i);
@@ -229,7 +233,9 @@ bool holds_exactly(DataType from, DataType to) {
     return false;
   };
   switch (from) {
-    case D::kUint8: return in({D::kUint16, D::kUint32, D::kUint64, D::kInt16, D::kInt32, D::kInt64, D::kFloat16, D::kBFloat16, D::kFloat, D::kDouble});
+    case D::kUint8:
+      return in({D::kUint16, D::kUint32, D::kUint64, D::kInt16, D::kInt32, D::kInt64, D::kFloat16, D::kBFloat16,
+                 D::kFloat, D::kDouble});
     case D::kInt8: return in({D::kInt16, D::kInt32, D::kInt64, D::kFloat16, D::kBFloat16, D::kFloat, D::kDouble});
     case D::kUint16: return in({D::kUint32, D::kUint64, D::kInt32, D::kInt64, D::kFloat, D::kDouble});
     case D::kInt16: return in({D::kInt32, D::kInt64, D::kFloat, D::kDouble});
@@ -326,7 +332,8 @@ bool convert(const Tensor& x, DataType to, bool saturate, Tensor* out, std::stri
     });
   });
   if (!ok)
-    *why = "Cast from " + std::string(ir::dtype_name(x.dtype())) + " to " + std::string(ir::dtype_name(to)) + " is not supported";
+    *why = "Cast from " + std::string(ir::dtype_name(x.dtype())) + " to " + std::string(ir::dtype_name(to)) +
+           " is not supported";
   return ok;
 }
 

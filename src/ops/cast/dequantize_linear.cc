@@ -12,7 +12,8 @@ Status eval_dequantize_linear(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& s = ctx.input(1);
   std::string why;
-  auto idx = quant::scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1), ctx.node().attr_int("block_size", 0), &why);
+  auto idx = quant::scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1),
+                                ctx.node().attr_int("block_size", 0), &why);
   if (idx.size() != static_cast<size_t>(x.numel())) return ctx.error("DequantizeLinear: " + why);
   std::vector<double> xv = quant::as_doubles(x), sv = quant::as_doubles(s);
   std::vector<double> zv(sv.size(), 0.0);
@@ -44,7 +45,13 @@ Status infer_dequantize_linear(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(DequantizeLinear, "", "DequantizeLinear", (std::vector<int>{10, 13, 19, 21, 23, 24, 25}),
                      eval_dequantize_linear);
 ONNXTRIM_REGISTER_INFER(DequantizeLinear, "", "DequantizeLinear", infer_dequantize_linear);
-ONNXTRIM_REGISTER_TYPES(DequantizeLinear, "", "DequantizeLinear", "T1 T2 T1",
-                        {{"T1", kFloat8Types | type_bits({ir::DataType::kFloat4E2M1, ir::DataType::kInt16, ir::DataType::kInt2, ir::DataType::kInt32, ir::DataType::kInt4, ir::DataType::kInt8, ir::DataType::kUint16, ir::DataType::kUint2, ir::DataType::kUint4, ir::DataType::kUint8})}, {"T2", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kFloat8E8M0})}});
+ONNXTRIM_REGISTER_TYPES(
+    DequantizeLinear, "", "DequantizeLinear", "T1 T2 T1",
+    {{"T1",
+      kFloat8Types | type_bits({ir::DataType::kFloat4E2M1, ir::DataType::kInt16, ir::DataType::kInt2,
+                                ir::DataType::kInt32, ir::DataType::kInt4, ir::DataType::kInt8, ir::DataType::kUint16,
+                                ir::DataType::kUint2, ir::DataType::kUint4, ir::DataType::kUint8})},
+     {"T2",
+      type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kFloat8E8M0})}});
 
 }  // namespace onnxtrim::ops

@@ -48,7 +48,8 @@ Status eval_dynamic_quantize_linear(KernelContext& ctx) {
   }
   ctx.set_output(0, std::move(y));
   if (ctx.wants_output(1)) ctx.set_output(1, Tensor::scalar_f32(scale));
-  if (ctx.wants_output(2)) ctx.set_output(2, Tensor::from_vector<uint8_t>(DataType::kUint8, {}, {static_cast<uint8_t>(zp)}));
+  if (ctx.wants_output(2))
+    ctx.set_output(2, Tensor::from_vector<uint8_t>(DataType::kUint8, {}, {static_cast<uint8_t>(zp)}));
   return Status::ok();
 }
 
@@ -65,7 +66,8 @@ Status infer_dynamic_quantize_linear(InferContext& ctx) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", (std::vector<int>{11}), eval_dynamic_quantize_linear);
+ONNXTRIM_REGISTER_OP(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", (std::vector<int>{11}),
+                     eval_dynamic_quantize_linear);
 ONNXTRIM_REGISTER_INFER(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", infer_dynamic_quantize_linear);
 ONNXTRIM_REGISTER_TYPES(DynamicQuantizeLinear, "", "DynamicQuantizeLinear", "T1",
                         {{"T1", type_bits({ir::DataType::kFloat})}});

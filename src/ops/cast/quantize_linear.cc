@@ -22,7 +22,8 @@ Status eval_quantize_linear(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& s = ctx.input(1);
   std::string why;
-  auto idx = quant::scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1), ctx.node().attr_int("block_size", 0), &why);
+  auto idx = quant::scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1),
+                                ctx.node().attr_int("block_size", 0), &why);
   if (idx.size() != static_cast<size_t>(x.numel())) return ctx.error("QuantizeLinear: " + why);
   DataType to = out_type(ctx.node(), ctx.has_input(2) ? ctx.input(2).dtype() : DataType::kUndefined);
   std::vector<double> xv = quant::as_doubles(x), sv = quant::as_doubles(s);
@@ -41,8 +42,9 @@ Status eval_quantize_linear(KernelContext& ctx) {
     size_t k = static_cast<size_t>(idx[i]);
     // The division happens in the input's precision (float for float, float16 and bfloat16
     // inputs), as the runtimes and the reference do: it decides ties of the rounding.
-    double v = x.dtype() == DataType::kDouble ? xv[i] / sv[k]
-                                              : static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k]));
+    double v = x.dtype() == DataType::kDouble
+                   ? xv[i] / sv[k]
+                   : static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k]));
     if (is_int) {
       v = std::nearbyint(v) + zv[k];
       v = std::min(std::max(v, lo), hi);
@@ -70,7 +72,13 @@ Status infer_quantize_linear(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(QuantizeLinear, "", "QuantizeLinear", (std::vector<int>{10, 13, 19, 21, 23, 24, 25}),
                      eval_quantize_linear);
 ONNXTRIM_REGISTER_INFER(QuantizeLinear, "", "QuantizeLinear", infer_quantize_linear);
-ONNXTRIM_REGISTER_TYPES(QuantizeLinear, "", "QuantizeLinear", "T1 T2 T3",
-                        {{"T1", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt32})}, {"T2", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kFloat8E8M0, ir::DataType::kInt32})}, {"T3", kFloat8Types | type_bits({ir::DataType::kFloat4E2M1, ir::DataType::kInt16, ir::DataType::kInt2, ir::DataType::kInt4, ir::DataType::kInt8, ir::DataType::kUint16, ir::DataType::kUint2, ir::DataType::kUint4, ir::DataType::kUint8})}});
+ONNXTRIM_REGISTER_TYPES(
+    QuantizeLinear, "", "QuantizeLinear", "T1 T2 T3",
+    {{"T1", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt32})},
+     {"T2", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kFloat8E8M0,
+                       ir::DataType::kInt32})},
+     {"T3", kFloat8Types | type_bits({ir::DataType::kFloat4E2M1, ir::DataType::kInt16, ir::DataType::kInt2,
+                                      ir::DataType::kInt4, ir::DataType::kInt8, ir::DataType::kUint16,
+                                      ir::DataType::kUint2, ir::DataType::kUint4, ir::DataType::kUint8})}});
 
 }  // namespace onnxtrim::ops

@@ -4,7 +4,8 @@
 
 namespace onnxtrim::ops::quant {
 
-std::vector<int64_t> scale_index(const Dims& x, const Dims& scale, int64_t axis_attr, int64_t block_size, std::string* why) {
+std::vector<int64_t> scale_index(const Dims& x, const Dims& scale, int64_t axis_attr, int64_t block_size,
+                                 std::string* why) {
   int64_t n = numel_of(x);
   std::vector<int64_t> idx(static_cast<size_t>(n), 0);
   int64_t sn = numel_of(scale);

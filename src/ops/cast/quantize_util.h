@@ -8,7 +8,8 @@ namespace onnxtrim::ops::quant {
 
 // For each element of x (row-major), the index into the scale tensor; empty + error message
 // when the scale's shape fits none of the three forms.
-std::vector<int64_t> scale_index(const Dims& x, const Dims& scale, int64_t axis_attr, int64_t block_size, std::string* why);
+std::vector<int64_t> scale_index(const Dims& x, const Dims& scale, int64_t axis_attr, int64_t block_size,
+                                 std::string* why);
 // Reads every element of any tensor (including small types) as double.
 std::vector<double> as_doubles(const Tensor& t);
 

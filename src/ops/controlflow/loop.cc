@@ -37,7 +37,8 @@ Status eval_loop(KernelContext& ctx) {
   if (ctx.has_input(1)) cond = element_as_double(ctx.input(1), 0) != 0;
   size_t carried = ctx.num_inputs() >= 2 ? ctx.num_inputs() - 2 : 0;
   std::vector<RuntimeValue> state;
-  for (size_t i = 0; i < carried; ++i) state.push_back(ctx.input_value(i + 2) ? *ctx.input_value(i + 2) : RuntimeValue{});
+  for (size_t i = 0; i < carried; ++i)
+    state.push_back(ctx.input_value(i + 2) ? *ctx.input_value(i + 2) : RuntimeValue{});
   size_t scans = body.outputs().size() >= 1 + carried ? body.outputs().size() - 1 - carried : 0;
   std::vector<std::vector<Tensor>> scan_parts(scans);
   int64_t it = 0;

@@ -31,7 +31,8 @@ Tensor stack_at(std::vector<Tensor>& parts, int64_t axis, bool reverse) {
   int64_t inner = numel_of(Dims(d.begin() + axis + 1, d.end()));
   auto n = static_cast<int64_t>(parts.size());
   for (int64_t k = 0; k < n; ++k)
-    for (int64_t o = 0; o < outer; ++o) tensor::copy_elements(parts[static_cast<size_t>(k)], o * inner, out, (o * n + k) * inner, inner);
+    for (int64_t o = 0; o < outer; ++o)
+      tensor::copy_elements(parts[static_cast<size_t>(k)], o * inner, out, (o * n + k) * inner, inner);
   return out;
 }
 
@@ -42,7 +43,8 @@ Status eval_scan8(KernelContext& ctx) {
   if (!a || !a->g) return ctx.error("Scan has no body");
   const ir::Graph& body = *a->g;
   auto m = static_cast<size_t>(ctx.node().attr_int("num_scan_inputs", 0));
-  if (ctx.num_inputs() < 1 || m > ctx.num_inputs() - 1) return ctx.error("Scan num_scan_inputs is larger than its inputs");
+  if (ctx.num_inputs() < 1 || m > ctx.num_inputs() - 1)
+    return ctx.error("Scan num_scan_inputs is larger than its inputs");
   size_t n = ctx.num_inputs() - 1 - m;
   if (ctx.num_outputs() < n) return ctx.error("Scan has fewer outputs than states");
   size_t k_out = ctx.num_outputs() - n;
@@ -61,7 +63,8 @@ Status eval_scan8(KernelContext& ctx) {
   std::vector<int64_t> lens(static_cast<size_t>(batch), max_len);
   if (ctx.has_input(0)) {
     lens = to_int64_vector(ctx.input(0));
-    if (static_cast<int64_t>(lens.size()) != batch) return ctx.error("Scan sequence_lens must have one entry per batch entry");
+    if (static_cast<int64_t>(lens.size()) != batch)
+      return ctx.error("Scan sequence_lens must have one entry per batch entry");
     for (int64_t l : lens)
       if (l < 0 || l > max_len) return ctx.error("Scan sequence length " + std::to_string(l) + " is out of range");
   }
@@ -87,7 +90,8 @@ Status eval_scan8(KernelContext& ctx) {
     for (size_t k = 0; k < k_out; ++k) {
       if (parts[k].empty()) return ctx.unsupported("Scan with zero iterations");
       // Entries shorter than the longest sequence are padded with zeros.
-      while (static_cast<int64_t>(parts[k].size()) < max_len) parts[k].emplace_back(parts[k][0].dtype(), parts[k][0].dims());
+      while (static_cast<int64_t>(parts[k].size()) < max_len)
+        parts[k].emplace_back(parts[k][0].dtype(), parts[k][0].dims());
       stacked[k].push_back(stack_at(parts[k], 0, false));
     }
   }

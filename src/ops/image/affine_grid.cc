@@ -43,12 +43,14 @@ Status eval_affine_grid(KernelContext& ctx) {
       base[static_cast<size_t>(r)] = 1.0;
       for (int64_t k = 0; k < r; ++k) {
         double acc = 0;
-        for (int64_t j = 0; j <= r; ++j) acc += element_as_double(theta, (n * r + k) * (r + 1) + j) * base[static_cast<size_t>(j)];
+        for (int64_t j = 0; j <= r; ++j)
+          acc += element_as_double(theta, (n * r + k) * (r + 1) + j) * base[static_cast<size_t>(j)];
         int64_t at = (n * plane + p) * r + k;
         if (theta.dtype() == DataType::kFloat) y.mutable_data<float>()[at] = static_cast<float>(acc);
         else if (theta.dtype() == DataType::kDouble) y.mutable_data<double>()[at] = acc;
         else if (theta.dtype() == DataType::kFloat16) y.mutable_data<Half>()[at] = Half(static_cast<float>(acc));
-        else if (theta.dtype() == DataType::kBFloat16) y.mutable_data<BFloat16>()[at] = BFloat16(static_cast<float>(acc));
+        else if (theta.dtype() == DataType::kBFloat16)
+          y.mutable_data<BFloat16>()[at] = BFloat16(static_cast<float>(acc));
         else return ctx.error("AffineGrid theta must be a float type");
       }
     }

@@ -58,9 +58,11 @@ Status eval_grid_sample(KernelContext& ctx) {
   std::string mode = ctx.node().attr_string("mode", ctx.opset() < 20 ? "bilinear" : "linear");
   if (mode == "bilinear") mode = "linear";
   if (mode == "bicubic") mode = "cubic";
-  if (mode != "linear" && mode != "nearest" && mode != "cubic") return ctx.error("GridSample mode '" + mode + "' is unknown");
+  if (mode != "linear" && mode != "nearest" && mode != "cubic")
+    return ctx.error("GridSample mode '" + mode + "' is unknown");
   std::string pad = ctx.node().attr_string("padding_mode", "zeros");
-  if (pad != "zeros" && pad != "border" && pad != "reflection") return ctx.error("GridSample padding_mode '" + pad + "' is unknown");
+  if (pad != "zeros" && pad != "border" && pad != "reflection")
+    return ctx.error("GridSample padding_mode '" + pad + "' is unknown");
   bool align = ctx.node().attr_int("align_corners", 0) != 0;
   int64_t N = x.dims()[0], C = x.dims()[1];
   Dims in_sp(x.dims().begin() + 2, x.dims().end());
@@ -121,12 +123,17 @@ Status eval_grid_sample(KernelContext& ctx) {
           if (i < 0 || i >= size) {
             if (pad == "zeros") zero = true;
             else if (pad == "border") i = std::clamp<int64_t>(i, 0, size - 1);
-            else i = std::clamp<int64_t>(static_cast<int64_t>(reflect(static_cast<double>(i), align ? 0 : -0.5, align ? static_cast<double>(size - 1) : static_cast<double>(size) - 0.5)), 0, size - 1);
+            else
+              i = std::clamp<int64_t>(static_cast<int64_t>(reflect(
+                                          static_cast<double>(i), align ? 0 : -0.5,
+                                          align ? static_cast<double>(size - 1) : static_cast<double>(size) - 0.5)),
+                                      0, size - 1);
           }
           off += i * in_strides[static_cast<size_t>(a)];
         }
         if (!zero && w != 0)
-          for (int64_t ch = 0; ch < C; ++ch) acc[static_cast<size_t>(ch)] += w * xd[static_cast<size_t>((n * C + ch) * in_plane + off)];
+          for (int64_t ch = 0; ch < C; ++ch)
+            acc[static_cast<size_t>(ch)] += w * xd[static_cast<size_t>((n * C + ch) * in_plane + off)];
         int64_t a = r - 1;
         for (; a >= 0; --a) {
           if (++pos[static_cast<size_t>(a)] < idx[static_cast<size_t>(a)].size()) break;
@@ -134,7 +141,8 @@ Status eval_grid_sample(KernelContext& ctx) {
         }
         if (a < 0) break;
       }
-      for (int64_t ch = 0; ch < C; ++ch) yd[static_cast<size_t>((n * C + ch) * out_plane + o)] = acc[static_cast<size_t>(ch)];
+      for (int64_t ch = 0; ch < C; ++ch)
+        yd[static_cast<size_t>((n * C + ch) * out_plane + o)] = acc[static_cast<size_t>(ch)];
     }
   }
   bool ok = dispatch(x.dtype(), kAllNumeric, [&](auto tag) {
@@ -171,6 +179,8 @@ Status infer_grid_sample(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(GridSample, "", "GridSample", (std::vector<int>{16, 20, 22}), eval_grid_sample);
 ONNXTRIM_REGISTER_INFER(GridSample, "", "GridSample", infer_grid_sample);
 ONNXTRIM_REGISTER_TYPES(GridSample, "", "GridSample", "T1 T2",
-                        {{"T1", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"T2", kFloatTypes}});
+                        {{"T1",
+                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"T2", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -173,8 +173,10 @@ Status infer_resize(InferContext& ctx) {
       } else {
         for (size_t i = 0; i < axes->size(); ++i) {
           auto a = static_cast<size_t>((*axes)[i]);
-          double span = element_as_double(*roi, static_cast<int64_t>(axes->size() + i)) - element_as_double(*roi, static_cast<int64_t>(i));
-          out[a] = dim(static_cast<int64_t>(std::floor(static_cast<double>((*st)[a]) * span * element_as_double(*scales, static_cast<int64_t>(i)))));
+          double span = element_as_double(*roi, static_cast<int64_t>(axes->size() + i)) -
+                        element_as_double(*roi, static_cast<int64_t>(i));
+          out[a] = dim(static_cast<int64_t>(
+              std::floor(static_cast<double>((*st)[a]) * span * element_as_double(*scales, static_cast<int64_t>(i)))));
         }
       }
     } else {
@@ -226,7 +228,11 @@ bool fold_resize_nop(ir::Node& n, FoldContext& fc) {
 ONNXTRIM_REGISTER_OP(Resize, "", "Resize", (std::vector<int>{10, 11, 13, 18, 19}), eval_resize);
 ONNXTRIM_REGISTER_INFER(Resize, "", "Resize", infer_resize);
 ONNXTRIM_REGISTER_TYPES(Resize, "", "Resize", "T1 T2 scales sizes",
-                        {{"T1", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"T2", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"scales", type_bits({ir::DataType::kFloat})}, {"sizes", type_bits({ir::DataType::kInt64})}});
+                        {{"T1",
+                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"T2", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})},
+                         {"scales", type_bits({ir::DataType::kFloat})},
+                         {"sizes", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(ResizeNop, "", "Resize", "eliminate_nop_ops", fold_resize_nop);
 
 }  // namespace onnxtrim::ops

@@ -12,8 +12,8 @@
 namespace onnxtrim::ops::image {
 
 struct ResizeParams {
-  std::string mode = "nearest";                  // nearest | linear | cubic
-  std::string coord = "half_pixel";              // coordinate_transformation_mode
+  std::string mode = "nearest";      // nearest | linear | cubic
+  std::string coord = "half_pixel";  // coordinate_transformation_mode
   std::string nearest_mode = "round_prefer_floor";
   double cubic_a = -0.75;
   bool exclude_outside = false;

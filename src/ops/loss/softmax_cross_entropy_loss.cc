@@ -12,7 +12,8 @@ namespace {
 Status eval_softmax_cross_entropy_loss(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("SoftmaxCrossEntropyLoss needs scores and labels");
   const Tensor& x = ctx.input(0);
-  if (!ir::dtype_is_float(x.dtype()) || x.rank() < 2) return ctx.error("SoftmaxCrossEntropyLoss takes float scores [N, C, ...]");
+  if (!ir::dtype_is_float(x.dtype()) || x.rank() < 2)
+    return ctx.error("SoftmaxCrossEntropyLoss takes float scores [N, C, ...]");
   int64_t n = x.dims()[0], c = x.dims()[1];
   int64_t inner = numel_of(Dims(x.dims().begin() + 2, x.dims().end()));
   // Log-softmax in double, over the class axis.

@@ -16,7 +16,8 @@ using namespace math;
 // ---- evaluate
 Status eval_celu(KernelContext& ctx) {
   double alpha = ctx.node().attr_float("alpha", 1.0f);
-  return unary_float(ctx, [&](double x) { return std::max(0.0, x) + std::min(0.0, alpha * (std::exp(x / alpha) - 1.0)); });
+  return unary_float(ctx,
+                     [&](double x) { return std::max(0.0, x) + std::min(0.0, alpha * (std::exp(x / alpha) - 1.0)); });
 }
 
 Status eval_elu(KernelContext& ctx) {
@@ -76,7 +77,8 @@ OpRegistration not_elementwise(OpRegistration r) {
   return r;
 }
 
-const uint64_t kShrinkTypes = kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16});
+const uint64_t kShrinkTypes =
+    kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16});
 const OpRegistration kActivations[] = {
     activation_op("Celu", {12, 28}, eval_celu),
     activation_op("Elu", {1, 6, 22}, eval_elu),

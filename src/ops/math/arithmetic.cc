@@ -26,9 +26,24 @@ Status eval_arithmetic(KernelContext& ctx) {
   });
 }
 
-struct WrapAdd { template <typename T> T operator()(T a, T b) const { return wrap_add(a, b); } };
-struct WrapSub { template <typename T> T operator()(T a, T b) const { return wrap_sub(a, b); } };
-struct WrapMul { template <typename T> T operator()(T a, T b) const { return wrap_mul(a, b); } };
+struct WrapAdd {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return wrap_add(a, b);
+  }
+};
+struct WrapSub {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return wrap_sub(a, b);
+  }
+};
+struct WrapMul {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return wrap_mul(a, b);
+  }
+};
 struct TruncDiv {
   template <typename T>
   T operator()(T a, T b) const {

@@ -30,6 +30,9 @@ Status infer_bit_cast(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(BitCast, "", "BitCast", (std::vector<int>{26}), eval_bit_cast);
 ONNXTRIM_REGISTER_INFER(BitCast, "", "BitCast", infer_bit_cast);
 ONNXTRIM_REGISTER_TYPES(BitCast, "", "BitCast", "T1",
-                        {{"T1", kNumericTypes | kFloat8Types | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1, ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4, ir::DataType::kUint2, ir::DataType::kUint4})}});
+                        {{"T1", kNumericTypes | kFloat8Types | kComplexTypes |
+                                    type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1,
+                                               ir::DataType::kFloat8E8M0, ir::DataType::kInt2, ir::DataType::kInt4,
+                                               ir::DataType::kUint2, ir::DataType::kUint4})}});
 
 }  // namespace onnxtrim::ops

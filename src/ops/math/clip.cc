@@ -18,8 +18,14 @@ Status eval_clip(KernelContext& ctx) {
     hi = ctx.node().attr_float("max", 3.4028234663852886e38f);
     has_lo = has_hi = true;
   } else {
-    if (ctx.has_input(1) && ctx.input(1).numel() > 0) { lo = element_as_double(ctx.input(1), 0); has_lo = true; }
-    if (ctx.has_input(2) && ctx.input(2).numel() > 0) { hi = element_as_double(ctx.input(2), 0); has_hi = true; }
+    if (ctx.has_input(1) && ctx.input(1).numel() > 0) {
+      lo = element_as_double(ctx.input(1), 0);
+      has_lo = true;
+    }
+    if (ctx.has_input(2) && ctx.input(2).numel() > 0) {
+      hi = element_as_double(ctx.input(2), 0);
+      has_hi = true;
+    }
   }
   Tensor y(x.dtype(), x.dims());
   bool ok = dispatch(x.dtype(), kAllNumeric, [&](auto tag) {

@@ -12,7 +12,8 @@ namespace {
 Status eval_det(KernelContext& ctx) {
   if (!ctx.has_input(0)) return ctx.error("Det needs an input");
   const Tensor& x = ctx.input(0);
-  if (x.rank() < 2 || x.dims()[x.rank() - 1] != x.dims()[x.rank() - 2]) return ctx.error("Det needs square matrices in the last two dims");
+  if (x.rank() < 2 || x.dims()[x.rank() - 1] != x.dims()[x.rank() - 2])
+    return ctx.error("Det needs square matrices in the last two dims");
   if (!ir::dtype_is_float(x.dtype())) return ctx.error("Det takes float types");
   int64_t m = x.dims().back();
   Dims out(x.dims().begin(), x.dims().end() - 2);
@@ -33,7 +34,8 @@ Status eval_det(KernelContext& ctx) {
         break;
       }
       if (piv != c) {
-        for (int64_t k = 0; k < m; ++k) std::swap(a[static_cast<size_t>(piv * m + k)], a[static_cast<size_t>(c * m + k)]);
+        for (int64_t k = 0; k < m; ++k)
+          std::swap(a[static_cast<size_t>(piv * m + k)], a[static_cast<size_t>(c * m + k)]);
         det = -det;
       }
       double d = a[static_cast<size_t>(c * m + c)];

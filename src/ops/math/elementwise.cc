@@ -8,8 +8,14 @@ Status infer_broadcast_bool(InferContext& ctx) { return infer_broadcast(ctx, Dat
 
 OpRegistration elementwise_op(const char* op, std::vector<int> versions, EvalFn eval, InferFn infer,
                               const char* signature, uint64_t types, Folds folds) {
-  return {.op_type = op, .versions = std::move(versions), .eval = eval, .infer = infer, .signature = signature,
-          .types = {{"T", types}}, .properties = {OpProperty::kElementwise}, .folds = std::move(folds)};
+  return {.op_type = op,
+          .versions = std::move(versions),
+          .eval = eval,
+          .infer = infer,
+          .signature = signature,
+          .types = {{"T", types}},
+          .properties = {OpProperty::kElementwise},
+          .folds = std::move(folds)};
 }
 
 }  // namespace onnxtrim::ops::math
@@ -33,7 +39,8 @@ bool fold_idempotent(ir::Node& n, FoldContext& fc) {
   ir::Value* in = n.input(0);
   if (!in || !in->producer()) return false;
   const ir::Node& inner = *in->producer();
-  if (inner.op_type != n.op_type || inner.domain != n.domain || inner.attributes.size() != n.attributes.size()) return false;
+  if (inner.op_type != n.op_type || inner.domain != n.domain || inner.attributes.size() != n.attributes.size())
+    return false;
   for (const auto& a : n.attributes) {
     const ir::Attribute* b = inner.attr(a.name);
     if (!b || !ir::attributes_equal(a, *b)) return false;

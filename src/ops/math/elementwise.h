@@ -129,12 +129,14 @@ T nan_or_max(T acc, T v, bool more) {
 // Wrapping integer helpers.
 template <typename T>
 T wrap_add(T a, T b) {
-  if constexpr (is_int<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  if constexpr (is_int<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
   else return T(static_cast<compute_t<T>>(a) + static_cast<compute_t<T>>(b));
 }
 template <typename T>
 T wrap_sub(T a, T b) {
-  if constexpr (is_int<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  if constexpr (is_int<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
   else return T(static_cast<compute_t<T>>(a) - static_cast<compute_t<T>>(b));
 }
 template <typename T>

@@ -45,8 +45,13 @@ Status infer_float_class(InferContext& ctx) {
 
 // ---- registration (versions from Changelog.md)
 OpRegistration float_class(const char* op, std::vector<int> versions, EvalFn eval) {
-  return {.op_type = op, .versions = std::move(versions), .eval = eval, .infer = infer_float_class,
-          .signature = "T1", .types = {{"T1", kFloatTypes | kFloat8Types}}, .properties = {OpProperty::kElementwise}};
+  return {.op_type = op,
+          .versions = std::move(versions),
+          .eval = eval,
+          .infer = infer_float_class,
+          .signature = "T1",
+          .types = {{"T1", kFloatTypes | kFloat8Types}},
+          .properties = {OpProperty::kElementwise}};
 }
 const OpRegistration kFloatClasses[] = {
     float_class("IsInf", {10, 20}, eval_is_inf),

@@ -22,7 +22,8 @@ Status eval_mod(KernelContext& ctx) {
       if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
       return r;
     } else {
-      return T(static_cast<compute_t<T>>(std::fmod(static_cast<double>(static_cast<compute_t<T>>(a)), static_cast<double>(static_cast<compute_t<T>>(b)))));
+      return T(static_cast<compute_t<T>>(std::fmod(static_cast<double>(static_cast<compute_t<T>>(a)),
+                                                   static_cast<double>(static_cast<compute_t<T>>(b)))));
     }
   });
 }

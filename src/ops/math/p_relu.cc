@@ -23,10 +23,13 @@ Status eval_p_relu(KernelContext& ctx) {
   bool ok = dispatch(x.dtype(), kFloats | kSigned | kUnsigned, [&](auto tag) {
     using T = typename decltype(tag)::type;
     ctx.set_output(0, broadcast_binary<T, T>(x, slope, *dims, x.dtype(), [](T v, T s) -> T {
-      if constexpr (std::is_same_v<T, bool>) return v;  // not reached: no bool PRelu
-      else if constexpr (is_int<T>) return v < 0 ? wrap_mul(v, s) : v;
-      else return static_cast<compute_t<T>>(v) < 0 ? T(static_cast<compute_t<T>>(v) * static_cast<compute_t<T>>(s)) : v;
-    }));
+                     if constexpr (std::is_same_v<T, bool>) return v;  // not reached: no bool PRelu
+                     else if constexpr (is_int<T>) return v < 0 ? wrap_mul(v, s) : v;
+                     else
+                       return static_cast<compute_t<T>>(v) < 0
+                                  ? T(static_cast<compute_t<T>>(v) * static_cast<compute_t<T>>(s))
+                                  : v;
+                   }));
   });
   if (!ok) return ctx.error("PRelu does not take " + std::string(ir::dtype_name(x.dtype())));
   return Status::ok();
@@ -45,6 +48,7 @@ ONNXTRIM_REGISTER_OP(PRelu, "", "PRelu", (std::vector<int>{1, 6, 7, 9, 16}), eva
 ONNXTRIM_REGISTER_ELEMENTWISE(PRelu, "", "PRelu");
 ONNXTRIM_REGISTER_INFER(PRelu, "", "PRelu", infer_p_relu);
 ONNXTRIM_REGISTER_TYPES(PRelu, "", "PRelu", "T T",
-                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}});
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64,
+                                                        ir::DataType::kUint32, ir::DataType::kUint64})}});
 
 }  // namespace onnxtrim::ops

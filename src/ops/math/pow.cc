@@ -34,10 +34,12 @@ Status eval_pow(KernelContext& ctx) {
     for (int64_t i = 0; i < n; ++i) {
       double e = element_as_double(b, ib.offset());
       if constexpr (is_int<T>) {
-        if (ir::dtype_is_integer(b.dtype())) po[i] = int_pow<T>(pa[ia.offset()], to_int64_vector(b)[static_cast<size_t>(ib.offset())]);
+        if (ir::dtype_is_integer(b.dtype()))
+          po[i] = int_pow<T>(pa[ia.offset()], to_int64_vector(b)[static_cast<size_t>(ib.offset())]);
         else po[i] = static_cast<T>(std::pow(static_cast<double>(pa[ia.offset()]), e));
       } else {
-        po[i] = T(static_cast<compute_t<T>>(std::pow(static_cast<double>(static_cast<compute_t<T>>(pa[ia.offset()])), e)));
+        po[i] =
+            T(static_cast<compute_t<T>>(std::pow(static_cast<double>(static_cast<compute_t<T>>(pa[ia.offset()])), e)));
       }
       ia.next();
       ib.next();
@@ -59,7 +61,8 @@ ONNXTRIM_REGISTER_OP(Pow, "", "Pow", (std::vector<int>{1, 7, 12, 13, 15}), eval_
 ONNXTRIM_REGISTER_ELEMENTWISE(Pow, "", "Pow");
 ONNXTRIM_REGISTER_INFER(Pow, "", "Pow", infer_broadcast_same);
 ONNXTRIM_REGISTER_TYPES(Pow, "", "Pow", "T T1",
-                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"T1", kNumericTypes}});
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64})},
+                         {"T1", kNumericTypes}});
 
 ONNXTRIM_REGISTER_FOLD(PowFold0, "", "Pow", "eliminate_identity_elements", fold_pow_one);
 

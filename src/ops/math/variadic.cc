@@ -14,11 +14,13 @@ using namespace math;
 // ---- evaluate
 template <bool More>
 Status eval_extremum(KernelContext& ctx) {
-  return variadic(ctx, kAllNumeric, [](auto acc, auto v) { return nan_or_max(acc, v, More); }, no_finish);
+  return variadic(
+      ctx, kAllNumeric, [](auto acc, auto v) { return nan_or_max(acc, v, More); }, no_finish);
 }
 
 Status eval_sum(KernelContext& ctx) {
-  return variadic(ctx, kAllNumeric, [](auto acc, auto v) { return wrap_add(acc, v); }, no_finish);
+  return variadic(
+      ctx, kAllNumeric, [](auto acc, auto v) { return wrap_add(acc, v); }, no_finish);
 }
 
 Status eval_mean(KernelContext& ctx) {

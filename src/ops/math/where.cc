@@ -21,8 +21,11 @@ Status eval_where(KernelContext& ctx) {
   int64_t n = out.numel();
   if (x.dtype() == DataType::kString) {
     for (int64_t i = 0; i < n; ++i) {
-      out.strings()[static_cast<size_t>(i)] = pc[ic.offset()] ? x.strings()[static_cast<size_t>(ix.offset())] : y.strings()[static_cast<size_t>(iy.offset())];
-      ic.next(); ix.next(); iy.next();
+      out.strings()[static_cast<size_t>(i)] = pc[ic.offset()] ? x.strings()[static_cast<size_t>(ix.offset())]
+                                                              : y.strings()[static_cast<size_t>(iy.offset())];
+      ic.next();
+      ix.next();
+      iy.next();
     }
   } else {
     size_t w = static_cast<size_t>(ir::dtype_bits(x.dtype()) / 8);
@@ -38,7 +41,8 @@ Status eval_where(KernelContext& ctx) {
         const uint8_t* bx = x.bytes();
         const uint8_t* by = y.bytes();
         for (int64_t i = 0; i < n; ++i) {
-          const uint8_t* src = pc[i * sc] ? bx + sizeof(T) * static_cast<size_t>(i * sx) : by + sizeof(T) * static_cast<size_t>(i * sy);
+          const uint8_t* src =
+              pc[i * sc] ? bx + sizeof(T) * static_cast<size_t>(i * sx) : by + sizeof(T) * static_cast<size_t>(i * sy);
           std::memcpy(po + sizeof(T) * static_cast<size_t>(i), src, sizeof(T));
         }
       };
@@ -49,7 +53,8 @@ Status eval_where(KernelContext& ctx) {
         case 8: pick(uint64_t{}); break;
         default: {
           for (int64_t i = 0; i < n; ++i) {
-            const uint8_t* src = pc[i * sc] ? x.bytes() + static_cast<size_t>(i * sx) * w : y.bytes() + static_cast<size_t>(i * sy) * w;
+            const uint8_t* src =
+                pc[i * sc] ? x.bytes() + static_cast<size_t>(i * sx) * w : y.bytes() + static_cast<size_t>(i * sy) * w;
             std::memcpy(po + static_cast<size_t>(i) * w, src, w);
           }
         }
@@ -58,9 +63,12 @@ Status eval_where(KernelContext& ctx) {
       return Status::ok();
     }
     for (int64_t i = 0; i < n; ++i) {
-      const uint8_t* src = pc[ic.offset()] ? x.bytes() + ix.offset() * static_cast<int64_t>(w) : y.bytes() + iy.offset() * static_cast<int64_t>(w);
+      const uint8_t* src = pc[ic.offset()] ? x.bytes() + ix.offset() * static_cast<int64_t>(w)
+                                           : y.bytes() + iy.offset() * static_cast<int64_t>(w);
       std::memcpy(po + i * static_cast<int64_t>(w), src, w);
-      ic.next(); ix.next(); iy.next();
+      ic.next();
+      ix.next();
+      iy.next();
     }
   }
   ctx.set_output(0, std::move(out));
@@ -91,6 +99,8 @@ ONNXTRIM_REGISTER_OP(Where, "", "Where", (std::vector<int>{9, 16}), eval_where);
 ONNXTRIM_REGISTER_ELEMENTWISE(Where, "", "Where");
 ONNXTRIM_REGISTER_INFER(Where, "", "Where", infer_where);
 ONNXTRIM_REGISTER_TYPES(Where, "", "Where", "B T T",
-                        {{"B", type_bits({ir::DataType::kBool})}, {"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
+                        {{"B", type_bits({ir::DataType::kBool})},
+                         {"T",
+                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

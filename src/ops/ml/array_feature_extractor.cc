@@ -18,7 +18,8 @@ Status eval_array_feature_extractor(KernelContext& ctx) {
   int64_t f = x.dims().back();
   for (int64_t i : idx)
     if (i < 0 || i >= f)
-      return ctx.error("ArrayFeatureExtractor index " + std::to_string(i) + " is outside [0, " + std::to_string(f) + ")");
+      return ctx.error("ArrayFeatureExtractor index " + std::to_string(i) + " is outside [0, " + std::to_string(f) +
+                       ")");
   std::vector<int64_t> dims = x.dims();
   if (dims.size() == 1) dims.insert(dims.begin(), 1);
   dims.back() = static_cast<int64_t>(idx.size());
@@ -31,7 +32,8 @@ Status eval_array_feature_extractor(KernelContext& ctx) {
         out.strings()[static_cast<size_t>(r * k + j)] = x.strings()[static_cast<size_t>(r * f + idx[j])];
   } else {
     size_t es = static_cast<size_t>(ir::dtype_bits(x.dtype()) / 8);
-    if (es == 0) return ctx.unsupported("ArrayFeatureExtractor does not take " + std::string(ir::dtype_name(x.dtype())));
+    if (es == 0)
+      return ctx.unsupported("ArrayFeatureExtractor does not take " + std::string(ir::dtype_name(x.dtype())));
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < k; ++j)
         std::memcpy(out.mutable_bytes() + (r * k + j) * es, x.bytes() + (r * f + idx[j]) * es, es);
@@ -57,7 +59,8 @@ Status infer_array_feature_extractor(InferContext& ctx) {
 }  // namespace
 
 // ---- registration (versions of the ai.onnx.ml domain)
-ONNXTRIM_REGISTER_OP(ArrayFeatureExtractor, "ai.onnx.ml", "ArrayFeatureExtractor", (std::vector<int>{1}), eval_array_feature_extractor);
+ONNXTRIM_REGISTER_OP(ArrayFeatureExtractor, "ai.onnx.ml", "ArrayFeatureExtractor", (std::vector<int>{1}),
+                     eval_array_feature_extractor);
 ONNXTRIM_REGISTER_INFER(ArrayFeatureExtractor, "ai.onnx.ml", "ArrayFeatureExtractor", infer_array_feature_extractor);
 
 }  // namespace onnxtrim::ops

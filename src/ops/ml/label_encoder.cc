@@ -35,8 +35,10 @@ Tensor default_for(const ir::Node& n, DataType t) {
     d.strings()[0] = n.attr_string("default_string", "_Unused");
     return d;
   }
-  if (t == DataType::kInt64) return Tensor::from_vector<int64_t>(DataType::kInt64, {1}, {n.attr_int("default_int64", -1)});
-  if (t == DataType::kFloat) return Tensor::from_vector<float>(DataType::kFloat, {1}, {n.attr_float("default_float", -0.0f)});
+  if (t == DataType::kInt64)
+    return Tensor::from_vector<int64_t>(DataType::kInt64, {1}, {n.attr_int("default_int64", -1)});
+  if (t == DataType::kFloat)
+    return Tensor::from_vector<float>(DataType::kFloat, {1}, {n.attr_float("default_float", -0.0f)});
   return Tensor(t, {1});
 }
 

@@ -96,7 +96,8 @@ Status eval_tree_ensemble(KernelContext& ctx) {
         if (node < 0 || static_cast<size_t>(node) >= nn || steps > nn)
           return ctx.error("TreeEnsemble tree reaches node " + std::to_string(node) + ", which does not exist");
         size_t i = static_cast<size_t>(node);
-        if (feat[i] < 0 || feat[i] >= f) return ctx.error("TreeEnsemble feature id " + std::to_string(feat[i]) + " is out of range");
+        if (feat[i] < 0 || feat[i] >= f)
+          return ctx.error("TreeEnsemble feature id " + std::to_string(feat[i]) + " is out of range");
         double v = element_as_double(x, r * f + feat[i]);
         double s = splits[i];
         bool go;

@@ -23,7 +23,9 @@ namespace {
 struct Heads {
   int64_t b = 0, h = 0, s = 0, d = 0;
   std::vector<double> v;
-  double at(int64_t bi, int64_t hi, int64_t si, int64_t di) const { return v[static_cast<size_t>(((bi * h + hi) * s + si) * d + di)]; }
+  double at(int64_t bi, int64_t hi, int64_t si, int64_t di) const {
+    return v[static_cast<size_t>(((bi * h + hi) * s + si) * d + di)];
+  }
 };
 
 bool to_heads(const Tensor& t, int64_t heads, Heads* out) {
@@ -53,7 +55,8 @@ bool to_heads(const Tensor& t, int64_t heads, Heads* out) {
 
 // Concatenates past (4-D) and current along the sequence axis.
 bool concat_past(const Tensor& past, Heads* cur) {
-  if (past.rank() != 4 || past.dims()[0] != cur->b || past.dims()[1] != cur->h || past.dims()[3] != cur->d) return false;
+  if (past.rank() != 4 || past.dims()[0] != cur->b || past.dims()[1] != cur->h || past.dims()[3] != cur->d)
+    return false;
   int64_t ps = past.dims()[2];
   Heads out = *cur;
   out.s = ps + cur->s;
@@ -63,7 +66,8 @@ bool concat_past(const Tensor& past, Heads* cur) {
       for (int64_t si = 0; si < out.s; ++si)
         for (int64_t di = 0; di < out.d; ++di)
           out.v[static_cast<size_t>(((bi * out.h + hi) * out.s + si) * out.d + di)] =
-              si < ps ? element_as_double(past, ((bi * out.h + hi) * ps + si) * out.d + di) : cur->at(bi, hi, si - ps, di);
+              si < ps ? element_as_double(past, ((bi * out.h + hi) * ps + si) * out.d + di)
+                      : cur->at(bi, hi, si - ps, di);
   *cur = std::move(out);
   return true;
 }
@@ -85,7 +89,8 @@ Status eval_attention(KernelContext& ctx) {
     return ctx.error("Attention takes float Q, K, V (Q and K of one type)");
   bool three_d = q_t.rank() == 3;
   Heads q, k, v;
-  if (!to_heads(q_t, n.attr_int("q_num_heads", 0), &q)) return ctx.error("Attention Q must be 4-D, or 3-D with q_num_heads dividing its last dim");
+  if (!to_heads(q_t, n.attr_int("q_num_heads", 0), &q))
+    return ctx.error("Attention Q must be 4-D, or 3-D with q_num_heads dividing its last dim");
   int64_t kvh = n.attr_int("kv_num_heads", 0);
   if (!to_heads(k_t, kvh, &k) || !to_heads(v_t, kvh, &v))
     return ctx.error("Attention K and V must be 4-D, or 3-D with kv_num_heads dividing their last dim");
@@ -103,7 +108,8 @@ Status eval_attention(KernelContext& ctx) {
   std::vector<int64_t> nonpad;
   if (ctx.has_input(6)) {
     nonpad = to_int64_vector(ctx.input(6));
-    if (static_cast<int64_t>(nonpad.size()) != B) return ctx.error("Attention nonpad_kv_seqlen must have one entry per batch");
+    if (static_cast<int64_t>(nonpad.size()) != B)
+      return ctx.error("Attention nonpad_kv_seqlen must have one entry per batch");
   }
   double scale = n.attr("scale") ? n.attr_float("scale", 1.0f) : 1.0 / std::sqrt(static_cast<double>(D));
   double softcap = n.attr_float("softcap", 0.0f);
@@ -118,7 +124,8 @@ Status eval_attention(KernelContext& ctx) {
     while (mdims.size() < 4) mdims.insert(mdims.begin(), 1);
     Dims want{B, Hq, Sq, mdims[3]};
     for (int a = 0; a < 3; ++a)
-      if (mdims[a] != 1 && mdims[a] != want[a]) return ctx.error("Attention attn_mask cannot be broadcast to the scores");
+      if (mdims[a] != 1 && mdims[a] != want[a])
+        return ctx.error("Attention attn_mask cannot be broadcast to the scores");
     if (mdims[3] > T) return ctx.error("Attention attn_mask is longer than the key sequence");
   }
   bool bool_mask = mask && mask->dtype() == DataType::kBool;
@@ -127,7 +134,8 @@ Status eval_attention(KernelContext& ctx) {
   Tensor qk_out;
   bool want_qk = ctx.wants_output(3);
   if (want_qk) qk_out = Tensor(q_t.dtype(), {B, Hq, Sq, T});
-  std::vector<double> raw(static_cast<size_t>(T)), capped(static_cast<size_t>(T)), biased(static_cast<size_t>(T)), p(static_cast<size_t>(T));
+  std::vector<double> raw(static_cast<size_t>(T)), capped(static_cast<size_t>(T)), biased(static_cast<size_t>(T)),
+      p(static_cast<size_t>(T));
   double rs = std::sqrt(scale);
   for (int64_t b = 0; b < B; ++b) {
     int64_t offset = past_len;
@@ -149,7 +157,10 @@ Status eval_attention(KernelContext& ctx) {
             if (j >= mdims[3]) {
               allowed = false;
             } else {
-              int64_t mi = (((mdims[0] == 1 ? 0 : b) * mdims[1] + (mdims[1] == 1 ? 0 : h)) * mdims[2] + (mdims[2] == 1 ? 0 : i)) * mdims[3] + j;
+              int64_t mi = (((mdims[0] == 1 ? 0 : b) * mdims[1] + (mdims[1] == 1 ? 0 : h)) * mdims[2] +
+                            (mdims[2] == 1 ? 0 : i)) *
+                               mdims[3] +
+                           j;
               if (bool_mask) allowed = allowed && mask->bytes()[mi] != 0;
               else bias = element_as_double(*mask, mi);
             }
@@ -186,8 +197,7 @@ Status eval_attention(KernelContext& ctx) {
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < Hq; ++h)
         for (int64_t i = 0; i < Sq; ++i)
-          for (int64_t e = 0; e < Dv; ++e)
-            store_double(out, ((b * Sq + i) * Hq + h) * Dv + e, y.at(b, h, i, e));
+          for (int64_t e = 0; e < Dv; ++e) store_double(out, ((b * Sq + i) * Hq + h) * Dv + e, y.at(b, h, i, e));
     ctx.set_output(0, std::move(out));
   } else {
     ctx.set_output(0, from_heads(y, q_t.dtype()));
@@ -225,7 +235,8 @@ Status infer_attention(InferContext& ctx) {
   Expr dv = three ? Expr::floordiv(vs[2], dim(kvh)) : vs[3];
   Expr total = skv;
   if (ctx.has_input(4) && ctx.input(4).shape && ctx.input(4).shape->size() == 4) total = (*ctx.input(4).shape)[2] + skv;
-  ctx.output(0).shape = three ? SymShape{batch, sq, Expr::floordiv(vs[2], dim(kvh)) * dim(qh)} : SymShape{batch, hq, sq, dv};
+  ctx.output(0).shape =
+      three ? SymShape{batch, sq, Expr::floordiv(vs[2], dim(kvh)) * dim(qh)} : SymShape{batch, hq, sq, dv};
   if (ctx.has_output(1)) ctx.output(1).shape = SymShape{batch, hkv, total, d};
   if (ctx.has_output(2)) ctx.output(2).shape = SymShape{batch, hkv, total, dv};
   if (ctx.has_output(3)) ctx.output(3).shape = SymShape{batch, hq, sq, total};
@@ -238,6 +249,9 @@ Status infer_attention(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Attention, "", "Attention", (std::vector<int>{23, 24}), eval_attention);
 ONNXTRIM_REGISTER_INFER(Attention, "", "Attention", infer_attention);
 ONNXTRIM_REGISTER_TYPES(Attention, "", "Attention", "T1 T1 T2 U T1 T2 nonpad_kv_seqlen",
-                        {{"T1", kFloatTypes}, {"T2", kFloatTypes}, {"U", kNumericTypes | type_bits({ir::DataType::kBool})}, {"nonpad_kv_seqlen", type_bits({ir::DataType::kInt64})}});
+                        {{"T1", kFloatTypes},
+                         {"T2", kFloatTypes},
+                         {"U", kNumericTypes | type_bits({ir::DataType::kBool})},
+                         {"nonpad_kv_seqlen", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

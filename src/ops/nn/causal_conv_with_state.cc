@@ -22,7 +22,8 @@ Status eval_causal_conv_with_state(KernelContext& ctx) {
   int64_t B = x.dims()[0], C = x.dims()[1], L = x.dims()[2], k = w.dims()[2];
   if (k < 1) return ctx.error("CausalConvWithState kernel size must be >= 1");
   std::string act = ctx.node().attr_string("activation", "none");
-  if (act != "none" && act != "silu" && act != "swish") return ctx.error("CausalConvWithState activation must be none, silu or swish");
+  if (act != "none" && act != "silu" && act != "swish")
+    return ctx.error("CausalConvWithState activation must be none, silu or swish");
   const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   const Tensor* past = ctx.has_input(3) ? &ctx.input(3) : nullptr;
   if (bias && bias->numel() != C) return ctx.error("CausalConvWithState bias must have one value per channel");
@@ -34,7 +35,8 @@ Status eval_causal_conv_with_state(KernelContext& ctx) {
   std::vector<double> s(static_cast<size_t>(total));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t c = 0; c < C; ++c) {
-      for (int64_t t = 0; t < k - 1; ++t) s[static_cast<size_t>(t)] = past ? element_as_double(*past, (b * C + c) * (k - 1) + t) : 0.0;
+      for (int64_t t = 0; t < k - 1; ++t)
+        s[static_cast<size_t>(t)] = past ? element_as_double(*past, (b * C + c) * (k - 1) + t) : 0.0;
       for (int64_t t = 0; t < L; ++t) s[static_cast<size_t>(k - 1 + t)] = element_as_double(x, (b * C + c) * L + t);
       for (int64_t t = 0; t < L; ++t) {
         double acc = bias ? element_as_double(*bias, c) : 0.0;
@@ -42,7 +44,8 @@ Status eval_causal_conv_with_state(KernelContext& ctx) {
         if (act != "none") acc = acc / (1.0 + std::exp(-acc));
         store_double(y, (b * C + c) * L + t, acc);
       }
-      for (int64_t t = 0; t < k - 1; ++t) store_double(state, (b * C + c) * (k - 1) + t, s[static_cast<size_t>(total - (k - 1) + t)]);
+      for (int64_t t = 0; t < k - 1; ++t)
+        store_double(state, (b * C + c) * (k - 1) + t, s[static_cast<size_t>(total - (k - 1) + t)]);
     }
   ctx.set_output(0, std::move(y));
   if (ctx.wants_output(1)) ctx.set_output(1, std::move(state));
@@ -66,7 +69,8 @@ Status infer_causal_conv_with_state(InferContext& ctx) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(CausalConvWithState, "", "CausalConvWithState", (std::vector<int>{27}), eval_causal_conv_with_state);
+ONNXTRIM_REGISTER_OP(CausalConvWithState, "", "CausalConvWithState", (std::vector<int>{27}),
+                     eval_causal_conv_with_state);
 ONNXTRIM_REGISTER_INFER(CausalConvWithState, "", "CausalConvWithState", infer_causal_conv_with_state);
 ONNXTRIM_REGISTER_TYPES(CausalConvWithState, "", "CausalConvWithState", "T T T T",
                         {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}});

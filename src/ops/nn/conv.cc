@@ -23,7 +23,8 @@ Tensor conv_typed(const Tensor& x, const Tensor& w, const Tensor* b, const nn::G
   const T* pw = w.data<T>();
   // A pointwise convolution (1x1 kernel, stride 1, no padding) multiplies the input directly.
   bool pointwise = ks == 1 && in_size == out_size;
-  for (size_t d = 0; d < g.strides.size() && pointwise; ++d) pointwise = g.strides[d] == 1 && g.pads[d] == 0 && g.pads[d + g.strides.size()] == 0;
+  for (size_t d = 0; d < g.strides.size() && pointwise; ++d)
+    pointwise = g.strides[d] == 1 && g.pads[d] == 0 && g.pads[d + g.strides.size()] == 0;
   std::vector<T> col(pointwise ? 0 : static_cast<size_t>(Cg * ks * out_size));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t gi = 0; gi < group; ++gi) {

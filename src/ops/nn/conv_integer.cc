@@ -48,6 +48,7 @@ Status infer_conv_integer(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(ConvInteger, "", "ConvInteger", (std::vector<int>{10}), eval_conv_integer);
 ONNXTRIM_REGISTER_INFER(ConvInteger, "", "ConvInteger", infer_conv_integer);
 ONNXTRIM_REGISTER_TYPES(ConvInteger, "", "ConvInteger", "T1 T2 T1 T2",
-                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
 
 }  // namespace onnxtrim::ops

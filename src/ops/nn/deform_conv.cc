@@ -17,8 +17,8 @@ T bilinear(const T* img, int64_t H, int64_t W, T h, T w) {
   auto h0 = static_cast<int64_t>(std::floor(h)), w0 = static_cast<int64_t>(std::floor(w));
   T lh = h - T(h0), lw = w - T(w0);
   auto at = [&](int64_t y, int64_t x) { return y >= 0 && y < H && x >= 0 && x < W ? img[y * W + x] : T(0); };
-  return (T(1) - lh) * (T(1) - lw) * at(h0, w0) + (T(1) - lh) * lw * at(h0, w0 + 1) + lh * (T(1) - lw) * at(h0 + 1, w0) +
-         lh * lw * at(h0 + 1, w0 + 1);
+  return (T(1) - lh) * (T(1) - lw) * at(h0, w0) + (T(1) - lh) * lw * at(h0, w0 + 1) +
+         lh * (T(1) - lw) * at(h0 + 1, w0) + lh * lw * at(h0 + 1, w0 + 1);
 }
 
 template <typename T>
@@ -70,7 +70,8 @@ Tensor deform_typed(const Tensor& x, const Tensor& w, const Tensor& off, const T
 }
 
 Status eval_deform_conv(KernelContext& ctx) {
-  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error("DeformConv needs inputs X, W and offset");
+  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+    return ctx.error("DeformConv needs inputs X, W and offset");
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
   const Tensor& off = ctx.input(2);
@@ -90,7 +91,8 @@ Status eval_deform_conv(KernelContext& ctx) {
   OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "W", &g));
   int64_t K = g.kernel[0] * g.kernel[1];
   if (off.dims() != Dims{N, og * 2 * K, g.out[0], g.out[1]}) return ctx.error("DeformConv offset has the wrong shape");
-  if (mask && mask->dims() != Dims{N, og * K, g.out[0], g.out[1]}) return ctx.error("DeformConv mask has the wrong shape");
+  if (mask && mask->dims() != Dims{N, og * K, g.out[0], g.out[1]})
+    return ctx.error("DeformConv mask has the wrong shape");
   if (b && (b->rank() != 1 || b->dims()[0] != M)) return ctx.error("DeformConv bias must be 1-D of size M");
   if (dt == DataType::kFloat) {
     ctx.set_output(0, deform_typed<float>(x, w, off, b, mask, g, group, og));

@@ -24,7 +24,8 @@ Status eval_dropout(KernelContext& ctx) {
     }
     if (ctx.has_input(2)) {
       const Tensor& t = ctx.input(2);
-      if (t.numel() != 1 || t.dtype() != DataType::kBool) return ctx.error("Dropout training_mode must be a bool scalar");
+      if (t.numel() != 1 || t.dtype() != DataType::kBool)
+        return ctx.error("Dropout training_mode must be a bool scalar");
       training = t.data<uint8_t>()[0] != 0;
     }
   } else {
@@ -115,7 +116,9 @@ bool fold_dropout(ir::Node& n, FoldContext& fc) {
 ONNXTRIM_REGISTER_OP(Dropout, "", "Dropout", (std::vector<int>{1, 6, 7, 10, 12, 13, 22}), eval_dropout);
 ONNXTRIM_REGISTER_INFER(Dropout, "", "Dropout", infer_dropout);
 ONNXTRIM_REGISTER_TYPES(Dropout, "", "Dropout", "T T1 T2",
-                        {{"T", kFloatTypes | kFloat8Types}, {"T1", kFloatTypes | kFloat8Types}, {"T2", type_bits({ir::DataType::kBool})}});
+                        {{"T", kFloatTypes | kFloat8Types},
+                         {"T1", kFloatTypes | kFloat8Types},
+                         {"T2", type_bits({ir::DataType::kBool})}});
 ONNXTRIM_REGISTER_FOLD(DropoutNop, "", "Dropout", "eliminate_nop_ops", fold_dropout);
 
 }  // namespace onnxtrim::ops

@@ -68,7 +68,9 @@ Status eval_einsum(KernelContext& ctx) {
     start = comma + 1;
   }
   size_t n_in = ctx.num_inputs();
-  if (terms.size() != n_in) return ctx.error("Einsum equation has " + std::to_string(terms.size()) + " operands but the node has " + std::to_string(n_in) + " inputs");
+  if (terms.size() != n_in)
+    return ctx.error("Einsum equation has " + std::to_string(terms.size()) + " operands but the node has " +
+                     std::to_string(n_in) + " inputs");
   DataType dt = DataType::kUndefined;
   for (size_t i = 0; i < n_in; ++i) {
     if (!ctx.has_input(i)) return ctx.error("Einsum inputs must all be present");
@@ -287,6 +289,7 @@ Status infer_einsum(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Einsum, "", "Einsum", (std::vector<int>{12}), eval_einsum);
 ONNXTRIM_REGISTER_INFER(Einsum, "", "Einsum", infer_einsum);
 ONNXTRIM_REGISTER_TYPES(Einsum, "", "Einsum", "T...",
-                        {{"T", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});
+                        {{"T", kIntTypes |
+                                   type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 
 }  // namespace onnxtrim::ops

@@ -41,7 +41,8 @@ Status eval_flex_attention(KernelContext& ctx) {
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4) return ctx.error("FlexAttention inputs must be rank 4");
   int64_t B = q.dims()[0], Hq = q.dims()[1], L = q.dims()[2], E = q.dims()[3];
   int64_t Hkv = k.dims()[1], S = k.dims()[2], Ev = v.dims()[3];
-  if (k.dims()[0] != B || v.dims()[0] != B || k.dims()[3] != E || v.dims()[1] != Hkv || v.dims()[2] != S || Hkv == 0 || Hq % Hkv != 0)
+  if (k.dims()[0] != B || v.dims()[0] != B || k.dims()[3] != E || v.dims()[1] != Hkv || v.dims()[2] != S || Hkv == 0 ||
+      Hq % Hkv != 0)
     return ctx.error("FlexAttention Q, K, V shapes are inconsistent");
   if (!ir::dtype_is_float(q.dtype())) return ctx.error("FlexAttention takes float types");
   DataType prec = n.attr("softmax_precision") ? static_cast<DataType>(n.attr_int("softmax_precision", 1))
@@ -56,7 +57,8 @@ Status eval_flex_attention(KernelContext& ctx) {
         for (int64_t j = 0; j < S; ++j) {
           double acc = 0;
           for (int64_t e = 0; e < E; ++e)
-            acc += element_as_double(q, ((b * Hq + h) * L + i) * E + e) * element_as_double(k, ((b * Hkv + h / group) * S + j) * E + e);
+            acc += element_as_double(q, ((b * Hq + h) * L + i) * E + e) *
+                   element_as_double(k, ((b * Hkv + h / group) * S + j) * E + e);
           store_double(scores, ((b * Hq + h) * L + i) * S + j, acc * scale);
         }
   OT_RETURN_IF_ERROR(apply_mod(ctx, graph_attr(n, "score_mod"), "score_mod", &scores));
@@ -64,7 +66,8 @@ Status eval_flex_attention(KernelContext& ctx) {
   std::vector<double> row(static_cast<size_t>(S));
   for (int64_t r = 0; r < B * Hq * L; ++r) {
     double mx = -std::numeric_limits<double>::infinity();
-    for (int64_t j = 0; j < S; ++j) mx = std::max(mx, row[static_cast<size_t>(j)] = element_as_double(scores, r * S + j));
+    for (int64_t j = 0; j < S; ++j)
+      mx = std::max(mx, row[static_cast<size_t>(j)] = element_as_double(scores, r * S + j));
     double sum = 0;
     for (int64_t j = 0; j < S; ++j) sum += row[static_cast<size_t>(j)] = std::exp(row[static_cast<size_t>(j)] - mx);
     for (int64_t j = 0; j < S; ++j) store_double(probs, r * S + j, row[static_cast<size_t>(j)] / sum);
@@ -77,7 +80,8 @@ Status eval_flex_attention(KernelContext& ctx) {
         for (int64_t e = 0; e < Ev; ++e) {
           double acc = 0;
           for (int64_t j = 0; j < S; ++j)
-            acc += element_as_double(probs, ((b * Hq + h) * L + i) * S + j) * element_as_double(v, ((b * Hkv + h / group) * S + j) * Ev + e);
+            acc += element_as_double(probs, ((b * Hq + h) * L + i) * S + j) *
+                   element_as_double(v, ((b * Hkv + h / group) * S + j) * Ev + e);
           store_double(y, ((b * Hq + h) * L + i) * Ev + e, acc);
         }
   ctx.set_output(0, std::move(y));

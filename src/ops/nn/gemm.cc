@@ -49,7 +49,8 @@ Status eval_gemm(KernelContext& ctx) {
   const Tensor& b = ctx.input(1);
   const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   if (a.rank() != 2 || b.rank() != 2) return ctx.error("Gemm inputs A and B must be 2-D");
-  if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype())) return ctx.error("Gemm inputs have different element types");
+  if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype()))
+    return ctx.error("Gemm inputs have different element types");
   bool ta = ctx.node().attr_int("transA", 0) != 0;
   bool tb = ctx.node().attr_int("transB", 0) != 0;
   float alpha = ctx.node().attr_float("alpha", 1.f);
@@ -76,12 +77,30 @@ Status eval_gemm(KernelContext& ctx) {
   Tensor out;
   bool ok = false;
   switch (dt) {
-    case DataType::kFloat: out = gemm_typed<float>(a, b, c, ta, tb, M, N, K, alpha, beta); ok = true; break;
-    case DataType::kDouble: out = gemm_typed<double>(a, b, c, ta, tb, M, N, K, alpha, beta); ok = true; break;
-    case DataType::kInt32: out = gemm_typed<int32_t>(a, b, c, ta, tb, M, N, K, alpha, beta); ok = true; break;
-    case DataType::kInt64: out = gemm_typed<int64_t>(a, b, c, ta, tb, M, N, K, alpha, beta); ok = true; break;
-    case DataType::kUint32: out = gemm_typed<uint32_t>(a, b, c, ta, tb, M, N, K, alpha, beta); ok = true; break;
-    case DataType::kUint64: out = gemm_typed<uint64_t>(a, b, c, ta, tb, M, N, K, alpha, beta); ok = true; break;
+    case DataType::kFloat:
+      out = gemm_typed<float>(a, b, c, ta, tb, M, N, K, alpha, beta);
+      ok = true;
+      break;
+    case DataType::kDouble:
+      out = gemm_typed<double>(a, b, c, ta, tb, M, N, K, alpha, beta);
+      ok = true;
+      break;
+    case DataType::kInt32:
+      out = gemm_typed<int32_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
+      ok = true;
+      break;
+    case DataType::kInt64:
+      out = gemm_typed<int64_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
+      ok = true;
+      break;
+    case DataType::kUint32:
+      out = gemm_typed<uint32_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
+      ok = true;
+      break;
+    case DataType::kUint64:
+      out = gemm_typed<uint64_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
+      ok = true;
+      break;
     default: break;
   }
   if (!ok) return ctx.error("Gemm does not support element type " + std::string(ir::dtype_name(dt)));
@@ -112,6 +131,7 @@ Status infer_gemm(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Gemm, "", "Gemm", (std::vector<int>{1, 6, 7, 9, 11, 13}), eval_gemm);
 ONNXTRIM_REGISTER_INFER(Gemm, "", "Gemm", infer_gemm);
 ONNXTRIM_REGISTER_TYPES(Gemm, "", "Gemm", "T T T",
-                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}});
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64,
+                                                        ir::DataType::kUint32, ir::DataType::kUint64})}});
 
 }  // namespace onnxtrim::ops

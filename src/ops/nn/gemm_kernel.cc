@@ -48,8 +48,12 @@ constexpr int64_t kNc = 256;  // columns of B per packed block
 constexpr int64_t kKc = 256;  // depth per block (a kKc x kNr panel of B: 8 KB, in L1)
 
 // op(A)[m][k] and op(B)[k][n].
-inline float gemmk_a(const float* A, int64_t lda, bool ta, int64_t m, int64_t k) { return ta ? A[k * lda + m] : A[m * lda + k]; }
-inline float gemmk_b(const float* B, int64_t ldb, bool tb, int64_t k, int64_t n) { return tb ? B[n * ldb + k] : B[k * ldb + n]; }
+inline float gemmk_a(const float* A, int64_t lda, bool ta, int64_t m, int64_t k) {
+  return ta ? A[k * lda + m] : A[m * lda + k];
+}
+inline float gemmk_b(const float* B, int64_t ldb, bool tb, int64_t k, int64_t n) {
+  return tb ? B[n * ldb + k] : B[k * ldb + n];
+}
 
 // The 4 x 8 micro-tile: its running sums (rows ldt apart in the tile) += the A panel times the
 // B panel, kc steps. ap: kc groups of kMr values of A (one per row); bp: kc groups of kNr of B.

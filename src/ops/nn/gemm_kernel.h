@@ -26,7 +26,8 @@ void gemm_naive(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, cons
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       T acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += (ta ? A[k * lda + m] : A[m * lda + k]) * (tb ? B[n * ldb + k] : B[k * ldb + n]);
+      for (int64_t k = 0; k < K; ++k)
+        acc += (ta ? A[k * lda + m] : A[m * lda + k]) * (tb ? B[n * ldb + k] : B[k * ldb + n]);
       T& c = C[m * ldc + n];
       c = alpha * acc + (beta == T(0) ? T(0) : beta * c);
     }

@@ -19,13 +19,16 @@ namespace {
 // ---- evaluate
 Status eval_linear_attention(KernelContext& ctx) {
   const ir::Node& n = ctx.node();
-  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error("LinearAttention needs query, key and value");
+  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+    return ctx.error("LinearAttention needs query, key and value");
   const Tensor& q = ctx.input(0);
   const Tensor& k = ctx.input(1);
   const Tensor& v = ctx.input(2);
   int64_t hq = n.attr_int("q_num_heads", 0), hkv = n.attr_int("kv_num_heads", 0);
-  if (hq <= 0 || hkv <= 0 || hq % hkv != 0) return ctx.error("LinearAttention needs q_num_heads a positive multiple of kv_num_heads");
-  if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3) return ctx.error("LinearAttention inputs must be 3-D [B, T, H*D]");
+  if (hq <= 0 || hkv <= 0 || hq % hkv != 0)
+    return ctx.error("LinearAttention needs q_num_heads a positive multiple of kv_num_heads");
+  if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3)
+    return ctx.error("LinearAttention inputs must be 3-D [B, T, H*D]");
   int64_t B = q.dims()[0], T = q.dims()[1];
   if (q.dims()[2] % hq != 0 || k.dims()[2] % hkv != 0 || v.dims()[2] % hkv != 0)
     return ctx.error("LinearAttention hidden sizes must be divisible by the head counts");
@@ -41,10 +44,13 @@ Status eval_linear_attention(KernelContext& ctx) {
   const Tensor* beta = ctx.has_input(5) ? &ctx.input(5) : nullptr;
   if (gated && !decay) return ctx.error("LinearAttention '" + rule + "' needs decay");
   if (delta && !beta) return ctx.error("LinearAttention '" + rule + "' needs beta");
-  if (past && (past->rank() != 4 || past->dims() != Dims{B, hkv, dk, dv})) return ctx.error("LinearAttention past_state must be [B, H_kv, d_k, d_v]");
+  if (past && (past->rank() != 4 || past->dims() != Dims{B, hkv, dk, dv}))
+    return ctx.error("LinearAttention past_state must be [B, H_kv, d_k, d_v]");
   int64_t decay_w = decay ? decay->dims().back() : 0, beta_w = beta ? beta->dims().back() : 0;
-  if (decay && (decay->rank() != 3 || (decay_w != hkv * dk && decay_w != hkv))) return ctx.error("LinearAttention decay must be [B, T, H_kv * d_k] or [B, T, H_kv]");
-  if (beta && (beta->rank() != 3 || (beta_w != hkv && beta_w != 1))) return ctx.error("LinearAttention beta must be [B, T, H_kv] or [B, T, 1]");
+  if (decay && (decay->rank() != 3 || (decay_w != hkv * dk && decay_w != hkv)))
+    return ctx.error("LinearAttention decay must be [B, T, H_kv * d_k] or [B, T, H_kv]");
+  if (beta && (beta->rank() != 3 || (beta_w != hkv && beta_w != 1)))
+    return ctx.error("LinearAttention beta must be [B, T, H_kv] or [B, T, 1]");
   double scale = n.attr_float("scale", 0.0f);
   if (scale == 0.0) scale = 1.0 / std::sqrt(static_cast<double>(dk));
   std::vector<double> S(static_cast<size_t>(B * hkv * dk * dv), 0.0);
@@ -57,8 +63,10 @@ Status eval_linear_attention(KernelContext& ctx) {
     for (int64_t t = 0; t < T; ++t) {
       for (int64_t h = 0; h < hkv; ++h) {
         double* s = &S[static_cast<size_t>((b * hkv + h) * dk * dv)];
-        for (int64_t i = 0; i < dk; ++i) kv[static_cast<size_t>(i)] = element_as_double(k, (b * T + t) * hkv * dk + h * dk + i);
-        for (int64_t j = 0; j < dv; ++j) vv[static_cast<size_t>(j)] = element_as_double(v, (b * T + t) * hkv * dv + h * dv + j);
+        for (int64_t i = 0; i < dk; ++i)
+          kv[static_cast<size_t>(i)] = element_as_double(k, (b * T + t) * hkv * dk + h * dk + i);
+        for (int64_t j = 0; j < dv; ++j)
+          vv[static_cast<size_t>(j)] = element_as_double(v, (b * T + t) * hkv * dv + h * dv + j);
         if (gated) {
           for (int64_t i = 0; i < dk; ++i) {
             double g = decay_w == hkv ? element_as_double(*decay, (b * T + t) * hkv + h)
@@ -75,7 +83,8 @@ Status eval_linear_attention(KernelContext& ctx) {
             pred[static_cast<size_t>(j)] = vv[static_cast<size_t>(j)] - acc;
           }
           for (int64_t i = 0; i < dk; ++i)
-            for (int64_t j = 0; j < dv; ++j) s[i * dv + j] += bt * kv[static_cast<size_t>(i)] * pred[static_cast<size_t>(j)];
+            for (int64_t j = 0; j < dv; ++j)
+              s[i * dv + j] += bt * kv[static_cast<size_t>(i)] * pred[static_cast<size_t>(j)];
         } else {
           for (int64_t i = 0; i < dk; ++i)
             for (int64_t j = 0; j < dv; ++j) s[i * dv + j] += kv[static_cast<size_t>(i)] * vv[static_cast<size_t>(j)];
@@ -85,7 +94,8 @@ Status eval_linear_attention(KernelContext& ctx) {
         const double* s = &S[static_cast<size_t>((b * hkv + h / group) * dk * dv)];
         for (int64_t j = 0; j < dv; ++j) {
           double acc = 0;
-          for (int64_t i = 0; i < dk; ++i) acc += element_as_double(q, (b * T + t) * hq * dk + h * dk + i) * s[i * dv + j];
+          for (int64_t i = 0; i < dk; ++i)
+            acc += element_as_double(q, (b * T + t) * hq * dk + h * dk + i) * s[i * dv + j];
           store_double(out, (b * T + t) * hq * dv + h * dv + j, scale * acc);
         }
       }
@@ -122,6 +132,7 @@ Status infer_linear_attention(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(LinearAttention, "", "LinearAttention", (std::vector<int>{27}), eval_linear_attention);
 ONNXTRIM_REGISTER_INFER(LinearAttention, "", "LinearAttention", infer_linear_attention);
 ONNXTRIM_REGISTER_TYPES(LinearAttention, "", "LinearAttention", "T T T S T T",
-                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"S", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}});
+                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
+                         {"S", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 
 }  // namespace onnxtrim::ops

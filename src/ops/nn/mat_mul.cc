@@ -72,6 +72,7 @@ Status infer_matmul(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(MatMul, "", "MatMul", (std::vector<int>{1, 9, 13}), eval_matmul);
 ONNXTRIM_REGISTER_INFER(MatMul, "", "MatMul", infer_matmul);
 ONNXTRIM_REGISTER_TYPES(MatMul, "", "MatMul", "T T",
-                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64, ir::DataType::kUint32, ir::DataType::kUint64})}});
+                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64,
+                                                        ir::DataType::kUint32, ir::DataType::kUint64})}});
 
 }  // namespace onnxtrim::ops

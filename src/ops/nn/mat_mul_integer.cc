@@ -12,7 +12,8 @@ Status eval_mat_mul_integer(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("MatMulInteger needs inputs A and B");
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  if (!nn::is_8bit(a.dtype()) || !nn::is_8bit(b.dtype())) return ctx.error("MatMulInteger inputs must be int8 or uint8");
+  if (!nn::is_8bit(a.dtype()) || !nn::is_8bit(b.dtype()))
+    return ctx.error("MatMulInteger inputs must be int8 or uint8");
   const Tensor* azp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   const Tensor* bzp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
   if ((azp && azp->dtype() != a.dtype()) || (bzp && bzp->dtype() != b.dtype()))
@@ -21,8 +22,10 @@ Status eval_mat_mul_integer(KernelContext& ctx) {
   std::string err = nn::plan_matmul(a.dims(), b.dims(), &plan);
   if (!err.empty()) return ctx.error("MatMulInteger: " + err);
   std::vector<int32_t> za, zb;
-  if (!nn::per_axis_int(azp, plan.M, &za)) return ctx.error("MatMulInteger a_zero_point must be a scalar or have M elements");
-  if (!nn::per_axis_int(bzp, plan.N, &zb)) return ctx.error("MatMulInteger b_zero_point must be a scalar or have N elements");
+  if (!nn::per_axis_int(azp, plan.M, &za))
+    return ctx.error("MatMulInteger a_zero_point must be a scalar or have M elements");
+  if (!nn::per_axis_int(bzp, plan.N, &zb))
+    return ctx.error("MatMulInteger b_zero_point must be a scalar or have N elements");
   std::vector<int32_t> r = nn::matmul_integer(a, b, za, zb, plan);
   ctx.set_output(0, make_tensor<int32_t>(plan.out_dims, r));
   return Status::ok();
@@ -45,6 +48,7 @@ Status infer_mat_mul_integer(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(MatMulInteger, "", "MatMulInteger", (std::vector<int>{10}), eval_mat_mul_integer);
 ONNXTRIM_REGISTER_INFER(MatMulInteger, "", "MatMulInteger", infer_mat_mul_integer);
 ONNXTRIM_REGISTER_TYPES(MatMulInteger, "", "MatMulInteger", "T1 T2 T1 T2",
-                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
 
 }  // namespace onnxtrim::ops

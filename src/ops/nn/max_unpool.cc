@@ -16,7 +16,8 @@ Status eval_max_unpool(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& ind = ctx.input(1);
   if (x.rank() < 3) return ctx.error("MaxUnpool input must have rank >= 3");
-  if (ind.dtype() != DataType::kInt64 || ind.dims() != x.dims()) return ctx.error("MaxUnpool I must be int64 with the shape of X");
+  if (ind.dtype() != DataType::kInt64 || ind.dims() != x.dims())
+    return ctx.error("MaxUnpool I must be int64 with the shape of X");
   const ir::Node& node = ctx.node();
   size_t nsp = static_cast<size_t>(x.rank() - 2);
   Dims kernel = node.attr_ints("kernel_shape");

@@ -55,9 +55,9 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    blas().sgemm(ta, tb, static_cast<int>(M),
-                static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
-                static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
+    blas().sgemm(ta, tb, static_cast<int>(M), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A,
+                 static_cast<int>(lda), tb ? B + n0 * ldb : B + n0, static_cast<int>(ldb), beta, C + n0,
+                 static_cast<int>(ldc));
   });
 }
 
@@ -75,9 +75,9 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    blas().dgemm(ta, tb, static_cast<int>(M),
-                static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A, static_cast<int>(lda), tb ? B + n0 * ldb : B + n0,
-                static_cast<int>(ldb), beta, C + n0, static_cast<int>(ldc));
+    blas().dgemm(ta, tb, static_cast<int>(M), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A,
+                 static_cast<int>(lda), tb ? B + n0 * ldb : B + n0, static_cast<int>(ldb), beta, C + n0,
+                 static_cast<int>(ldc));
   });
 }
 
@@ -283,11 +283,13 @@ bool per_axis_int(const Tensor* t, int64_t n, std::vector<int32_t>* out) {
 }
 
 bool per_axis_float(const Tensor& t, int64_t n, std::vector<float>* out) {
-  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kFloat16 && t.dtype() != DataType::kBFloat16) return false;
+  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kFloat16 && t.dtype() != DataType::kBFloat16)
+    return false;
   int64_t k = t.numel();
   if (k != 1 && k != n) return false;
   out->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = static_cast<float>(element_as_double(t, k == 1 ? 0 : i));
+  for (int64_t i = 0; i < n; ++i)
+    (*out)[static_cast<size_t>(i)] = static_cast<float>(element_as_double(t, k == 1 ? 0 : i));
   return true;
 }
 
@@ -295,11 +297,26 @@ int64_t saturate_round(double v, int64_t zero_point, DataType dtype) {
   double r = std::nearbyint(v);  // default rounding mode: half to even
   double lo = 0, hi = 0;
   switch (dtype) {
-    case DataType::kUint8: lo = 0; hi = 255; break;
-    case DataType::kInt8: lo = -128; hi = 127; break;
-    case DataType::kUint16: lo = 0; hi = 65535; break;
-    case DataType::kInt16: lo = -32768; hi = 32767; break;
-    default: lo = -2147483648.0; hi = 2147483647.0; break;
+    case DataType::kUint8:
+      lo = 0;
+      hi = 255;
+      break;
+    case DataType::kInt8:
+      lo = -128;
+      hi = 127;
+      break;
+    case DataType::kUint16:
+      lo = 0;
+      hi = 65535;
+      break;
+    case DataType::kInt16:
+      lo = -32768;
+      hi = 32767;
+      break;
+    default:
+      lo = -2147483648.0;
+      hi = 2147483647.0;
+      break;
   }
   double q = r + static_cast<double>(zero_point);
   if (std::isnan(q)) q = 0;
@@ -354,8 +371,8 @@ void gemm_exact_int(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda
   float* T = scratch->data();
   for (int64_t k0 = 0; k0 < K; k0 += chunk) {
     int64_t kn = std::min(chunk, K - k0);
-    blas().sgemm(false, false, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn),
-                1.0f, A + k0, static_cast<int>(lda), B + k0 * ldb, static_cast<int>(ldb), 0.0f, T, static_cast<int>(N));
+    blas().sgemm(false, false, static_cast<int>(M), static_cast<int>(N), static_cast<int>(kn), 1.0f, A + k0,
+                 static_cast<int>(lda), B + k0 * ldb, static_cast<int>(ldb), 0.0f, T, static_cast<int>(N));
     for (int64_t m = 0; m < M; ++m) {
       const float* t = T + m * N;
       int32_t* c = C + m * ldc;
@@ -411,7 +428,8 @@ std::vector<int32_t> conv_integer(const Tensor& x, int32_t x_zp, const Tensor& w
   // Tiles of whole rows of the first spatial axis (im2col of a row range is im2col with the
   // begin pad shifted), about 1M floats of columns each.
   int64_t rows = g.out[0], row_size = out_size / std::max<int64_t>(rows, 1);
-  int64_t per_tile = std::clamp<int64_t>((int64_t{1} << 20) / std::max<int64_t>(K * row_size, 1), 1, std::max<int64_t>(rows, 1));
+  int64_t per_tile =
+      std::clamp<int64_t>((int64_t{1} << 20) / std::max<int64_t>(K * row_size, 1), 1, std::max<int64_t>(rows, 1));
   int64_t tiles = (rows + per_tile - 1) / per_tile;
   std::vector<std::vector<float>> col(static_cast<size_t>(workers())), scratch(static_cast<size_t>(workers()));
   parallel_tasks(N * group * tiles, [&](int64_t task, int64_t worker) {

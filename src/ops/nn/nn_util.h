@@ -70,11 +70,11 @@ Tensor from_float_tensor(const Tensor& t, DataType dtype);
 // ---------------------------------------------------------------- conv / pool geometry
 
 struct Geometry {
-  Dims in;        // spatial input dims
-  Dims kernel;    // spatial kernel dims
+  Dims in;      // spatial input dims
+  Dims kernel;  // spatial kernel dims
   Dims strides, dilations;
-  Dims pads;      // begin..., end...
-  Dims out;       // spatial output dims
+  Dims pads;  // begin..., end...
+  Dims out;   // spatial output dims
   int64_t nsp() const { return static_cast<int64_t>(in.size()); }
 };
 
@@ -103,7 +103,8 @@ void im2col(const T* x, int64_t C, const Geometry& g, T pad_value, T* col) {
   if (nsp == 2) {
     // 2-D: whole output rows at a time; stride-1 rows are contiguous copies.
     int64_t H = g.in[0], W = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0], OW = g.out[1];
-    int64_t sh = g.strides[0], sw = g.strides[1], ph = g.pads[0], pw = g.pads[1], dh = g.dilations[0], dw = g.dilations[1];
+    int64_t sh = g.strides[0], sw = g.strides[1], ph = g.pads[0], pw = g.pads[1], dh = g.dilations[0],
+            dw = g.dilations[1];
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + c * H * W;
       for (int64_t kh = 0; kh < KH; ++kh)

@@ -166,7 +166,8 @@ Status eval_window_pool(KernelContext& ctx) {
           if (o == out_size - 1) plane_ptr = px + (plane + 1) * in_size;
         });
   });
-  if (!ok) return ctx.error(ctx.node().op_type + " does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (!ok)
+    return ctx.error(ctx.node().op_type + " does not support element type " + std::string(ir::dtype_name(x.dtype())));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -10,7 +10,9 @@ namespace {
 // ---- evaluate
 Status eval_q_linear_conv(KernelContext& ctx) {
   for (size_t i = 0; i < 8; ++i)
-    if (!ctx.has_input(i)) return ctx.error("QLinearConv needs inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point");
+    if (!ctx.has_input(i))
+      return ctx.error(
+          "QLinearConv needs inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point");
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(3);
   const Tensor& yzp_t = ctx.input(7);
@@ -48,7 +50,8 @@ Status eval_q_linear_conv(KernelContext& ctx) {
   for (size_t i = 0; i < acc.size(); ++i) {
     auto m = static_cast<size_t>((static_cast<int64_t>(i) / std::max<int64_t>(out_size, 1)) % M);
     float f = scale[m];
-    int64_t q = nn::saturate_round(static_cast<double>(nn::wrap_add(acc[i], bias[m])) * static_cast<double>(f), zy[0], y.dtype());
+    int64_t q = nn::saturate_round(static_cast<double>(nn::wrap_add(acc[i], bias[m])) * static_cast<double>(f), zy[0],
+                                   y.dtype());
     if (y.dtype() == DataType::kUint8) y.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(q);
     else y.mutable_data<int8_t>()[i] = static_cast<int8_t>(q);
   }
@@ -69,6 +72,12 @@ Status infer_q_linear_conv(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(QLinearConv, "", "QLinearConv", (std::vector<int>{10}), eval_q_linear_conv);
 ONNXTRIM_REGISTER_INFER(QLinearConv, "", "QLinearConv", infer_q_linear_conv);
 ONNXTRIM_REGISTER_TYPES(QLinearConv, "", "QLinearConv", "T1 x_scale T1 T2 w_scale T2 y_scale T3 T4",
-                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"x_scale", type_bits({ir::DataType::kFloat})}, {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"w_scale", type_bits({ir::DataType::kFloat})}, {"y_scale", type_bits({ir::DataType::kFloat})}, {"T3", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}, {"T4", type_bits({ir::DataType::kInt32})}});
+                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"x_scale", type_bits({ir::DataType::kFloat})},
+                         {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"w_scale", type_bits({ir::DataType::kFloat})},
+                         {"y_scale", type_bits({ir::DataType::kFloat})},
+                         {"T3", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"T4", type_bits({ir::DataType::kInt32})}});
 
 }  // namespace onnxtrim::ops

@@ -11,7 +11,8 @@ namespace {
 
 // ---- evaluate
 Status eval_rotary_embedding(KernelContext& ctx) {
-  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error("RotaryEmbedding needs X, cos_cache and sin_cache");
+  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+    return ctx.error("RotaryEmbedding needs X, cos_cache and sin_cache");
   const Tensor& x = ctx.input(0);
   const Tensor& cosc = ctx.input(1);
   const Tensor& sinc = ctx.input(2);
@@ -27,7 +28,8 @@ Status eval_rotary_embedding(KernelContext& ctx) {
     D = x.dims()[3];
   } else if (x.rank() == 3) {
     H = n.attr_int("num_heads", 0);
-    if (H <= 0 || x.dims()[2] % H != 0) return ctx.error("RotaryEmbedding with 3-D input needs num_heads dividing the hidden size");
+    if (H <= 0 || x.dims()[2] % H != 0)
+      return ctx.error("RotaryEmbedding with 3-D input needs num_heads dividing the hidden size");
     B = x.dims()[0];
     S = x.dims()[1];
     D = x.dims()[2] / H;
@@ -36,7 +38,8 @@ Status eval_rotary_embedding(KernelContext& ctx) {
   }
   int64_t rd = n.attr_int("rotary_embedding_dim", 0);
   if (rd == 0) rd = D;
-  if (rd > D || rd % 2 != 0) return ctx.error("RotaryEmbedding rotary_embedding_dim must be even and at most the head size");
+  if (rd > D || rd % 2 != 0)
+    return ctx.error("RotaryEmbedding rotary_embedding_dim must be even and at most the head size");
   int64_t half = rd / 2;
   bool has_pos = ctx.has_input(3);
   std::vector<int64_t> pos;
@@ -47,8 +50,10 @@ Status eval_rotary_embedding(KernelContext& ctx) {
     if (cosc.rank() != 2 || cosc.dims()[1] != half || sinc.dims() != cosc.dims())
       return ctx.error("RotaryEmbedding caches must be [max_position, rotary_embedding_dim / 2]");
     for (int64_t v : pos)
-      if (v < 0 || v >= cosc.dims()[0]) return ctx.error("RotaryEmbedding position id " + std::to_string(v) + " is out of the cache");
-  } else if (cosc.rank() != 3 || cosc.dims()[0] != B || cosc.dims()[1] != S || cosc.dims()[2] != half || sinc.dims() != cosc.dims()) {
+      if (v < 0 || v >= cosc.dims()[0])
+        return ctx.error("RotaryEmbedding position id " + std::to_string(v) + " is out of the cache");
+  } else if (cosc.rank() != 3 || cosc.dims()[0] != B || cosc.dims()[1] != S || cosc.dims()[2] != half ||
+             sinc.dims() != cosc.dims()) {
     return ctx.error("RotaryEmbedding caches without position_ids must be [batch, sequence, rotary_embedding_dim / 2]");
   }
   Tensor y = x;
@@ -84,6 +89,7 @@ Status infer_rotary_embedding(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(RotaryEmbedding, "", "RotaryEmbedding", (std::vector<int>{23}), eval_rotary_embedding);
 ONNXTRIM_REGISTER_INFER(RotaryEmbedding, "", "RotaryEmbedding", infer_rotary_embedding);
 ONNXTRIM_REGISTER_TYPES(RotaryEmbedding, "", "RotaryEmbedding", "T T T M",
-                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"M", type_bits({ir::DataType::kInt64})}});
+                        {{"T", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
+                         {"M", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -15,10 +15,13 @@ Status eval_batch_normalization(KernelContext& ctx) {
   for (size_t i = 0; i < 5; ++i)
     if (!ctx.has_input(i)) return ctx.error("BatchNormalization needs 5 inputs");
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype())) return ctx.error("BatchNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
-  if (x.rank() < 2 && !(x.rank() == 1 && ctx.opset() >= 9)) return ctx.error("BatchNormalization input must have rank >= 2");
+  if (!norm::is_float_type(x.dtype()))
+    return ctx.error("BatchNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (x.rank() < 2 && !(x.rank() == 1 && ctx.opset() >= 9))
+    return ctx.error("BatchNormalization input must have rank >= 2");
   for (size_t i = 1; i < 5; ++i)
-    if (!norm::is_float_type(ctx.input(i).dtype())) return ctx.error("BatchNormalization parameters must be floating point");
+    if (!norm::is_float_type(ctx.input(i).dtype()))
+      return ctx.error("BatchNormalization parameters must be floating point");
   const ir::Node& node = ctx.node();
   double eps = node.attr_float("epsilon", 1e-5f);
   double momentum = node.attr_float("momentum", 0.9f);
@@ -48,8 +51,8 @@ Status eval_batch_normalization(KernelContext& ctx) {
     return ctx.error("BatchNormalization scale, B, mean and var must have " + std::to_string(per) + " elements");
   std::vector<double> xv = norm::to_doubles(x);
   std::vector<double> yv(xv.size());
-  int64_t inner = per == C ? sp : 1;     // elements sharing one parameter, per sample
-  int64_t groups = per;                  // parameter count
+  int64_t inner = per == C ? sp : 1;  // elements sharing one parameter, per sample
+  int64_t groups = per;               // parameter count
   std::vector<double> bmean(sz), bvar(sz);
   if (training) {
     if (per != C) return ctx.unsupported("BatchNormalization training with spatial = 0");

@@ -14,7 +14,8 @@ Status eval_group_normalization(KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i)
     if (!ctx.has_input(i)) return ctx.error("GroupNormalization needs inputs X, scale and bias");
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype())) return ctx.error("GroupNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (!norm::is_float_type(x.dtype()))
+    return ctx.error("GroupNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
   if (x.rank() < 2) return ctx.error("GroupNormalization input must have rank >= 2");
   const ir::Node& node = ctx.node();
   if (!node.has_attr("num_groups")) return ctx.error("GroupNormalization requires num_groups");
@@ -60,7 +61,8 @@ Status eval_group_normalization(KernelContext& ctx) {
 
 // ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(GroupNormalization, "", "GroupNormalization", (std::vector<int>{18, 21}), eval_group_normalization);
+ONNXTRIM_REGISTER_OP(GroupNormalization, "", "GroupNormalization", (std::vector<int>{18, 21}),
+                     eval_group_normalization);
 ONNXTRIM_REGISTER_INFER(GroupNormalization, "", "GroupNormalization", infer_same);
 ONNXTRIM_REGISTER_TYPES(GroupNormalization, "", "GroupNormalization", "T T T", {{"T", kFloatTypes}});
 

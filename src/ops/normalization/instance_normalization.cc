@@ -13,7 +13,8 @@ Status eval_instance_normalization(KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i)
     if (!ctx.has_input(i)) return ctx.error("InstanceNormalization needs inputs input, scale and B");
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype())) return ctx.error("InstanceNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (!norm::is_float_type(x.dtype()))
+    return ctx.error("InstanceNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
   if (x.rank() < 3) return ctx.error("InstanceNormalization input must have rank >= 3");
   int64_t N = x.dims()[0], C = x.dims()[1];
   int64_t sp = 1;

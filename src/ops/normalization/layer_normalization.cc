@@ -12,7 +12,8 @@ namespace {
 Status eval_layer_normalization(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("LayerNormalization needs inputs X and Scale");
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype())) return ctx.error("LayerNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (!norm::is_float_type(x.dtype()))
+    return ctx.error("LayerNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
   const ir::Node& node = ctx.node();
   auto axis = normalize_axis(node.attr_int("axis", -1), x.rank());
   if (!axis) return ctx.error("LayerNormalization axis out of range");
@@ -35,7 +36,8 @@ Status eval_layer_normalization(KernelContext& ctx) {
   };
   std::vector<double> scale, bias(static_cast<size_t>(inner), 0.0);
   if (!expand(ctx.input(1), &scale)) return ctx.error("LayerNormalization Scale does not broadcast to X.shape[axis:]");
-  if (ctx.has_input(2) && !expand(ctx.input(2), &bias)) return ctx.error("LayerNormalization B does not broadcast to X.shape[axis:]");
+  if (ctx.has_input(2) && !expand(ctx.input(2), &bias))
+    return ctx.error("LayerNormalization B does not broadcast to X.shape[axis:]");
   std::vector<double> v = norm::to_doubles(x);
   std::vector<double> means(static_cast<size_t>(outer)), inv(static_cast<size_t>(outer));
   bool low = stash_dt != DataType::kDouble;  // stage one computed in float

@@ -12,7 +12,8 @@ namespace {
 Status eval_rms_normalization(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("RMSNormalization needs inputs X and scale");
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype())) return ctx.error("RMSNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  if (!norm::is_float_type(x.dtype()))
+    return ctx.error("RMSNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
   const ir::Node& node = ctx.node();
   auto axis = normalize_axis(node.attr_int("axis", -1), x.rank());
   if (!axis) return ctx.error("RMSNormalization axis out of range");

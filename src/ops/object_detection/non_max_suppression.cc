@@ -89,7 +89,12 @@ Status infer_non_max_suppression(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(NonMaxSuppression, "", "NonMaxSuppression", (std::vector<int>{10, 11}), eval_non_max_suppression);
 ONNXTRIM_REGISTER_INFER(NonMaxSuppression, "", "NonMaxSuppression", infer_non_max_suppression);
-ONNXTRIM_REGISTER_TYPES(NonMaxSuppression, "", "NonMaxSuppression", "boxes scores max_output_boxes_per_class iou_threshold score_threshold",
-                        {{"boxes", type_bits({ir::DataType::kFloat})}, {"scores", type_bits({ir::DataType::kFloat})}, {"max_output_boxes_per_class", type_bits({ir::DataType::kInt64})}, {"iou_threshold", type_bits({ir::DataType::kFloat})}, {"score_threshold", type_bits({ir::DataType::kFloat})}});
+ONNXTRIM_REGISTER_TYPES(NonMaxSuppression, "", "NonMaxSuppression",
+                        "boxes scores max_output_boxes_per_class iou_threshold score_threshold",
+                        {{"boxes", type_bits({ir::DataType::kFloat})},
+                         {"scores", type_bits({ir::DataType::kFloat})},
+                         {"max_output_boxes_per_class", type_bits({ir::DataType::kInt64})},
+                         {"iou_threshold", type_bits({ir::DataType::kFloat})},
+                         {"score_threshold", type_bits({ir::DataType::kFloat})}});
 
 }  // namespace onnxtrim::ops

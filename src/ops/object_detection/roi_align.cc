@@ -14,7 +14,8 @@ namespace {
 
 // ---- evaluate
 Status eval_roi_align(KernelContext& ctx) {
-  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error("RoiAlign needs X, rois and batch_indices");
+  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+    return ctx.error("RoiAlign needs X, rois and batch_indices");
   const Tensor& x = ctx.input(0);
   const Tensor& rois = ctx.input(1);
   std::vector<int64_t> bidx = to_int64_vector(ctx.input(2));
@@ -52,8 +53,10 @@ Status eval_roi_align(KernelContext& ctx) {
           bool any = false;
           for (int64_t iy = 0; iy < gh; ++iy)
             for (int64_t ix = 0; ix < gw; ++ix) {
-              double yy = y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh);
-              double xx = x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw);
+              double yy =
+                  y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh);
+              double xx =
+                  x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw);
               if (yy < -1.0 || yy > static_cast<double>(H) || xx < -1.0 || xx > static_cast<double>(W)) {
                 if (mode == "max") {
                   acc = std::max(acc, 0.0);
@@ -106,10 +109,10 @@ Status eval_roi_align(KernelContext& ctx) {
 Status infer_roi_align(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
   const TypeInfo& rois = ctx.input(1);
-  ctx.output(0) = TypeInfo::tensor(x.elem, SymShape{rois.shape && rois.shape->size() == 2 ? (*rois.shape)[0] : ctx.fresh(),
-                                                    x.shape && x.shape->size() == 4 ? (*x.shape)[1] : ctx.fresh(),
-                                                    dim(ctx.node().attr_int("output_height", 1)),
-                                                    dim(ctx.node().attr_int("output_width", 1))});
+  ctx.output(0) = TypeInfo::tensor(
+      x.elem, SymShape{rois.shape && rois.shape->size() == 2 ? (*rois.shape)[0] : ctx.fresh(),
+                       x.shape && x.shape->size() == 4 ? (*x.shape)[1] : ctx.fresh(),
+                       dim(ctx.node().attr_int("output_height", 1)), dim(ctx.node().attr_int("output_width", 1))});
   return Status::ok();
 }
 

@@ -16,7 +16,8 @@ Status eval_bernoulli(KernelContext& ctx) {
   for (int64_t i = 0; i < x.numel(); ++i) {
     double p = element_as_double(x, i);
     if (!(p >= 0.0 && p <= 1.0)) return ctx.error("Bernoulli probability " + std::to_string(p) + " is outside [0, 1]");
-    if (!random::store(y, i, u(gen) < p ? 1.0 : 0.0)) return ctx.unsupported("Bernoulli cannot write " + std::string(ir::dtype_name(dt)));
+    if (!random::store(y, i, u(gen) < p ? 1.0 : 0.0))
+      return ctx.unsupported("Bernoulli cannot write " + std::string(ir::dtype_name(dt)));
   }
   ctx.set_output(0, std::move(y));
   return Status::ok();

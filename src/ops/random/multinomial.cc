@@ -11,7 +11,8 @@ namespace {
 Status eval_multinomial(KernelContext& ctx) {
   if (!ctx.has_input(0)) return ctx.error("Multinomial needs an input");
   const Tensor& x = ctx.input(0);
-  if (x.rank() != 2 || !ir::dtype_is_float(x.dtype())) return ctx.error("Multinomial takes float logits of shape [batch, classes]");
+  if (x.rank() != 2 || !ir::dtype_is_float(x.dtype()))
+    return ctx.error("Multinomial takes float logits of shape [batch, classes]");
   DataType dt = random::dtype_attr(ctx.node(), DataType::kInt32);
   if (dt != DataType::kInt32 && dt != DataType::kInt64) return ctx.error("Multinomial dtype must be int32 or int64");
   int64_t samples = ctx.node().attr_int("sample_size", 1);
@@ -23,7 +24,8 @@ Status eval_multinomial(KernelContext& ctx) {
   for (int64_t b = 0; b < batch; ++b) {
     double mx = -INFINITY;
     for (int64_t c = 0; c < classes; ++c) mx = std::max(mx, element_as_double(x, b * classes + c));
-    for (int64_t c = 0; c < classes; ++c) w[static_cast<size_t>(c)] = std::exp(element_as_double(x, b * classes + c) - mx);
+    for (int64_t c = 0; c < classes; ++c)
+      w[static_cast<size_t>(c)] = std::exp(element_as_double(x, b * classes + c) - mx);
     if (classes == 0) return ctx.error("Multinomial needs at least one class");
     std::discrete_distribution<int64_t> dist(w.begin(), w.end());
     for (int64_t s = 0; s < samples; ++s) random::store(y, b * samples + s, static_cast<double>(dist(gen)));

@@ -44,7 +44,8 @@ Status eval_random_distribution(KernelContext& ctx) {
   auto gen = random::generator_for(n);
   Tensor y(dt, dims);
   for (int64_t i = 0; i < y.numel(); ++i)
-    if (!random::store(y, i, dist(gen))) return ctx.unsupported(op + " cannot write " + std::string(ir::dtype_name(dt)));
+    if (!random::store(y, i, dist(gen)))
+      return ctx.unsupported(op + " cannot write " + std::string(ir::dtype_name(dt)));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
@@ -64,7 +65,8 @@ Status infer_random_like(InferContext& ctx) {
 }
 
 // ---- registration (versions from Changelog.md)
-constexpr uint64_t kRandomLikeTypes = kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString});
+constexpr uint64_t kRandomLikeTypes =
+    kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString});
 // One row: versions 1 and 22, never folded; only the *Like forms have an input whose type is checked.
 OpRegistration random_distribution_row(const char* op, EvalFn eval, bool like) {
   OpRegistration r{.op_type = op,

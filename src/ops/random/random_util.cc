@@ -27,7 +27,8 @@ bool store(Tensor& t, int64_t i, double v) {
   return dispatch(t.dtype(), kAll, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) t.mutable_data<bool>()[i] = v != 0;
-    else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) t.mutable_data<T>()[i] = T(static_cast<float>(v));
+    else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      t.mutable_data<T>()[i] = T(static_cast<float>(v));
     else t.mutable_data<T>()[i] = static_cast<T>(v);
   });
 }

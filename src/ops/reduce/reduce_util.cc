@@ -9,7 +9,8 @@ int64_t axes_input_since(const std::string& op) {
 }
 
 namespace {
-std::optional<std::vector<int64_t>> axes_of(const ir::Node& n, int64_t opset, const std::function<std::optional<std::vector<int64_t>>()>& input) {
+std::optional<std::vector<int64_t>> axes_of(const ir::Node& n, int64_t opset,
+                                            const std::function<std::optional<std::vector<int64_t>>()>& input) {
   if (n.op_type == "ArgMax" || n.op_type == "ArgMin") return std::vector<int64_t>{n.attr_int("axis", 0)};
   if (opset >= axes_input_since(n.op_type)) {
     if (!n.input(1)) return std::vector<int64_t>{};
@@ -21,9 +22,8 @@ std::optional<std::vector<int64_t>> axes_of(const ir::Node& n, int64_t opset, co
 
 Status plan(const KernelContext& ctx, const Dims& in, Plan* p) {
   const ir::Node& n = ctx.node();
-  auto axes = axes_of(n, ctx.opset(), [&]() -> std::optional<std::vector<int64_t>> {
-    return to_int64_vector(ctx.input(1));
-  });
+  auto axes =
+      axes_of(n, ctx.opset(), [&]() -> std::optional<std::vector<int64_t>> { return to_int64_vector(ctx.input(1)); });
   auto r = static_cast<int64_t>(in.size());
   bool keep = n.attr_int("keepdims", 1) != 0;
   p->reduced.assign(in.size(), false);

@@ -13,7 +13,7 @@ namespace onnxtrim::ops::reduce {
 int64_t axes_input_since(const std::string& op);
 
 struct Plan {
-  Dims out_dims;           // with keepdims applied
+  Dims out_dims;  // with keepdims applied
   std::vector<bool> reduced;
   int64_t groups = 0;      // output elements
   int64_t group_size = 0;  // elements reduced into each (1 when no axis is reduced)

@@ -11,8 +11,8 @@ namespace onnxtrim::ops::rnn {
 
 // Gate block g of direction d: out[k] = sum_j x[j] W[g*H + k, j] + sum_j h[j] R[g*H + k, j]
 // (+ biases Wb, Rb). `with_r` false leaves the recurrent part out (GRU's reset variant).
-inline void gate(const Dims3& dm, const Weights& w, int64_t gates, int64_t d, int64_t g, const double* x, const double* h,
-                 bool with_r, bool with_rb, double* out) {
+inline void gate(const Dims3& dm, const Weights& w, int64_t gates, int64_t d, int64_t g, const double* x,
+                 const double* h, bool with_r, bool with_rb, double* out) {
   int64_t H = dm.hidden, I = dm.input;
   const double* W = &w.W[static_cast<size_t>(d * gates * H * I)];
   const double* R = &w.R[static_cast<size_t>(d * gates * H * H)];

@@ -16,7 +16,8 @@ Status eval_rnn(KernelContext& ctx) {
     return [dm, &w, acts, c](int64_t d, const double* x, double* h, double*) {
       std::vector<double> a(static_cast<size_t>(dm.hidden));
       rnn::gate(dm, w, 1, d, 0, x, h, true, true, a.data());
-      for (int64_t k = 0; k < dm.hidden; ++k) h[k] = acts[static_cast<size_t>(d)](rnn::clip(a[static_cast<size_t>(k)], c));
+      for (int64_t k = 0; k < dm.hidden; ++k)
+        h[k] = acts[static_cast<size_t>(d)](rnn::clip(a[static_cast<size_t>(k)], c));
     };
   });
 }

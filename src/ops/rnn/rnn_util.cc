@@ -24,8 +24,8 @@ double Activation::operator()(double x) const {
 
 bool activations_of(const ir::Node& n, const std::vector<std::string>& defaults, int64_t dirs,
                     std::vector<Activation>* out, std::string* err) {
-  static const char* known[] = {"Sigmoid", "Tanh", "Relu", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh",
-                                "HardSigmoid", "Elu", "Softsign", "Softplus"};
+  static const char* known[] = {"Sigmoid",    "Tanh",        "Relu", "Affine",   "LeakyRelu", "ThresholdedRelu",
+                                "ScaledTanh", "HardSigmoid", "Elu",  "Softsign", "Softplus"};
   std::vector<std::string> names;
   if (const ir::Attribute* a = n.attr("activations")) names = a->strings;
   size_t per = defaults.size();
@@ -62,7 +62,8 @@ std::vector<double> doubles(const Tensor& t) {
 
 }  // namespace
 
-Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Cell(const Dims3&, const Weights&)>& make_cell) {
+Status run(KernelContext& ctx, int64_t gates, bool has_c,
+           const std::function<Cell(const Dims3&, const Weights&)>& make_cell) {
   const ir::Node& n = ctx.node();
   const std::string& op = n.op_type;
   if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error(op + " needs X, W and R");
@@ -94,7 +95,8 @@ Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Ce
   std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
   if (ctx.has_input(4)) {
     lens = to_int64_vector(ctx.input(4));
-    if (static_cast<int64_t>(lens.size()) != d.batch) return ctx.error(op + " sequence_lens must have one entry per batch");
+    if (static_cast<int64_t>(lens.size()) != d.batch)
+      return ctx.error(op + " sequence_lens must have one entry per batch");
     for (int64_t l : lens)
       if (l < 0 || l > d.seq) return ctx.error(op + " sequence length " + std::to_string(l) + " is out of range");
   }
@@ -132,10 +134,14 @@ Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Ce
       for (int64_t step = 0; step < len; ++step) {
         int64_t t = reverse ? len - 1 - step : step;
         for (int64_t k = 0; k < d.input; ++k)
-          xrow[static_cast<size_t>(k)] = element_as_double(X, layout ? (b * d.seq + t) * d.input + k : (t * d.batch + b) * d.input + k);
+          xrow[static_cast<size_t>(k)] =
+              element_as_double(X, layout ? (b * d.seq + t) * d.input + k : (t * d.batch + b) * d.input + k);
         cell(di, xrow.data(), hb, cb);
         for (int64_t k = 0; k < d.hidden; ++k)
-          store_double(Y, layout ? ((b * d.seq + t) * d.dirs + di) * d.hidden + k : ((t * d.dirs + di) * d.batch + b) * d.hidden + k, hb[k]);
+          store_double(Y,
+                       layout ? ((b * d.seq + t) * d.dirs + di) * d.hidden + k
+                              : ((t * d.dirs + di) * d.batch + b) * d.hidden + k,
+                       hb[k]);
       }
     }
   }
@@ -145,7 +151,7 @@ Status run(KernelContext& ctx, int64_t gates, bool has_c, const std::function<Ce
       for (int64_t b = 0; b < d.batch; ++b)
         for (int64_t k = 0; k < d.hidden; ++k)
           store_double(t, layout ? (b * d.dirs + di) * d.hidden + k : (di * d.batch + b) * d.hidden + k,
-                s[static_cast<size_t>((di * d.batch + b) * d.hidden + k)]);
+                       s[static_cast<size_t>((di * d.batch + b) * d.hidden + k)]);
     return t;
   };
   if (ctx.wants_output(0)) ctx.set_output(0, std::move(Y));

@@ -34,6 +34,8 @@ Status infer_optional(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Optional, "", "Optional", (std::vector<int>{15}), eval_optional);
 ONNXTRIM_REGISTER_INFER(Optional, "", "Optional", infer_optional);
 ONNXTRIM_REGISTER_TYPES(Optional, "", "Optional", "V",
-                        {{"V", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+                        {{"V", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -29,9 +29,12 @@ Status infer_optional_get_element(InferContext& ctx) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(OptionalGetElement, "", "OptionalGetElement", (std::vector<int>{15, 18}), eval_optional_get_element);
+ONNXTRIM_REGISTER_OP(OptionalGetElement, "", "OptionalGetElement", (std::vector<int>{15, 18}),
+                     eval_optional_get_element);
 ONNXTRIM_REGISTER_INFER(OptionalGetElement, "", "OptionalGetElement", infer_optional_get_element);
 ONNXTRIM_REGISTER_TYPES(OptionalGetElement, "", "OptionalGetElement", "O",
-                        {{"O", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+                        {{"O", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -25,9 +25,12 @@ Status infer_optional_has_element(InferContext& ctx) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(OptionalHasElement, "", "OptionalHasElement", (std::vector<int>{15, 18}), eval_optional_has_element);
+ONNXTRIM_REGISTER_OP(OptionalHasElement, "", "OptionalHasElement", (std::vector<int>{15, 18}),
+                     eval_optional_has_element);
 ONNXTRIM_REGISTER_INFER(OptionalHasElement, "", "OptionalHasElement", infer_optional_has_element);
 ONNXTRIM_REGISTER_TYPES(OptionalHasElement, "", "OptionalHasElement", "O",
-                        {{"O", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+                        {{"O", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

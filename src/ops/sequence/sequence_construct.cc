@@ -38,6 +38,8 @@ Status infer_sequence_construct(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(SequenceConstruct, "", "SequenceConstruct", (std::vector<int>{11}), eval_sequence_construct);
 ONNXTRIM_REGISTER_INFER(SequenceConstruct, "", "SequenceConstruct", infer_sequence_construct);
 ONNXTRIM_REGISTER_TYPES(SequenceConstruct, "", "SequenceConstruct", "T...",
-                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+                        {{"T", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -16,7 +16,8 @@ Status eval_sequence_empty(KernelContext& ctx) {
 
 // ---- shape inference
 Status infer_sequence_empty(InferContext& ctx) {
-  ctx.output(0) = sequence::sequence_of(TypeInfo::tensor(static_cast<DataType>(ctx.node().attr_int("dtype", 1)), std::nullopt));
+  ctx.output(0) =
+      sequence::sequence_of(TypeInfo::tensor(static_cast<DataType>(ctx.node().attr_int("dtype", 1)), std::nullopt));
   return Status::ok();
 }
 

@@ -40,6 +40,9 @@ Status infer_sequence_insert(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(SequenceInsert, "", "SequenceInsert", (std::vector<int>{11}), eval_sequence_insert);
 ONNXTRIM_REGISTER_INFER(SequenceInsert, "", "SequenceInsert", infer_sequence_insert);
 ONNXTRIM_REGISTER_TYPES(SequenceInsert, "", "SequenceInsert", "- T I",
-                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}, {"I", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})},
+                         {"I", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -11,15 +11,16 @@ namespace {
 
 struct DftPlan {
   int64_t axis = 0;
-  int64_t len = 0;    // DFT length
-  int64_t bins = 0;   // output length along the axis
+  int64_t len = 0;   // DFT length
+  int64_t bins = 0;  // output length along the axis
   bool inverse = false, onesided = false, complex_in = false, real_out = false;
 };
 
 Status plan_dft(KernelContext& ctx, DftPlan* p) {
   const Tensor& x = ctx.input(0);
   int64_t r = x.rank();
-  if (r < 2 || (x.dims().back() != 1 && x.dims().back() != 2)) return ctx.error("DFT input's last dim must be 1 (real) or 2 (complex)");
+  if (r < 2 || (x.dims().back() != 1 && x.dims().back() != 2))
+    return ctx.error("DFT input's last dim must be 1 (real) or 2 (complex)");
   int64_t axis = ctx.opset() >= 20 ? -2 : ctx.node().attr_int("axis", 1);
   if (ctx.opset() >= 20 && ctx.has_input(2)) axis = to_int64_vector(ctx.input(2))[0];
   if (axis < 0) axis += r;
@@ -121,6 +122,8 @@ Status infer_dft(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(DFT, "", "DFT", (std::vector<int>{17, 20}), eval_dft);
 ONNXTRIM_REGISTER_INFER(DFT, "", "DFT", infer_dft);
 ONNXTRIM_REGISTER_TYPES(DFT, "", "DFT", "T1 T2 axis",
-                        {{"T1", kFloatTypes}, {"T2", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"axis", type_bits({ir::DataType::kInt64})}});
+                        {{"T1", kFloatTypes},
+                         {"T2", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})},
+                         {"axis", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

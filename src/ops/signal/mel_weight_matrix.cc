@@ -19,7 +19,8 @@ Status eval_mel_weight_matrix(KernelContext& ctx) {
   int64_t dft_length = to_int64_vector(ctx.input(1))[0];
   int64_t rate = to_int64_vector(ctx.input(2))[0];
   double lo = element_as_double(ctx.input(3), 0), hi = element_as_double(ctx.input(4), 0);
-  if (mels <= 0 || dft_length <= 0 || rate <= 0) return ctx.error("MelWeightMatrix sizes and sample_rate must be positive");
+  if (mels <= 0 || dft_length <= 0 || rate <= 0)
+    return ctx.error("MelWeightMatrix sizes and sample_rate must be positive");
   auto dt = static_cast<DataType>(ctx.node().attr_int("output_datatype", 1));
   int64_t bins = dft_length / 2 + 1;
   auto to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
@@ -28,7 +29,8 @@ Status eval_mel_weight_matrix(KernelContext& ctx) {
   std::vector<int64_t> pts(static_cast<size_t>(mels + 2));
   for (int64_t i = 0; i < mels + 2; ++i) {
     double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + mlo) / 2595.0) - 1.0);
-    pts[static_cast<size_t>(i)] = static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(rate)));
+    pts[static_cast<size_t>(i)] =
+        static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(rate)));
   }
   std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
   auto at = [&](int64_t j, int64_t i) -> double* {
@@ -36,7 +38,8 @@ Status eval_mel_weight_matrix(KernelContext& ctx) {
     return &w[static_cast<size_t>(j * mels + i)];
   };
   for (int64_t i = 0; i < mels; ++i) {
-    int64_t left = pts[static_cast<size_t>(i)], center = pts[static_cast<size_t>(i + 1)], right = pts[static_cast<size_t>(i + 2)];
+    int64_t left = pts[static_cast<size_t>(i)], center = pts[static_cast<size_t>(i + 1)],
+            right = pts[static_cast<size_t>(i + 2)];
     if (center == left) {
       if (double* p = at(center, i)) *p = 1;
     } else {
@@ -65,8 +68,9 @@ Status infer_mel_weight_matrix(InferContext& ctx) {
   auto dt = static_cast<DataType>(ctx.node().attr_int("output_datatype", 1));
   const auto& mels = ctx.input_values(0);
   const auto& len = ctx.input_values(1);
-  ctx.output(0) = TypeInfo::tensor(dt, SymShape{len && len->size() == 1 ? Expr::floordiv((*len)[0], dim(2)) + dim(1) : ctx.fresh(),
-                                                 mels && mels->size() == 1 ? (*mels)[0] : ctx.fresh()});
+  ctx.output(0) =
+      TypeInfo::tensor(dt, SymShape{len && len->size() == 1 ? Expr::floordiv((*len)[0], dim(2)) + dim(1) : ctx.fresh(),
+                                    mels && mels->size() == 1 ? (*mels)[0] : ctx.fresh()});
   return Status::ok();
 }
 

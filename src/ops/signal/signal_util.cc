@@ -4,7 +4,8 @@
 
 namespace onnxtrim::ops::signal {
 
-std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x, int64_t len, int64_t bins, bool inverse) {
+std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x, int64_t len, int64_t bins,
+                                      bool inverse) {
   std::vector<std::complex<double>> out(static_cast<size_t>(bins));
   double sign = inverse ? 1.0 : -1.0;
   int64_t n_in = std::min<int64_t>(len, static_cast<int64_t>(x.size()));

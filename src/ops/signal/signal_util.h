@@ -12,7 +12,8 @@ namespace onnxtrim::ops::signal {
 
 // X[k] = sum_n x[n] exp(-+2 pi i k n / len) for k < bins, over x zero-padded/truncated to len;
 // inverse uses +i and divides by len.
-std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x, int64_t len, int64_t bins, bool inverse);
+std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x, int64_t len, int64_t bins,
+                                      bool inverse);
 
 // Window op (Hann/Hamming/Blackman): w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N) with
 // N = size (periodic) or size - 1 (symmetric).

@@ -12,7 +12,8 @@ namespace {
 Status eval_stft(KernelContext& ctx) {
   if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("STFT needs signal and frame_step");
   const Tensor& x = ctx.input(0);
-  if (x.rank() != 3 || (x.dims()[2] != 1 && x.dims()[2] != 2)) return ctx.error("STFT signal must be [batch, length, 1 | 2]");
+  if (x.rank() != 3 || (x.dims()[2] != 1 && x.dims()[2] != 2))
+    return ctx.error("STFT signal must be [batch, length, 1 | 2]");
   if (!ir::dtype_is_float(x.dtype())) return ctx.error("STFT takes float types");
   int64_t step = to_int64_vector(ctx.input(1))[0];
   const Tensor* window = ctx.has_input(2) ? &ctx.input(2) : nullptr;
@@ -34,7 +35,8 @@ Status eval_stft(KernelContext& ctx) {
       for (int64_t k = 0; k < flen; ++k) {
         int64_t base = (b * L + f * step + k) * C;
         double w = window ? element_as_double(*window, k) : 1.0;
-        seq[static_cast<size_t>(k)] = {w * element_as_double(x, base), complex_in ? w * element_as_double(x, base + 1) : 0.0};
+        seq[static_cast<size_t>(k)] = {w * element_as_double(x, base),
+                                       complex_in ? w * element_as_double(x, base + 1) : 0.0};
       }
       auto out = signal::dft(seq, flen, bins, false);
       for (int64_t k = 0; k < bins; ++k) {

@@ -17,7 +17,8 @@ Status eval_regex_full_match(KernelContext& ctx) {
   RE2 re(ctx.node().attr_string("pattern", ""), RE2::Quiet);
   if (!re.ok()) return ctx.error("RegexFullMatch pattern is not valid RE2: " + re.error());
   Tensor y(DataType::kBool, x.dims());
-  for (int64_t i = 0; i < x.numel(); ++i) y.mutable_bytes()[i] = RE2::FullMatch(x.strings()[static_cast<size_t>(i)], re) ? 1 : 0;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    y.mutable_bytes()[i] = RE2::FullMatch(x.strings()[static_cast<size_t>(i)], re) ? 1 : 0;
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -12,7 +12,9 @@ namespace onnxtrim::ops {
 namespace {
 
 std::string with_case(std::string s, bool upper) {
-  for (char& c : s) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s)
+    c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
+                                : std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -25,7 +27,8 @@ Status eval_string_normalizer(KernelContext& ctx) {
   if (!(x.rank() == 1 || (row && x.dims()[0] == 1))) return ctx.error("StringNormalizer takes [C] or [1, C] input");
   const ir::Node& n = ctx.node();
   std::string action = n.attr_string("case_change_action", "NONE");
-  if (action != "NONE" && action != "LOWER" && action != "UPPER") return ctx.error("StringNormalizer case_change_action must be LOWER, UPPER or NONE");
+  if (action != "NONE" && action != "LOWER" && action != "UPPER")
+    return ctx.error("StringNormalizer case_change_action must be LOWER, UPPER or NONE");
   bool sensitive = n.attr_int("is_case_sensitive", 0) != 0;
   std::vector<std::string> stop;
   if (const ir::Attribute* a = n.attr("stopwords")) stop = a->strings;

@@ -52,7 +52,8 @@ Status eval_string_split(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (x.dtype() != DataType::kString) return ctx.error("StringSplit takes string tensors");
   std::string delim = ctx.node().attr_string("delimiter", "");
-  int64_t maxsplit = ctx.node().attr("maxsplit") ? ctx.node().attr_int("maxsplit", 0) : std::numeric_limits<int64_t>::max();
+  int64_t maxsplit =
+      ctx.node().attr("maxsplit") ? ctx.node().attr_int("maxsplit", 0) : std::numeric_limits<int64_t>::max();
   std::vector<std::vector<std::string>> parts(static_cast<size_t>(x.numel()));
   int64_t width = 0;
   for (int64_t i = 0; i < x.numel(); ++i) {

@@ -20,29 +20,38 @@ Status eval_tfidf_vectorizer(KernelContext& ctx) {
   bool strings = x.dtype() == DataType::kString;
   if (x.rank() != 1 && x.rank() != 2) return ctx.error("TfIdfVectorizer takes [C] or [N, C] input");
   std::string mode = n.attr_string("mode", "TF");
-  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") return ctx.error("TfIdfVectorizer mode must be TF, IDF or TFIDF");
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF")
+    return ctx.error("TfIdfVectorizer mode must be TF, IDF or TFIDF");
   int64_t min_n = n.attr_int("min_gram_length", 1), max_n = n.attr_int("max_gram_length", 1);
   int64_t max_skip = n.attr_int("max_skip_count", 0);
   std::vector<int64_t> counts = n.attr_ints("ngram_counts"), indexes = n.attr_ints("ngram_indexes");
   std::vector<float> weights = n.attr("weights") ? n.attr("weights")->floats : std::vector<float>{};
-  std::vector<std::string> pool_s = n.attr("pool_strings") ? n.attr("pool_strings")->strings : std::vector<std::string>{};
+  std::vector<std::string> pool_s =
+      n.attr("pool_strings") ? n.attr("pool_strings")->strings : std::vector<std::string>{};
   std::vector<int64_t> pool_i = n.attr_ints("pool_int64s");
   int64_t pool_size = strings ? static_cast<int64_t>(pool_s.size()) : static_cast<int64_t>(pool_i.size());
-  if (min_n < 1 || max_n < min_n || max_skip < 0) return ctx.error("TfIdfVectorizer gram lengths or skip count are invalid");
+  if (min_n < 1 || max_n < min_n || max_skip < 0)
+    return ctx.error("TfIdfVectorizer gram lengths or skip count are invalid");
   // The pool as keys (item sequences) -> pool n-gram ordinal.
   std::map<std::vector<std::string>, int64_t> pool;
   int64_t ordinal = 0;
   for (size_t k = 0; k < counts.size(); ++k) {
-    int64_t start = counts[k], end = k + 1 < counts.size() ? counts[k + 1] : pool_size, len = static_cast<int64_t>(k) + 1;
-    if (start < 0 || end > pool_size || start > end || (end - start) % len != 0) return ctx.error("TfIdfVectorizer ngram_counts do not fit the pool");
+    int64_t start = counts[k], end = k + 1 < counts.size() ? counts[k + 1] : pool_size,
+            len = static_cast<int64_t>(k) + 1;
+    if (start < 0 || end > pool_size || start > end || (end - start) % len != 0)
+      return ctx.error("TfIdfVectorizer ngram_counts do not fit the pool");
     for (int64_t p = start; p < end; p += len) {
       std::vector<std::string> key;
-      for (int64_t i = 0; i < len; ++i) key.push_back(strings ? pool_s[static_cast<size_t>(p + i)] : std::to_string(pool_i[static_cast<size_t>(p + i)]));
+      for (int64_t i = 0; i < len; ++i)
+        key.push_back(strings ? pool_s[static_cast<size_t>(p + i)]
+                              : std::to_string(pool_i[static_cast<size_t>(p + i)]));
       pool.emplace(std::move(key), ordinal++);
     }
   }
-  if (static_cast<int64_t>(indexes.size()) != ordinal) return ctx.error("TfIdfVectorizer ngram_indexes must have one entry per pool n-gram");
-  if (!weights.empty() && weights.size() != indexes.size()) return ctx.error("TfIdfVectorizer weights must have one entry per pool n-gram");
+  if (static_cast<int64_t>(indexes.size()) != ordinal)
+    return ctx.error("TfIdfVectorizer ngram_indexes must have one entry per pool n-gram");
+  if (!weights.empty() && weights.size() != indexes.size())
+    return ctx.error("TfIdfVectorizer weights must have one entry per pool n-gram");
   int64_t width = 0;
   for (int64_t i : indexes) width = std::max(width, i + 1);
   int64_t rows = x.rank() == 2 ? x.dims()[0] : 1, cols = x.dims().back();

@@ -67,7 +67,8 @@ Status infer_center_crop_pad(InferContext& ctx) {
   if (!x.shape) return Status::ok();
   SymShape out = *x.shape;
   const auto& vals = ctx.input_values(1);
-  auto n = ctx.input(1).shape && ctx.input(1).shape->size() == 1 ? (*ctx.input(1).shape)[0].constant_value() : std::nullopt;
+  auto n =
+      ctx.input(1).shape && ctx.input(1).shape->size() == 1 ? (*ctx.input(1).shape)[0].constant_value() : std::nullopt;
   size_t count = vals ? vals->size() : n ? static_cast<size_t>(*n) : 0;
   auto axes = axes_of(ctx.node(), x.rank(), count);
   if (!axes) {
@@ -85,6 +86,7 @@ Status infer_center_crop_pad(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(CenterCropPad, "", "CenterCropPad", (std::vector<int>{18}), eval_center_crop_pad);
 ONNXTRIM_REGISTER_INFER(CenterCropPad, "", "CenterCropPad", infer_center_crop_pad);
 ONNXTRIM_REGISTER_TYPES(CenterCropPad, "", "CenterCropPad", "T Tind",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

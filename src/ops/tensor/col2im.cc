@@ -9,19 +9,23 @@ namespace {
 
 // ---- evaluate
 Status eval_col2im(KernelContext& ctx) {
-  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) return ctx.error("Col2Im needs input, image_shape and block_shape");
+  if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+    return ctx.error("Col2Im needs input, image_shape and block_shape");
   const Tensor& x = ctx.input(0);
   std::vector<int64_t> img = to_int64_vector(ctx.input(1)), blk = to_int64_vector(ctx.input(2));
   size_t r = img.size();
-  if (r < 1 || blk.size() != r || x.rank() != 3) return ctx.error("Col2Im needs a 3-D input and image/block shapes of one length");
+  if (r < 1 || blk.size() != r || x.rank() != 3)
+    return ctx.error("Col2Im needs a 3-D input and image/block shapes of one length");
   const ir::Node& n = ctx.node();
   std::vector<int64_t> strides = n.attr_ints("strides", std::vector<int64_t>(r, 1));
   std::vector<int64_t> dil = n.attr_ints("dilations", std::vector<int64_t>(r, 1));
   std::vector<int64_t> pads = n.attr_ints("pads", std::vector<int64_t>(2 * r, 0));
-  if (strides.size() != r || dil.size() != r || pads.size() != 2 * r) return ctx.error("Col2Im attributes have the wrong length");
+  if (strides.size() != r || dil.size() != r || pads.size() != 2 * r)
+    return ctx.error("Col2Im attributes have the wrong length");
   int64_t kprod = numel_of(blk);
   int64_t N = x.dims()[0];
-  if (kprod == 0 || x.dims()[1] % kprod != 0) return ctx.error("Col2Im input's second dim must be C * prod(block_shape)");
+  if (kprod == 0 || x.dims()[1] % kprod != 0)
+    return ctx.error("Col2Im input's second dim must be C * prod(block_shape)");
   int64_t C = x.dims()[1] / kprod;
   std::vector<int64_t> grid(r);
   for (size_t a = 0; a < r; ++a) {
@@ -30,7 +34,9 @@ Status eval_col2im(KernelContext& ctx) {
     if (grid[a] < 1) return ctx.error("Col2Im block is larger than the padded image");
   }
   int64_t L = numel_of(grid);
-  if (x.dims()[2] != L) return ctx.error("Col2Im input has " + std::to_string(x.dims()[2]) + " blocks, the shapes give " + std::to_string(L));
+  if (x.dims()[2] != L)
+    return ctx.error("Col2Im input has " + std::to_string(x.dims()[2]) + " blocks, the shapes give " +
+                     std::to_string(L));
   Dims out{N, C};
   out.insert(out.end(), img.begin(), img.end());
   int64_t plane = numel_of(img);
@@ -56,7 +62,9 @@ Status eval_col2im(KernelContext& ctx) {
             if (p < 0 || p >= img[a]) inside = false;
             off += p * img_strides[a];
           }
-          if (inside) acc[static_cast<size_t>((nn * C + c) * plane + off)] += element_as_double(x, (nn * x.dims()[1] + c * kprod + k) * L + l);
+          if (inside)
+            acc[static_cast<size_t>((nn * C + c) * plane + off)] +=
+                element_as_double(x, (nn * x.dims()[1] + c * kprod + k) * L + l);
         }
       }
   Tensor y(x.dtype(), out);
@@ -64,7 +72,8 @@ Status eval_col2im(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     T* p = y.numel() ? y.mutable_data<T>() : nullptr;
     for (int64_t i = 0; i < y.numel(); ++i) {
-      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) p[i] = T(static_cast<float>(acc[static_cast<size_t>(i)]));
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+        p[i] = T(static_cast<float>(acc[static_cast<size_t>(i)]));
       else p[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
     }
   });
@@ -97,6 +106,8 @@ Status infer_col2im(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Col2Im, "", "Col2Im", (std::vector<int>{18}), eval_col2im);
 ONNXTRIM_REGISTER_INFER(Col2Im, "", "Col2Im", infer_col2im);
 ONNXTRIM_REGISTER_TYPES(Col2Im, "", "Col2Im", "T image_shape block_shape",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"image_shape", type_bits({ir::DataType::kInt64})}, {"block_shape", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"image_shape", type_bits({ir::DataType::kInt64})},
+                         {"block_shape", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

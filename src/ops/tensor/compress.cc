@@ -33,7 +33,8 @@ Status eval_compress(KernelContext& ctx) {
   int64_t inner = numel_of(Dims(dims.begin() + axis + 1, dims.end()));
   int64_t k = static_cast<int64_t>(keep.size());
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < k; ++j) tensor::copy_elements(x, (o * len + keep[static_cast<size_t>(j)]) * inner, y, (o * k + j) * inner, inner);
+    for (int64_t j = 0; j < k; ++j)
+      tensor::copy_elements(x, (o * len + keep[static_cast<size_t>(j)]) * inner, y, (o * k + j) * inner, inner);
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
@@ -66,6 +67,9 @@ Status infer_compress(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Compress, "", "Compress", (std::vector<int>{9, 11}), eval_compress);
 ONNXTRIM_REGISTER_INFER(Compress, "", "Compress", infer_compress);
 ONNXTRIM_REGISTER_TYPES(Compress, "", "Compress", "T T1",
-                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}, {"T1", type_bits({ir::DataType::kBool})}});
+                        {{"T", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})},
+                         {"T1", type_bits({ir::DataType::kBool})}});
 
 }  // namespace onnxtrim::ops

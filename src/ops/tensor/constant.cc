@@ -16,12 +16,18 @@ Status eval_constant(KernelContext& ctx) {
       ctx.set_output(0, *a.t);
       return Status::ok();
     }
-    if (a.name == "value_float") { ctx.set_output(0, Tensor::scalar_f32(a.f)); return Status::ok(); }
+    if (a.name == "value_float") {
+      ctx.set_output(0, Tensor::scalar_f32(a.f));
+      return Status::ok();
+    }
     if (a.name == "value_floats") {
       ctx.set_output(0, make_tensor<float>({static_cast<int64_t>(a.floats.size())}, a.floats));
       return Status::ok();
     }
-    if (a.name == "value_int") { ctx.set_output(0, Tensor::scalar_i64(a.i)); return Status::ok(); }
+    if (a.name == "value_int") {
+      ctx.set_output(0, Tensor::scalar_i64(a.i));
+      return Status::ok();
+    }
     if (a.name == "value_ints") {
       ctx.set_output(0, make_tensor<int64_t>({static_cast<int64_t>(a.ints.size())}, a.ints));
       return Status::ok();

@@ -57,7 +57,8 @@ Status infer_constant_of_shape(InferContext& ctx) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(ConstantOfShape, "", "ConstantOfShape", (std::vector<int>{9, 20, 21, 23, 24, 25}), eval_constant_of_shape);
+ONNXTRIM_REGISTER_OP(ConstantOfShape, "", "ConstantOfShape", (std::vector<int>{9, 20, 21, 23, 24, 25}),
+                     eval_constant_of_shape);
 ONNXTRIM_REGISTER_INFER(ConstantOfShape, "", "ConstantOfShape", infer_constant_of_shape);
 ONNXTRIM_REGISTER_TYPES(ConstantOfShape, "", "ConstantOfShape", "T1", {{"T1", type_bits({ir::DataType::kInt64})}});
 

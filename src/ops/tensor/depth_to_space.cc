@@ -50,6 +50,7 @@ Status infer_depth_to_space(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(DepthToSpace, "", "DepthToSpace", (std::vector<int>{1, 11, 13}), eval_depth_to_space);
 ONNXTRIM_REGISTER_INFER(DepthToSpace, "", "DepthToSpace", infer_depth_to_space);
 ONNXTRIM_REGISTER_TYPES(DepthToSpace, "", "DepthToSpace", "T",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
+                        {{"T",
+                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -69,7 +69,8 @@ ONNXTRIM_REGISTER_OP(Expand, "", "Expand", (std::vector<int>{8, 13}), eval_expan
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Expand, "", "Expand");
 ONNXTRIM_REGISTER_INFER(Expand, "", "Expand", infer_expand);
 ONNXTRIM_REGISTER_TYPES(Expand, "", "Expand", "T shape",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"shape", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"shape", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Expand0, "", "Expand", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 
 }  // namespace onnxtrim::ops

@@ -70,6 +70,7 @@ ONNXTRIM_REGISTER_OP(Gather, "", "Gather", (std::vector<int>{1, 11, 13}), eval_g
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Gather, "", "Gather");
 ONNXTRIM_REGISTER_INFER(Gather, "", "Gather", infer_gather);
 ONNXTRIM_REGISTER_TYPES(Gather, "", "Gather", "T Tind",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

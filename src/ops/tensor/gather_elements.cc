@@ -48,6 +48,7 @@ ONNXTRIM_REGISTER_OP(GatherElements, "", "GatherElements", (std::vector<int>{11,
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(GatherElements, "", "GatherElements");
 ONNXTRIM_REGISTER_INFER(GatherElements, "", "GatherElements", infer_gather_elements);
 ONNXTRIM_REGISTER_TYPES(GatherElements, "", "GatherElements", "T Tind",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

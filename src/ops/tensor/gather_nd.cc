@@ -65,6 +65,7 @@ ONNXTRIM_REGISTER_OP(GatherND, "", "GatherND", (std::vector<int>{11, 12, 13}), e
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(GatherND, "", "GatherND");
 ONNXTRIM_REGISTER_INFER(GatherND, "", "GatherND", infer_gather_nd);
 ONNXTRIM_REGISTER_TYPES(GatherND, "", "GatherND", "T indices",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"indices", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

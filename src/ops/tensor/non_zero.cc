@@ -17,7 +17,8 @@ Status eval_non_zero(KernelContext& ctx) {
   for (size_t j = 0; j < hits.size(); ++j) {
     int64_t rest = hits[j];
     for (int64_t k = 0; k < r; ++k) {
-      y.mutable_data<int64_t>()[k * static_cast<int64_t>(hits.size()) + static_cast<int64_t>(j)] = rest / st[static_cast<size_t>(k)];
+      y.mutable_data<int64_t>()[k * static_cast<int64_t>(hits.size()) + static_cast<int64_t>(j)] =
+          rest / st[static_cast<size_t>(k)];
       rest %= st[static_cast<size_t>(k)];
     }
   }
@@ -28,7 +29,8 @@ Status eval_non_zero(KernelContext& ctx) {
 // ---- shape inference
 Status infer_non_zero(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
-  ctx.output(0) = TypeInfo::tensor(DataType::kInt64, SymShape{x.shape ? Expr::constant(x.rank()) : ctx.fresh(), ctx.fresh()});
+  ctx.output(0) =
+      TypeInfo::tensor(DataType::kInt64, SymShape{x.shape ? Expr::constant(x.rank()) : ctx.fresh(), ctx.fresh()});
   return Status::ok();
 }
 
@@ -38,6 +40,7 @@ Status infer_non_zero(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(NonZero, "", "NonZero", (std::vector<int>{9, 13}), eval_non_zero);
 ONNXTRIM_REGISTER_INFER(NonZero, "", "NonZero", infer_non_zero);
 ONNXTRIM_REGISTER_TYPES(NonZero, "", "NonZero", "T",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
+                        {{"T",
+                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

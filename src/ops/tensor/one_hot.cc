@@ -57,7 +57,12 @@ Status infer_one_hot(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(OneHot, "", "OneHot", (std::vector<int>{9, 11}), eval_one_hot);
 ONNXTRIM_REGISTER_INFER(OneHot, "", "OneHot", infer_one_hot);
-ONNXTRIM_REGISTER_TYPES(OneHot, "", "OneHot", "T1 T2 T3",
-                        {{"T1", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"T2", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}, {"T3", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+ONNXTRIM_REGISTER_TYPES(
+    OneHot, "", "OneHot", "T1 T2 T3",
+    {{"T1", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})},
+     {"T2", kIntTypes | type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})},
+     {"T3", kIntTypes | kComplexTypes |
+                type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16,
+                           ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -179,7 +179,9 @@ bool fold_zero_pad(ir::Node& n, FoldContext& fc) {
 ONNXTRIM_REGISTER_OP(Pad, "", "Pad", (std::vector<int>{1, 2, 11, 13, 18, 19, 21, 23, 24, 25}), eval_pad);
 ONNXTRIM_REGISTER_INFER(Pad, "", "Pad", infer_pad);
 ONNXTRIM_REGISTER_TYPES(Pad, "", "Pad", "T pads T Tind",
-                        {{"T", kAnyType}, {"pads", type_bits({ir::DataType::kInt64})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kAnyType},
+                         {"pads", type_bits({ir::DataType::kInt64})},
+                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(PadZero, "", "Pad", "eliminate_nop_ops", fold_zero_pad);
 
 }  // namespace onnxtrim::ops

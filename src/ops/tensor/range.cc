@@ -112,6 +112,7 @@ Status infer_range(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Range, "", "Range", (std::vector<int>{11, 27}), eval_range);
 ONNXTRIM_REGISTER_INFER(Range, "", "Range", infer_range);
 ONNXTRIM_REGISTER_TYPES(Range, "", "Range", "T T T",
-                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt16, ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kFloatTypes |
+                                   type_bits({ir::DataType::kInt16, ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -1,4 +1,5 @@
-// Reshape: same data, new dims; 0 copies the input dim (unless allowzero), -1 is inferred (shape attribute before opset 5).
+// Reshape: same data, new dims; 0 copies the input dim (unless allowzero), -1 is inferred (shape attribute before opset
+// 5).
 #include "ops/fold.h"
 #include "ops/tensor/tensor_util.h"
 

@@ -16,7 +16,8 @@ Status eval_reverse_sequence(KernelContext& ctx) {
     return ctx.error("ReverseSequence needs rank >= 2 with batch_axis and time_axis 0 and 1");
   std::vector<int64_t> lens = to_int64_vector(ctx.input(1));
   int64_t B = x.dims()[static_cast<size_t>(batch_axis)], T = x.dims()[static_cast<size_t>(time_axis)];
-  if (static_cast<int64_t>(lens.size()) != B) return ctx.error("ReverseSequence sequence_lens must have one entry per batch");
+  if (static_cast<int64_t>(lens.size()) != B)
+    return ctx.error("ReverseSequence sequence_lens must have one entry per batch");
   int64_t inner = numel_of(Dims(x.dims().begin() + 2, x.dims().end()));
   Tensor y = x;
   y.mutable_bytes();
@@ -46,6 +47,9 @@ Status infer_reverse_sequence(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(ReverseSequence, "", "ReverseSequence", (std::vector<int>{10}), eval_reverse_sequence);
 ONNXTRIM_REGISTER_INFER(ReverseSequence, "", "ReverseSequence", infer_reverse_sequence);
 ONNXTRIM_REGISTER_TYPES(ReverseSequence, "", "ReverseSequence", "T sequence_lens",
-                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}, {"sequence_lens", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})},
+                         {"sequence_lens", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -14,7 +14,8 @@ Status eval_scatter_elements(KernelContext& ctx) {
   if (!movable(data.dtype())) return ctx.unsupported("scatter on sub-byte types");
   int64_t r = data.rank();
   auto axis = normalize_axis(ctx.node().attr_int("axis", 0), r);
-  if (!axis || idx.rank() != r || idx.dims() != upd.dims()) return ctx.error("ScatterElements shapes or axis are invalid");
+  if (!axis || idx.rank() != r || idx.dims() != upd.dims())
+    return ctx.error("ScatterElements shapes or axis are invalid");
   std::string reduction = ctx.node().attr_string("reduction", "none");
   Tensor y = data;
   y.mutable_bytes();  // own copy
@@ -47,10 +48,17 @@ Status eval_scatter_elements(KernelContext& ctx) {
 ONNXTRIM_REGISTER_OP(ScatterElements, "", "ScatterElements", (std::vector<int>{11, 13, 16, 18}), eval_scatter_elements);
 ONNXTRIM_REGISTER_INFER(ScatterElements, "", "ScatterElements", infer_same);
 ONNXTRIM_REGISTER_TYPES(ScatterElements, "", "ScatterElements", "T Tind T",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_OP(Scatter, "", "Scatter", (std::vector<int>{9, 11}), eval_scatter_elements);
 ONNXTRIM_REGISTER_INFER(Scatter, "", "Scatter", infer_same);
 ONNXTRIM_REGISTER_TYPES(Scatter, "", "Scatter", "data indices updates",
-                        {{"data", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}, {"updates", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+                        {{"data", kIntTypes | kComplexTypes |
+                                      type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                                 ir::DataType::kFloat16, ir::DataType::kString})},
+                         {"indices", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})},
+                         {"updates", kIntTypes | kComplexTypes |
+                                         type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                                    ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

@@ -49,6 +49,7 @@ Status eval_scatter_nd(KernelContext& ctx) {
 ONNXTRIM_REGISTER_OP(ScatterND, "", "ScatterND", (std::vector<int>{11, 13, 16, 18}), eval_scatter_nd);
 ONNXTRIM_REGISTER_INFER(ScatterND, "", "ScatterND", infer_same);
 ONNXTRIM_REGISTER_TYPES(ScatterND, "", "ScatterND", "T indices T",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"indices", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"indices", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

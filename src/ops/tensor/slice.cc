@@ -11,7 +11,8 @@ struct SliceParams {
   std::vector<int64_t> starts, ends, axes, steps;
 };
 
-std::optional<SliceParams> params_of(const ir::Node& n, int64_t opset, const std::function<std::optional<std::vector<int64_t>>(size_t)>& input_ints) {
+std::optional<SliceParams> params_of(const ir::Node& n, int64_t opset,
+                                     const std::function<std::optional<std::vector<int64_t>>(size_t)>& input_ints) {
   SliceParams p;
   if (opset < 10) {
     p.starts = n.attr_ints("starts");
@@ -123,10 +124,13 @@ Status infer_slice(InferContext& ctx) {
     values_ok = false;
     // Symbolic dim: the common forms (dims are non-negative).
     const int64_t big = int64_t{1} << 62;
-    if (st == 1 && s >= 0 && e >= big) out[static_cast<size_t>(*a)] = Expr::max(d - Expr::constant(s), Expr::constant(0));
-    else if (st == 1 && s >= 0 && e >= 0 && e < big) out[static_cast<size_t>(*a)] = Expr::max(Expr::min(d, Expr::constant(e)) - Expr::constant(s), Expr::constant(0));
+    if (st == 1 && s >= 0 && e >= big)
+      out[static_cast<size_t>(*a)] = Expr::max(d - Expr::constant(s), Expr::constant(0));
+    else if (st == 1 && s >= 0 && e >= 0 && e < big)
+      out[static_cast<size_t>(*a)] = Expr::max(Expr::min(d, Expr::constant(e)) - Expr::constant(s), Expr::constant(0));
     else if (st == 1 && s < 0 && e >= big) out[static_cast<size_t>(*a)] = Expr::min(Expr::constant(-s), d);
-    else if (st == 1 && s >= 0 && e < 0 && e > -big) out[static_cast<size_t>(*a)] = Expr::max(d + Expr::constant(e - s), Expr::constant(0));
+    else if (st == 1 && s >= 0 && e < 0 && e > -big)
+      out[static_cast<size_t>(*a)] = Expr::max(d + Expr::constant(e - s), Expr::constant(0));
     else out[static_cast<size_t>(*a)] = ctx.fresh();
   }
   ctx.output(0) = TypeInfo::tensor(x.elem, out);
@@ -134,7 +138,8 @@ Status infer_slice(InferContext& ctx) {
     auto n = out[0].constant_value();
     if (n) {
       std::vector<Expr> v;
-      for (int64_t k = 0; k < *n; ++k) v.push_back((*x.values)[static_cast<size_t>(ranges[0].first + k * ranges[0].second)]);
+      for (int64_t k = 0; k < *n; ++k)
+        v.push_back((*x.values)[static_cast<size_t>(ranges[0].first + k * ranges[0].second)]);
       ctx.output(0).values = v;
     }
   }
@@ -160,7 +165,8 @@ ONNXTRIM_REGISTER_OP(Slice, "", "Slice", (std::vector<int>{1, 10, 11, 13}), eval
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Slice, "", "Slice");
 ONNXTRIM_REGISTER_INFER(Slice, "", "Slice", infer_slice);
 ONNXTRIM_REGISTER_TYPES(Slice, "", "Slice", "T Tind Tind Tind Tind",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Slice0, "", "Slice", "eliminate_nop_ops", fold_full_slice);
 
 }  // namespace onnxtrim::ops

@@ -47,6 +47,7 @@ Status infer_space_to_depth(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(SpaceToDepth, "", "SpaceToDepth", (std::vector<int>{1, 13}), eval_space_to_depth);
 ONNXTRIM_REGISTER_INFER(SpaceToDepth, "", "SpaceToDepth", infer_space_to_depth);
 ONNXTRIM_REGISTER_TYPES(SpaceToDepth, "", "SpaceToDepth", "T",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
+                        {{"T",
+                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

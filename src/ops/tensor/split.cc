@@ -19,7 +19,8 @@ std::optional<std::vector<int64_t>> sizes_of(const ir::Node& n, int64_t opset, i
     split = n.attr_ints("split");
   }
   if (!split.empty()) return split;
-  int64_t parts = opset >= 18 && n.has_attr("num_outputs") ? n.attr_int("num_outputs", 1) : static_cast<int64_t>(outputs);
+  int64_t parts =
+      opset >= 18 && n.has_attr("num_outputs") ? n.attr_int("num_outputs", 1) : static_cast<int64_t>(outputs);
   if (parts <= 0) return std::nullopt;
   int64_t chunk = (dim + parts - 1) / parts;
   if (opset < 18 && dim % parts != 0) return std::nullopt;
@@ -75,15 +76,16 @@ Status infer_split(InferContext& ctx) {
   if (ctx.opset() < 13 && !ctx.node().attr_ints("split").empty()) given = ctx.node().attr_ints("split");
   if (given) {
     if (given->size() != ctx.num_outputs())
-      return ctx.error("Split has " + std::to_string(given->size()) + " sizes for " + std::to_string(ctx.num_outputs()) +
-                       " outputs");
+      return ctx.error("Split has " + std::to_string(given->size()) + " sizes for " +
+                       std::to_string(ctx.num_outputs()) + " outputs");
     int64_t total = 0;
     for (int64_t s : *given) {
       if (s < 0) return ctx.error("Split size " + std::to_string(s) + " is negative");
       total += s;
     }
     if (auto dc = d.constant_value(); dc && total != *dc)
-      return ctx.error("Split sizes add up to " + std::to_string(total) + " but the split dim is " + std::to_string(*dc));
+      return ctx.error("Split sizes add up to " + std::to_string(total) + " but the split dim is " +
+                       std::to_string(*dc));
   }
   std::vector<Expr> parts;
   if (auto dc = d.constant_value()) {
@@ -91,7 +93,8 @@ Status infer_split(InferContext& ctx) {
     if (sizes && sizes->size() == ctx.num_outputs())
       for (int64_t s : *sizes) parts.push_back(Expr::constant(s));
   } else if (!ctx.has_input(1) && ctx.node().attr_ints("split").empty() && ctx.num_outputs() > 0 && ctx.opset() < 18) {
-    for (size_t k = 0; k < ctx.num_outputs(); ++k) parts.push_back(Expr::floordiv(d, Expr::constant(static_cast<int64_t>(ctx.num_outputs()))));
+    for (size_t k = 0; k < ctx.num_outputs(); ++k)
+      parts.push_back(Expr::floordiv(d, Expr::constant(static_cast<int64_t>(ctx.num_outputs()))));
   } else if (si) {
     for (int64_t s : *si) parts.push_back(Expr::constant(s));
   }
@@ -107,8 +110,9 @@ Status infer_split(InferContext& ctx) {
       auto c = parts[k].constant_value();
       if (!c || *c < 0 || at + static_cast<size_t>(*c) > x.values->size()) break;
       if (ctx.has_output(k))
-        ctx.output(k).values = std::vector<Expr>(x.values->begin() + static_cast<std::ptrdiff_t>(at),
-                                                 x.values->begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(*c)));
+        ctx.output(k).values =
+            std::vector<Expr>(x.values->begin() + static_cast<std::ptrdiff_t>(at),
+                              x.values->begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(*c)));
       at += static_cast<size_t>(*c);
     }
   }
@@ -127,7 +131,9 @@ ONNXTRIM_REGISTER_OP(Split, "", "Split", (std::vector<int>{1, 2, 11, 13, 18}), e
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Split, "", "Split");
 ONNXTRIM_REGISTER_INFER(Split, "", "Split", infer_split);
 ONNXTRIM_REGISTER_TYPES(Split, "", "Split", "T split",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"split", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"split", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16,
+                                              ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Split0, "", "Split", "eliminate_nop_ops", fold_single_split);
 
 }  // namespace onnxtrim::ops

@@ -14,7 +14,8 @@ Status eval_squeeze(KernelContext& ctx) {
   if (axes && !axes->empty()) {
     for (int64_t a : *axes) {
       auto n = normalize_axis(a, x.rank());
-      if (!n || x.dims()[static_cast<size_t>(*n)] != 1) return ctx.error("Squeeze axis " + std::to_string(a) + " is not a dim of size 1");
+      if (!n || x.dims()[static_cast<size_t>(*n)] != 1)
+        return ctx.error("Squeeze axis " + std::to_string(a) + " is not a dim of size 1");
       drop[static_cast<size_t>(*n)] = true;
     }
   } else {

@@ -9,7 +9,7 @@ bool movable(DataType t) { return t == DataType::kString || ir::dtype_bits(t) >=
 
 std::vector<int64_t> take_index(DataType dtype, const Dims& out_dims) {
   int64_t n = checked_numel(out_dims);
-  uint64_t out_bytes = n < 0 ? 0
+  uint64_t out_bytes = n < 0                        ? 0
                        : dtype == DataType::kString ? static_cast<uint64_t>(n) * sizeof(std::string)
                                                     : ir::dtype_storage_bytes(dtype, n);
   check_tensor(n, out_bytes, ir::dtype_name(dtype), out_dims);
@@ -28,11 +28,21 @@ Tensor take(const Tensor& src, const Dims& out_dims, const std::vector<int64_t>&
   uint8_t* po = out.mutable_bytes();
   const uint8_t* ps = src.bytes();
   switch (w) {
-    case 1: for (size_t i = 0; i < index.size(); ++i) po[i] = ps[index[i]]; break;
-    case 2: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 2 * i, ps + 2 * index[i], 2); break;
-    case 4: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 4 * i, ps + 4 * index[i], 4); break;
-    case 8: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 8 * i, ps + 8 * index[i], 8); break;
-    default: for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + w * i, ps + w * static_cast<size_t>(index[i]), w); break;
+    case 1:
+      for (size_t i = 0; i < index.size(); ++i) po[i] = ps[index[i]];
+      break;
+    case 2:
+      for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 2 * i, ps + 2 * index[i], 2);
+      break;
+    case 4:
+      for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 4 * i, ps + 4 * index[i], 4);
+      break;
+    case 8:
+      for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + 8 * i, ps + 8 * index[i], 8);
+      break;
+    default:
+      for (size_t i = 0; i < index.size(); ++i) std::memcpy(po + w * i, ps + w * static_cast<size_t>(index[i]), w);
+      break;
   }
   return out;
 }
@@ -40,7 +50,8 @@ Tensor take(const Tensor& src, const Dims& out_dims, const std::vector<int64_t>&
 void copy_elements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t count) {
   if (count <= 0) return;
   if (src.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < count; ++i) dst.strings()[static_cast<size_t>(dst_off + i)] = src.strings()[static_cast<size_t>(src_off + i)];
+    for (int64_t i = 0; i < count; ++i)
+      dst.strings()[static_cast<size_t>(dst_off + i)] = src.strings()[static_cast<size_t>(src_off + i)];
     return;
   }
   size_t w = elem_size(src.dtype());

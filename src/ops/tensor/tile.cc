@@ -78,7 +78,10 @@ ONNXTRIM_REGISTER_OP(Tile, "", "Tile", (std::vector<int>{1, 6, 13}), eval_tile);
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Tile, "", "Tile");
 ONNXTRIM_REGISTER_INFER(Tile, "", "Tile", infer_tile);
 ONNXTRIM_REGISTER_TYPES(Tile, "", "Tile", "T T1 axis",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"T1", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt64})}, {"axis", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"T1", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16,
+                                           ir::DataType::kInt64})},
+                         {"axis", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});
 ONNXTRIM_REGISTER_FOLD(Tile0, "", "Tile", "eliminate_nop_ops", fold_tile_ones);
 
 }  // namespace onnxtrim::ops

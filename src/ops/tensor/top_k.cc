@@ -53,7 +53,8 @@ Status infer_top_k(InferContext& ctx) {
     auto axis = normalize_axis(ctx.node().attr_int("axis", -1), x.rank());
     if (!axis) return ctx.error("TopK axis out of range");
     s = *x.shape;
-    std::optional<std::vector<int64_t>> k = ctx.opset() < 10 ? std::optional(std::vector<int64_t>{ctx.node().attr_int("k", 0)}) : ctx.input_ints(1);
+    std::optional<std::vector<int64_t>> k =
+        ctx.opset() < 10 ? std::optional(std::vector<int64_t>{ctx.node().attr_int("k", 0)}) : ctx.input_ints(1);
     (*s)[static_cast<size_t>(*axis)] = k && k->size() == 1 ? Expr::constant((*k)[0]) : ctx.fresh();
   }
   ctx.output(0) = TypeInfo::tensor(x.elem, s);

@@ -57,8 +57,8 @@ void for_each_tile(int64_t lo, int64_t hi, int64_t C, Tile&& tile) {
 
 #if defined(ONNXTRIM_AVX2_TRANSPOSE)
 // 4-byte elements on a CPU with AVX2: 8 x 8 blocks through eight 256-bit registers, in tiles of
-// 64 x 64 (for_each_tile); the rows and columns past the last whole 8 element by element. A fifth to a third faster than the 4 x 4 blocks on weight-sized
-// matrices (bench: 5.2-5.8 -> 5.3-7.4 GB/s on one core).
+// 64 x 64 (for_each_tile); the rows and columns past the last whole 8 element by element. A fifth to a third faster
+// than the 4 x 4 blocks on weight-sized matrices (bench: 5.2-5.8 -> 5.3-7.4 GB/s on one core).
 __attribute__((target("avx2"))) void transpose_block8(const float* s, int64_t R, float* d, int64_t C) {
   __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + R), r2 = _mm256_loadu_ps(s + 2 * R),
          r3 = _mm256_loadu_ps(s + 3 * R), r4 = _mm256_loadu_ps(s + 4 * R), r5 = _mm256_loadu_ps(s + 5 * R),
@@ -156,7 +156,8 @@ void transpose2d_rows(const uint8_t* src, uint8_t* dst, int64_t R, int64_t C, in
       const int64_t nj = std::min(T, C - j0);
       for (int64_t j = 0; j < nj; ++j) {
         const uint8_t* s = src + W * static_cast<size_t>((j0 + j) * R + i0);
-        for (int64_t i = 0; i < ni; ++i) std::memcpy(&tile[i][W * static_cast<size_t>(j)], s + W * static_cast<size_t>(i), W);
+        for (int64_t i = 0; i < ni; ++i)
+          std::memcpy(&tile[i][W * static_cast<size_t>(j)], s + W * static_cast<size_t>(i), W);
       }
       for (int64_t i = 0; i < ni; ++i)
         std::memcpy(dst + W * static_cast<size_t>((i0 + i - lo) * C + j0), tile[i], W * static_cast<size_t>(nj));
@@ -202,7 +203,8 @@ void transpose2d_range_bytes(size_t w, const uint8_t* src, uint8_t* dst, int64_t
 // Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
 // the output's last axis are gathered with a fixed input stride.
 template <size_t W>
-void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p, const Dims& out) {
+void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, const std::vector<int64_t>& p,
+                    const Dims& out) {
   size_t r = out.size();
   int64_t inner = r ? out[r - 1] : 1;
   int64_t step = r ? in_strides[static_cast<size_t>(p[r - 1])] : 0;
@@ -211,7 +213,8 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
   int64_t base = 0;
   for (int64_t row = 0; row < rows; ++row) {
     uint8_t* d = dst + W * static_cast<size_t>(row * inner);
-    for (int64_t j = 0; j < inner; ++j) std::memcpy(d + W * static_cast<size_t>(j), src + W * static_cast<size_t>(base + j * step), W);
+    for (int64_t j = 0; j < inner; ++j)
+      std::memcpy(d + W * static_cast<size_t>(j), src + W * static_cast<size_t>(base + j * step), W);
     for (int64_t k = static_cast<int64_t>(r) - 2; k >= 0; --k) {
       auto u = static_cast<size_t>(k);
       int64_t s = in_strides[static_cast<size_t>(p[u])];
@@ -295,7 +298,8 @@ void transpose_bytes(const Tensor& x, const std::vector<int64_t>& p, const Dims&
       charge_tensor(y.numel(), y.byte_size(), ir::dtype_name(y.dtype()), out);
       auto fill = [x, R, C, w](uint8_t* dst, size_t b, size_t e) {
         if (e - b <= kFewBytes && few_from_file(x, w, R, C, dst, b, e)) return;
-        transpose2d_range_bytes(w, x.unaligned_bytes(), dst, R, C, static_cast<int64_t>(b / w), static_cast<int64_t>(e / w));
+        transpose2d_range_bytes(w, x.unaligned_bytes(), dst, R, C, static_cast<int64_t>(b / w),
+                                static_cast<int64_t>(e / w));
       };
       ir::DeferredBuffer::Source source{x.buffer(), x.buffer_offset(), x.byte_size()};
       // Whole output rows, as many as one cache line of a source row holds: a range that

@@ -32,6 +32,7 @@ Status eval_trilu(KernelContext& ctx) {
 ONNXTRIM_REGISTER_OP(Trilu, "", "Trilu", (std::vector<int>{14}), eval_trilu);
 ONNXTRIM_REGISTER_INFER(Trilu, "", "Trilu", infer_same);
 ONNXTRIM_REGISTER_TYPES(Trilu, "", "Trilu", "T k",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}, {"k", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                         {"k", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

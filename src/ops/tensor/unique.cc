@@ -51,7 +51,8 @@ Status eval_unique(KernelContext& ctx) {
   // Slices ordered by value (stable: equal slices keep their order of occurrence).
   std::vector<int64_t> order(static_cast<size_t>(len));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return compare_slices(x, outer, len, inner, i, j) < 0; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t i, int64_t j) { return compare_slices(x, outer, len, inner, i, j) < 0; });
   std::vector<int64_t> first, counts, group_of(static_cast<size_t>(len));
   for (size_t k = 0; k < order.size(); ++k) {
     if (k == 0 || compare_slices(x, outer, len, inner, order[k - 1], order[k]) != 0) {
@@ -64,7 +65,10 @@ Status eval_unique(KernelContext& ctx) {
   // Output order of the groups: by value, or by first occurrence.
   std::vector<int64_t> rank(first.size());
   std::iota(rank.begin(), rank.end(), 0);
-  if (!sorted) std::stable_sort(rank.begin(), rank.end(), [&](int64_t a, int64_t b) { return first[static_cast<size_t>(a)] < first[static_cast<size_t>(b)]; });
+  if (!sorted)
+    std::stable_sort(rank.begin(), rank.end(), [&](int64_t a, int64_t b) {
+      return first[static_cast<size_t>(a)] < first[static_cast<size_t>(b)];
+    });
   std::vector<int64_t> pos_of(first.size());
   for (size_t p = 0; p < rank.size(); ++p) pos_of[static_cast<size_t>(rank[p])] = static_cast<int64_t>(p);
   auto k = static_cast<int64_t>(first.size());
@@ -79,7 +83,8 @@ Status eval_unique(KernelContext& ctx) {
     for (int64_t o = 0; o < outer; ++o)
       tensor::copy_elements(x, (o * len + first[static_cast<size_t>(g)]) * inner, y, (o * k + p) * inner, inner);
   }
-  for (int64_t i = 0; i < len; ++i) inv[static_cast<size_t>(i)] = pos_of[static_cast<size_t>(group_of[static_cast<size_t>(i)])];
+  for (int64_t i = 0; i < len; ++i)
+    inv[static_cast<size_t>(i)] = pos_of[static_cast<size_t>(group_of[static_cast<size_t>(i)])];
   ctx.set_output(0, std::move(y));
   if (ctx.wants_output(1)) ctx.set_output(1, make_tensor<int64_t>({k}, idx));
   if (ctx.wants_output(2)) ctx.set_output(2, make_tensor<int64_t>({len}, inv));
@@ -116,6 +121,8 @@ Status infer_unique(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Unique, "", "Unique", (std::vector<int>{11}), eval_unique);
 ONNXTRIM_REGISTER_INFER(Unique, "", "Unique", infer_unique);
 ONNXTRIM_REGISTER_TYPES(Unique, "", "Unique", "T",
-                        {{"T", kIntTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kString})}});
+                        {{"T", kIntTypes | kComplexTypes |
+                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
+                                              ir::DataType::kFloat16, ir::DataType::kString})}});
 
 }  // namespace onnxtrim::ops

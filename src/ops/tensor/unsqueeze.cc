@@ -41,7 +41,8 @@ Status eval_unsqueeze(KernelContext& ctx) {
 // ---- shape inference (with value propagation)
 Status infer_unsqueeze(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
-  std::optional<std::vector<int64_t>> axes = ctx.opset() >= 13 ? ctx.input_ints(1) : std::optional(ctx.node().attr_ints("axes"));
+  std::optional<std::vector<int64_t>> axes =
+      ctx.opset() >= 13 ? ctx.input_ints(1) : std::optional(ctx.node().attr_ints("axes"));
   if (!x.shape || !axes) {
     ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
     return Status::ok();
@@ -68,7 +69,8 @@ bool fold_unsqueeze_pair(ir::Node& n, FoldContext& fc) {
   ir::Node& first = *mid->producer();
   if (first.op_type != "Unsqueeze" || !first.is_default_domain() || first.num_outputs() != 1) return false;
   auto axes_of = [&](const ir::Node& m) -> std::optional<std::vector<int64_t>> {
-    if (fc.opset() >= 13) return m.num_inputs() > 1 && m.input(1) ? FoldContext::constant_ints(m.input(1)) : std::nullopt;
+    if (fc.opset() >= 13)
+      return m.num_inputs() > 1 && m.input(1) ? FoldContext::constant_ints(m.input(1)) : std::nullopt;
     return m.attr_ints("axes");
   };
   auto a1 = axes_of(first), a2 = axes_of(n);
@@ -89,7 +91,7 @@ bool fold_unsqueeze_pair(ir::Node& n, FoldContext& fc) {
     if (!g) return false;
     const int64_t len = static_cast<int64_t>(merged.size());
     ir::Value* axes = rw.add_initializer(*g, ir::Tensor::from_vector<int64_t>(ir::DataType::kInt64, {len}, merged),
-                                        n.output(0)->name() + "_axes");
+                                         n.output(0)->name() + "_axes");
     rw.set_input(&n, 1, axes);
   } else {
     rw.set_attribute(&n, ir::Attribute::make_ints("axes", merged));

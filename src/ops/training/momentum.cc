@@ -15,7 +15,8 @@ Status eval_momentum(KernelContext& ctx) {
   double beta = n.attr_float("beta", 0.0f);
   double norm = n.attr_float("norm_coefficient", 0.0f);
   std::string mode = n.attr_string("mode", "");
-  if (mode != "standard" && mode != "nesterov") return ctx.error("Momentum mode must be standard or nesterov, not '" + mode + "'");
+  if (mode != "standard" && mode != "nesterov")
+    return ctx.error("Momentum mode must be standard or nesterov, not '" + mode + "'");
   bool nesterov = mode == "nesterov";
   return training::run_optimizer(ctx, 3, [&](double R, int64_t T, const double* in, double* out) {
     double g = norm * in[0] + in[1];

@@ -16,8 +16,7 @@ Status run_optimizer(KernelContext& ctx, size_t kinds, const OptimizerStep& step
   if (ctx.num_inputs() < 2 + kinds || (ctx.num_inputs() - 2) % kinds != 0)
     return ctx.error(op + " takes R, T and " + std::to_string(kinds) + " groups of equal size");
   size_t n = (ctx.num_inputs() - 2) / kinds;
-  if (ctx.num_outputs() > (kinds - 1) * n)
-    return ctx.error(op + " has more outputs than updated tensors and states");
+  if (ctx.num_outputs() > (kinds - 1) * n) return ctx.error(op + " has more outputs than updated tensors and states");
   for (size_t i = 0; i < ctx.num_inputs(); ++i)
     if (!ctx.has_input(i)) return ctx.error(op + " input " + std::to_string(i) + " is missing");
   const Tensor& r = ctx.input(0);

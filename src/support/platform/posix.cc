@@ -77,7 +77,9 @@ void release_pages(const void* p, size_t n) {
 
 bool reserve_file(int fd, off_t off, off_t len) { return fallocate(fd, 0, off, len) == 0; }
 
-void punch_hole(int fd, off_t off, off_t len) { (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len); }
+void punch_hole(int fd, off_t off, off_t len) {
+  (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len);
+}
 
 ssize_t copy_file_range(int fd_in, off_t* off, int fd_out, size_t n) {
   loff_t o = static_cast<loff_t>(*off);
