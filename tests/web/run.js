@@ -512,9 +512,18 @@ async function pageCases(browser, page) {
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dlDir, eventsEnabled: true });
 
   // 1. a fixture through the file input, with options set in the form
+  // The form's --target list is the CLI's target table, in its order (none first).
+  const cliTargets = spawnSync(args.cli, [modelPath('resnet_small.onnx'), path.join(work, 't.onnx'), '--target', '?'],
+                               { encoding: 'utf8' }).stderr.match(/known: ([^)]*)\)/);
+  const pageTargets = await page.$$eval('#opt-target option', (os) => os.map((o) => o.value));
+  check(`the form's targets are the CLI's (${pageTargets.slice(1).join(', ')})`,
+        cliTargets && JSON.stringify(pageTargets) === JSON.stringify(['', ...cliTargets[1].split(', ')]),
+        `page ${JSON.stringify(pageTargets)} vs CLI ${cliTargets && cliTargets[1]}`);
+
   const cases = [
     ['resnet_small.onnx', {}],
     ['bert_tiny.onnx', { opset: 23, dim: 'batch=1' }],
+    ['groupnorm_unet_tiny.onnx', { target: 'tensorrt', opset: 21 }],
   ];
   let screenshotDone = false;
   for (const [name, options] of cases) {
