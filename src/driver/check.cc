@@ -12,8 +12,6 @@
 
 namespace onnxtrim::driver {
 
-namespace {
-
 // Multiply-adds of one run of the main graph with every input dim fixed (the check's inputs):
 // MatMul/Gemm/Conv families by their reductions, everything else one per output element.
 double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
@@ -61,8 +59,6 @@ double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
   });
   return macs;
 }
-
-}  // namespace
 
 eval::InputSpec::Fill input_fill(const Options& o) {
   if (o.input_fill == "ones") return eval::InputSpec::Fill::kOnes;

@@ -43,6 +43,10 @@ void fix_input_shapes(ir::Model& m, const std::map<std::string, std::vector<int6
 eval::InputSpec check_spec(const ir::Model& m, const ir::Model& candidate, const Options& o, std::string* error,
                            const std::map<std::string, std::string>& renamed = {});
 
+// Multiply-adds of one run of m's main graph with every input dim fixed as `spec` fixes them
+// (check.cc): what the check's budget (--verify-budget) is compared with.
+double estimate_macs(const ir::Model& m, const eval::InputSpec& spec);
+
 // The checker of `original` (check.cc): the original run on random inputs whose free dims grow
 // until it runs. In auto mode whatever keeps the check from running is a reason to skip it
 // (*skipped, nullptr returned); with --verify it is an error (thrown).
