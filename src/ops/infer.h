@@ -120,6 +120,12 @@ inline constexpr uint64_t kNumericTypes = kFloatTypes | kIntTypes;
 inline constexpr uint64_t kFloat8Types = type_bits({ir::DataType::kFloat8E4M3FN, ir::DataType::kFloat8E4M3FNUZ,
                                                     ir::DataType::kFloat8E5M2, ir::DataType::kFloat8E5M2FNUZ});
 inline constexpr uint64_t kComplexTypes = type_bits({ir::DataType::kComplex64, ir::DataType::kComplex128});
+// The spec's "all tensor types" of the data-movement, sequence and optional ops: every numeric,
+// complex, bool and string type (no float8, no 4-bit types); and the same list as the ops that
+// never took bfloat16 give it.
+inline constexpr uint64_t kAllTensorTypes =
+    kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString});
+inline constexpr uint64_t kAllTensorTypesButBFloat16 = kAllTensorTypes & ~type_bit(ir::DataType::kBFloat16);
 inline constexpr uint64_t kAnyType = ~uint64_t{0};
 
 struct TypeConstraints {

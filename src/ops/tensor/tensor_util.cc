@@ -92,6 +92,17 @@ Status scatter_combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, con
   return Status::ok();
 }
 
+std::optional<int64_t> tuple_offset(const int64_t* tuple, int64_t q, const Dims& dims, int64_t first_axis,
+                                    const Dims& strides) {
+  int64_t off = 0;
+  for (int64_t k = 0; k < q; ++k) {
+    auto v = wrap_index(tuple[k], dims[static_cast<size_t>(first_axis + k)]);
+    if (!v) return std::nullopt;
+    off += *v * strides[static_cast<size_t>(k)];
+  }
+  return off;
+}
+
 bool fold_same_shape_to_input(ir::Node& n, FoldContext& fc) {
   if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
   return fc.forward(n, 0, n.input(0));

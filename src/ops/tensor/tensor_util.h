@@ -34,6 +34,45 @@ Status scatter_combine(Tensor& y, int64_t dst, const Tensor& u, int64_t src, con
 // provably of the input's shape and type is the input itself.
 bool fold_same_shape_to_input(ir::Node& n, FoldContext& fc);
 
+// ---- indexing: the gathers and the scatters
+// Index i into an axis of n elements (negative counts from the end): its position in [0, n), or
+// nullopt when it is outside [-n, n).
+inline std::optional<int64_t> wrap_index(int64_t i, int64_t n) {
+  if (i < -n || i >= n) return std::nullopt;
+  return i < 0 ? i + n : i;
+}
+
+// GatherElements and ScatterElements: index element i (row-major over idx_dims) names the data
+// element at i's own coordinates except along `axis`, where the coordinate is the index. Calls
+// visit(i, that element's offset) for each i in order and returns the first visit's failure; an
+// index out of range returns `out_of_range` there.
+template <class Visit>
+Status visit_axis_indices(const Dims& data_dims, const Dims& idx_dims, const std::vector<int64_t>& ind, int64_t axis,
+                          const Status& out_of_range, Visit visit) {
+  const auto r = static_cast<int64_t>(data_dims.size());
+  Dims ds = strides_of(data_dims);
+  int64_t n = data_dims[static_cast<size_t>(axis)];
+  std::vector<int64_t> c(static_cast<size_t>(r), 0);
+  for (size_t i = 0; i < ind.size(); ++i) {
+    auto v = wrap_index(ind[i], n);
+    if (!v) return out_of_range;
+    int64_t off = 0;
+    for (int64_t k = 0; k < r; ++k) off += (k == axis ? *v : c[static_cast<size_t>(k)]) * ds[static_cast<size_t>(k)];
+    if (Status st = visit(i, off); !st.is_ok()) return st;
+    for (int64_t k = r - 1; k >= 0; --k) {
+      if (++c[static_cast<size_t>(k)] < idx_dims[static_cast<size_t>(k)]) break;
+      c[static_cast<size_t>(k)] = 0;
+    }
+  }
+  return Status::ok();
+}
+
+// GatherND and ScatterND: the offset of the slice that an index tuple of q entries names, entry k
+// indexing axis first_axis + k of `dims` (negative counts from the end), with strides[k] its
+// stride; nullopt when an entry is out of range.
+std::optional<int64_t> tuple_offset(const int64_t* tuple, int64_t q, const Dims& dims, int64_t first_axis,
+                                    const Dims& strides);
+
 // Reads axes/ints from an optional input (opset >= 13 style) or an attribute (older opsets).
 std::optional<std::vector<int64_t>> ints_from_input_or_attr(const KernelContext& ctx, size_t input, const char* attr);
 
