@@ -9,17 +9,8 @@ namespace onnxtrim::ops {
 namespace {
 
 std::optional<std::vector<int64_t>> axes_of(const ir::Node& n, int64_t rank, size_t count) {
-  std::vector<int64_t> axes;
-  if (n.attr("axes")) {
-    for (int64_t a : n.attr_ints("axes")) {
-      auto na = normalize_axis(a, rank);
-      if (!na) return std::nullopt;
-      axes.push_back(*na);
-    }
-  } else {
-    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
-  }
-  if (axes.size() != count) return std::nullopt;
+  auto axes = tensor::axes_attr_or_all(n, rank);
+  if (!axes || axes->size() != count) return std::nullopt;
   return axes;
 }
 
@@ -86,7 +77,6 @@ Status infer_center_crop_pad(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(CenterCropPad, "", "CenterCropPad", (std::vector<int>{18}), eval_center_crop_pad);
 ONNXTRIM_REGISTER_INFER(CenterCropPad, "", "CenterCropPad", infer_center_crop_pad);
 ONNXTRIM_REGISTER_TYPES(CenterCropPad, "", "CenterCropPad", "T Tind",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
-                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kAllTensorTypes}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

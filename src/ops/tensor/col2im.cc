@@ -106,7 +106,7 @@ Status infer_col2im(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Col2Im, "", "Col2Im", (std::vector<int>{18}), eval_col2im);
 ONNXTRIM_REGISTER_INFER(Col2Im, "", "Col2Im", infer_col2im);
 ONNXTRIM_REGISTER_TYPES(Col2Im, "", "Col2Im", "T image_shape block_shape",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                        {{"T", kAllTensorTypes},
                          {"image_shape", type_bits({ir::DataType::kInt64})},
                          {"block_shape", type_bits({ir::DataType::kInt64})}});
 

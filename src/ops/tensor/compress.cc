@@ -67,9 +67,6 @@ Status infer_compress(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Compress, "", "Compress", (std::vector<int>{9, 11}), eval_compress);
 ONNXTRIM_REGISTER_INFER(Compress, "", "Compress", infer_compress);
 ONNXTRIM_REGISTER_TYPES(Compress, "", "Compress", "T T1",
-                        {{"T", kIntTypes | kComplexTypes |
-                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
-                                              ir::DataType::kFloat16, ir::DataType::kString})},
-                         {"T1", type_bits({ir::DataType::kBool})}});
+                        {{"T", kAllTensorTypesButBFloat16}, {"T1", type_bits({ir::DataType::kBool})}});
 
 }  // namespace onnxtrim::ops

@@ -84,9 +84,7 @@ bool fold_single_concat(ir::Node& n, FoldContext& fc) {
 ONNXTRIM_REGISTER_OP(Concat, "", "Concat", (std::vector<int>{1, 4, 11, 13}), eval_concat);
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Concat, "", "Concat");
 ONNXTRIM_REGISTER_INFER(Concat, "", "Concat", infer_concat);
-ONNXTRIM_REGISTER_TYPES(Concat, "", "Concat", "T...",
-                        {{"T",
-                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
+ONNXTRIM_REGISTER_TYPES(Concat, "", "Concat", "T...", {{"T", kAllTensorTypes}});
 ONNXTRIM_REGISTER_FOLD(ConcatFold0, "", "Concat", "eliminate_nop_ops", fold_single_concat);
 
 }  // namespace onnxtrim::ops

@@ -9,39 +9,31 @@ namespace {
 using namespace tensor;
 
 // ---- evaluate
+// The tensor one of Constant's value attributes gives (value, value_float(s), value_int(s),
+// value_string(s)); nullopt for any other attribute.
+std::optional<Tensor> constant_attribute_value(const ir::Attribute& a) {
+  if (a.name == "value" && a.t) return *a.t;
+  if (a.name == "value_float") return Tensor::scalar_f32(a.f);
+  if (a.name == "value_floats") return make_tensor<float>({static_cast<int64_t>(a.floats.size())}, a.floats);
+  if (a.name == "value_int") return Tensor::scalar_i64(a.i);
+  if (a.name == "value_ints") return make_tensor<int64_t>({static_cast<int64_t>(a.ints.size())}, a.ints);
+  if (a.name == "value_string") {
+    Tensor t(DataType::kString, {});
+    t.strings()[0] = a.s;
+    return t;
+  }
+  if (a.name == "value_strings") {
+    Tensor t(DataType::kString, {static_cast<int64_t>(a.strings.size())});
+    t.strings() = a.strings;
+    return t;
+  }
+  return std::nullopt;
+}
+
 Status eval_constant(KernelContext& ctx) {
-  const ir::Node& n = ctx.node();
-  for (const auto& a : n.attributes) {
-    if (a.name == "value" && a.t) {
-      ctx.set_output(0, *a.t);
-      return Status::ok();
-    }
-    if (a.name == "value_float") {
-      ctx.set_output(0, Tensor::scalar_f32(a.f));
-      return Status::ok();
-    }
-    if (a.name == "value_floats") {
-      ctx.set_output(0, make_tensor<float>({static_cast<int64_t>(a.floats.size())}, a.floats));
-      return Status::ok();
-    }
-    if (a.name == "value_int") {
-      ctx.set_output(0, Tensor::scalar_i64(a.i));
-      return Status::ok();
-    }
-    if (a.name == "value_ints") {
-      ctx.set_output(0, make_tensor<int64_t>({static_cast<int64_t>(a.ints.size())}, a.ints));
-      return Status::ok();
-    }
-    if (a.name == "value_string") {
-      Tensor t(DataType::kString, {});
-      t.strings()[0] = a.s;
-      ctx.set_output(0, std::move(t));
-      return Status::ok();
-    }
-    if (a.name == "value_strings") {
-      Tensor t(DataType::kString, {static_cast<int64_t>(a.strings.size())});
-      t.strings() = a.strings;
-      ctx.set_output(0, std::move(t));
+  for (const auto& a : ctx.node().attributes) {
+    if (std::optional<Tensor> t = constant_attribute_value(a)) {
+      ctx.set_output(0, std::move(*t));
       return Status::ok();
     }
     if (a.name == "sparse_value") return ctx.unsupported("Constant with a sparse_value");

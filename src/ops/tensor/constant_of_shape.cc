@@ -40,10 +40,8 @@ Status infer_constant_of_shape(InferContext& ctx) {
   std::optional<SymShape> s;
   if (vals) s = *vals;
   else if (ctx.input(0).shape && ctx.input(0).shape->size() == 1)
-    if (auto n = (*ctx.input(0).shape)[0].constant_value(); n && *n <= kConstantOfShapeMaxRank) {
-      s = SymShape{};
-      for (int64_t i = 0; i < *n; ++i) s->push_back(ctx.fresh());
-    }
+    if (auto n = (*ctx.input(0).shape)[0].constant_value(); n && *n <= kConstantOfShapeMaxRank)
+      s = unknown_dims(ctx, *n);
   ctx.output(0) = TypeInfo::tensor(elem, s);
   // A small integer fill is propagated too.
   if (s && s->size() <= 1 && tracks_values(elem) && a && a->t) {

@@ -34,10 +34,7 @@ Status infer_expand(InferContext& ctx) {
   if (v) {
     target = SymShape(v->begin(), v->end());
   } else if (const TypeInfo& s = ctx.input(1); s.shape && s.shape->size() == 1) {
-    if (auto n = (*s.shape)[0].constant_value()) {
-      target = SymShape{};
-      for (int64_t i = 0; i < *n; ++i) target->push_back(ctx.fresh());
-    }
+    if (auto n = (*s.shape)[0].constant_value()) target = unknown_dims(ctx, *n);
   }
   if (!x.shape || !target) {
     ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
@@ -69,8 +66,7 @@ ONNXTRIM_REGISTER_OP(Expand, "", "Expand", (std::vector<int>{8, 13}), eval_expan
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Expand, "", "Expand");
 ONNXTRIM_REGISTER_INFER(Expand, "", "Expand", infer_expand);
 ONNXTRIM_REGISTER_TYPES(Expand, "", "Expand", "T shape",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
-                         {"shape", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kAllTensorTypes}, {"shape", type_bits({ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Expand0, "", "Expand", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
 
 }  // namespace onnxtrim::ops

@@ -39,8 +39,6 @@ Status infer_non_zero(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(NonZero, "", "NonZero", (std::vector<int>{9, 13}), eval_non_zero);
 ONNXTRIM_REGISTER_INFER(NonZero, "", "NonZero", infer_non_zero);
-ONNXTRIM_REGISTER_TYPES(NonZero, "", "NonZero", "T",
-                        {{"T",
-                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})}});
+ONNXTRIM_REGISTER_TYPES(NonZero, "", "NonZero", "T", {{"T", kAllTensorTypes}});
 
 }  // namespace onnxtrim::ops

@@ -119,10 +119,7 @@ Status eval_pad(KernelContext& ctx) {
     }
     if (inside) copy_elements(x, off, y, i, 1);
     else copy_elements(fill, 0, y, i, 1);
-    for (int64_t k = r - 1; k >= 0; --k) {
-      if (++c[static_cast<size_t>(k)] < out[static_cast<size_t>(k)]) break;
-      c[static_cast<size_t>(k)] = 0;
-    }
+    next_coordinate(c, out);
   }
   ctx.set_output(0, std::move(y));
   return Status::ok();

@@ -66,10 +66,7 @@ Status infer_reshape(InferContext& ctx) {
     const TypeInfo& s = ctx.input(1);
     std::optional<SymShape> out;
     if (s.shape && s.shape->size() == 1)
-      if (auto n = (*s.shape)[0].constant_value(); n && *n <= kReshapeMaxRank) {
-        out = SymShape{};
-        for (int64_t i = 0; i < *n; ++i) out->push_back(ctx.fresh());
-      }
+      if (auto n = (*s.shape)[0].constant_value(); n && *n <= kReshapeMaxRank) out = unknown_dims(ctx, *n);
     ctx.output(0) = TypeInfo::tensor(x.elem, out);
     return Status::ok();
   }
@@ -121,11 +118,8 @@ bool fold_reshape_pair(ir::Node& n, FoldContext& fc) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(Reshape, "", "Reshape", (std::vector<int>{1, 5, 13, 14, 19, 21, 23, 24, 25}), eval_reshape);
-ONNXTRIM_REGISTER_COPIES_ELEMENTS(Reshape, "", "Reshape");
-ONNXTRIM_REGISTER_INFER(Reshape, "", "Reshape", infer_reshape);
-ONNXTRIM_REGISTER_TYPES(Reshape, "", "Reshape", "- shape", {{"shape", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(ReshapeFold0, "", "Reshape", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
-ONNXTRIM_REGISTER_FOLD(ReshapeFold1, "", "Reshape", "fuse_consecutive_ops", fold_reshape_pair);
+const OpRegistration kReshape[] = {reshaping_op("Reshape", {1, 5, 13, 14, 19, 21, 23, 24, 25}, eval_reshape,
+                                                infer_reshape, "shape", fold_reshape_pair)};
+ONNXTRIM_REGISTER_OPS(Reshape, kReshape);
 
 }  // namespace onnxtrim::ops

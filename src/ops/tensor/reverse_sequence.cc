@@ -34,22 +34,13 @@ Status eval_reverse_sequence(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference: the input's
-Status infer_reverse_sequence(InferContext& ctx) {
-  propagate_same(ctx);
-  ctx.output(0).values.reset();
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(ReverseSequence, "", "ReverseSequence", (std::vector<int>{10}), eval_reverse_sequence);
-ONNXTRIM_REGISTER_INFER(ReverseSequence, "", "ReverseSequence", infer_reverse_sequence);
+ONNXTRIM_REGISTER_INFER(ReverseSequence, "", "ReverseSequence", infer_same);
 ONNXTRIM_REGISTER_TYPES(ReverseSequence, "", "ReverseSequence", "T sequence_lens",
-                        {{"T", kIntTypes | kComplexTypes |
-                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
-                                              ir::DataType::kFloat16, ir::DataType::kString})},
-                         {"sequence_lens", type_bits({ir::DataType::kInt64})}});
+                        {{"T", kAllTensorTypesButBFloat16}, {"sequence_lens", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -77,18 +77,7 @@ Status eval_slice(KernelContext& ctx) {
     step[static_cast<size_t>(*a)] = p->steps[i];
     out[static_cast<size_t>(*a)] = n;
   }
-  Dims st = strides_of(x.dims());
-  std::vector<int64_t> index = take_index(x.dtype(), out);
-  std::vector<int64_t> c(static_cast<size_t>(r), 0);
-  for (size_t i = 0; i < index.size(); ++i) {
-    int64_t off = 0;
-    for (size_t k = 0; k < c.size(); ++k) off += (start[k] + c[k] * step[k]) * st[k];
-    index[i] = off;
-    for (int64_t k = r - 1; k >= 0; --k) {
-      if (++c[static_cast<size_t>(k)] < out[static_cast<size_t>(k)]) break;
-      c[static_cast<size_t>(k)] = 0;
-    }
-  }
+  std::vector<int64_t> index = axiswise_index(x, out, [&](size_t k, int64_t c) { return start[k] + c * step[k]; });
   ctx.set_output(0, take(x, out, index));
   return Status::ok();
 }
@@ -99,10 +88,7 @@ Status infer_slice(InferContext& ctx) {
   auto p = params_of(ctx.node(), ctx.opset(), [&](size_t i) { return ctx.input_ints(i); });
   if (!x.shape || !p) {
     std::optional<SymShape> s;
-    if (x.shape) {
-      s = SymShape{};
-      for (size_t i = 0; i < x.shape->size(); ++i) s->push_back(ctx.fresh());
-    }
+    if (x.shape) s = unknown_dims(ctx, x.rank());
     ctx.output(0) = TypeInfo::tensor(x.elem, s);
     return Status::ok();
   }
@@ -150,12 +136,7 @@ Status infer_slice(InferContext& ctx) {
 bool fold_full_slice(ir::Node& n, FoldContext& fc) {
   if (!FoldContext::same_shape(n.input(0), n.output(0))) return false;
   // Equal shapes with positive steps mean every element, in order; a negative step reverses.
-  if (n.input(4)) {
-    auto steps = FoldContext::constant_ints(n.input(4));
-    if (!steps) return false;
-    for (int64_t s : *steps)
-      if (s != 1) return false;
-  }
+  if (n.input(4) && !constant_all_ones(n.input(4))) return false;
   return fc.forward(n, 0, n.input(0));
 }
 }  // namespace
@@ -165,8 +146,7 @@ ONNXTRIM_REGISTER_OP(Slice, "", "Slice", (std::vector<int>{1, 10, 11, 13}), eval
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Slice, "", "Slice");
 ONNXTRIM_REGISTER_INFER(Slice, "", "Slice", infer_slice);
 ONNXTRIM_REGISTER_TYPES(Slice, "", "Slice", "T Tind Tind Tind Tind",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
-                         {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kAllTensorTypes}, {"Tind", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Slice0, "", "Slice", "eliminate_nop_ops", fold_full_slice);
 
 }  // namespace onnxtrim::ops

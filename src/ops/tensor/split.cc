@@ -131,7 +131,7 @@ ONNXTRIM_REGISTER_OP(Split, "", "Split", (std::vector<int>{1, 2, 11, 13, 18}), e
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Split, "", "Split");
 ONNXTRIM_REGISTER_INFER(Split, "", "Split", infer_split);
 ONNXTRIM_REGISTER_TYPES(Split, "", "Split", "T split",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                        {{"T", kAllTensorTypes},
                          {"split", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16,
                                               ir::DataType::kInt64})}});
 ONNXTRIM_REGISTER_FOLD(Split0, "", "Split", "eliminate_nop_ops", fold_single_split);

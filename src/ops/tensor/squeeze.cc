@@ -88,11 +88,8 @@ bool fold_squeeze_unsqueeze(ir::Node& n, FoldContext& fc) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(Squeeze, "", "Squeeze", (std::vector<int>{1, 11, 13, 21, 23, 24, 25}), eval_squeeze);
-ONNXTRIM_REGISTER_COPIES_ELEMENTS(Squeeze, "", "Squeeze");
-ONNXTRIM_REGISTER_INFER(Squeeze, "", "Squeeze", infer_squeeze);
-ONNXTRIM_REGISTER_TYPES(Squeeze, "", "Squeeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(SqueezeFold0, "", "Squeeze", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
-ONNXTRIM_REGISTER_FOLD(SqueezeFold1, "", "Squeeze", "fuse_consecutive_ops", fold_squeeze_unsqueeze);
+const OpRegistration kSqueeze[] = {
+    reshaping_op("Squeeze", {1, 11, 13, 21, 23, 24, 25}, eval_squeeze, infer_squeeze, "axes", fold_squeeze_unsqueeze)};
+ONNXTRIM_REGISTER_OPS(Squeeze, kSqueeze);
 
 }  // namespace onnxtrim::ops

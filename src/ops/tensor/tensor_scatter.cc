@@ -49,18 +49,12 @@ Status eval_tensor_scatter(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference: the cache's
-Status infer_tensor_scatter(InferContext& ctx) {
-  propagate_same(ctx);
-  ctx.output(0).values.reset();
-  return Status::ok();
-}
-
 }  // namespace
 
+// ---- shape inference: infer_same (ops/infer.h), the output has input 0's type and shape
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(TensorScatter, "", "TensorScatter", (std::vector<int>{24}), eval_tensor_scatter);
-ONNXTRIM_REGISTER_INFER(TensorScatter, "", "TensorScatter", infer_tensor_scatter);
+ONNXTRIM_REGISTER_INFER(TensorScatter, "", "TensorScatter", infer_same);
 ONNXTRIM_REGISTER_TYPES(TensorScatter, "", "TensorScatter", "T T write_indices",
                         {{"T", kNumericTypes | kFloat8Types | kComplexTypes |
                                    type_bits({ir::DataType::kBool, ir::DataType::kFloat4E2M1, ir::DataType::kFloat8E8M0,

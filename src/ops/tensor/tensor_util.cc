@@ -66,6 +66,38 @@ Tensor reshaped(const Tensor& src, const Dims& dims) {
   return t;
 }
 
+OpRegistration reshaping_op(const char* op, std::vector<int> versions, EvalFn eval, InferFn infer,
+                            const std::string& dims_var, FoldFn merge_pair) {
+  return {.op_type = op,
+          .versions = std::move(versions),
+          .eval = eval,
+          .infer = infer,
+          .signature = "- " + dims_var,
+          .types = {{dims_var, type_bits({ir::DataType::kInt64})}},
+          .properties = {OpProperty::kCopiesElements},
+          .folds = {{"eliminate_nop_ops", fold_same_shape_to_input}, {"fuse_consecutive_ops", merge_pair}}};
+}
+
+SymShape unknown_dims(const InferContext& ctx, int64_t n) {
+  SymShape s;
+  for (int64_t i = 0; i < n; ++i) s.push_back(ctx.fresh());
+  return s;
+}
+
+std::optional<std::vector<int64_t>> axes_attr_or_all(const ir::Node& n, int64_t rank, bool read_attr) {
+  std::vector<int64_t> axes;
+  if (read_attr && n.attr("axes")) {
+    for (int64_t a : n.attr_ints("axes")) {
+      auto na = normalize_axis(a, rank);
+      if (!na) return std::nullopt;
+      axes.push_back(*na);
+    }
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  return axes;
+}
+
 std::optional<std::vector<int64_t>> ints_from_input_or_attr(const KernelContext& ctx, size_t input, const char* attr) {
   if (ctx.has_input(input)) return to_int64_vector(ctx.input(input));
   if (const ir::Attribute* a = ctx.node().attr(attr)) return a->ints;
@@ -101,6 +133,14 @@ std::optional<int64_t> tuple_offset(const int64_t* tuple, int64_t q, const Dims&
     off += *v * strides[static_cast<size_t>(k)];
   }
   return off;
+}
+
+bool constant_all_ones(const ir::Value* v) {
+  auto ints = FoldContext::constant_ints(v);
+  if (!ints) return false;
+  for (int64_t i : *ints)
+    if (i != 1) return false;
+  return true;
 }
 
 bool fold_same_shape_to_input(ir::Node& n, FoldContext& fc) {

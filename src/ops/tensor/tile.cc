@@ -18,19 +18,7 @@ Status eval_tile(KernelContext& ctx) {
     if (rep[i] < 0) return ctx.error("Tile repeats must be non-negative");
     out.push_back(x.dims()[i] * rep[i]);
   }
-  Dims st = strides_of(x.dims());
-  std::vector<int64_t> index = take_index(x.dtype(), out);
-  std::vector<int64_t> c(out.size(), 0);
-  for (auto& i : index) {
-    int64_t off = 0;
-    for (size_t k = 0; k < c.size(); ++k) off += (c[k] % x.dims()[k]) * st[k];
-    i = off;
-    for (int64_t k = static_cast<int64_t>(c.size()) - 1; k >= 0; --k) {
-      if (++c[static_cast<size_t>(k)] < out[static_cast<size_t>(k)]) break;
-      c[static_cast<size_t>(k)] = 0;
-    }
-  }
-  ctx.set_output(0, take(x, out, index));
+  ctx.set_output(0, take(x, out, axiswise_index(x, out, [&](size_t k, int64_t c) { return c % x.dims()[k]; })));
   return Status::ok();
 }
 
@@ -42,10 +30,7 @@ Status infer_tile(InferContext& ctx) {
     // The rank is the input's; each dim is unknown (a repeat count of 1 keeps it, but which
     // ones are 1 is not known).
     std::optional<SymShape> s;
-    if (x.shape) {
-      s = SymShape{};
-      for (size_t i = 0; i < x.shape->size(); ++i) s->push_back(ctx.fresh());
-    }
+    if (x.shape) s = unknown_dims(ctx, x.rank());
     ctx.output(0) = TypeInfo::tensor(x.elem, s);
     return Status::ok();
   }
@@ -65,10 +50,7 @@ Status infer_tile(InferContext& ctx) {
 // ---- local folds
 // Tile by all ones -> x
 bool fold_tile_ones(ir::Node& n, FoldContext& fc) {
-  auto rep = FoldContext::constant_ints(n.input(1));
-  if (!rep) return false;
-  for (int64_t r : *rep)
-    if (r != 1) return false;
+  if (!constant_all_ones(n.input(1))) return false;
   return fc.forward(n, 0, n.input(0));
 }
 }  // namespace
@@ -78,7 +60,7 @@ ONNXTRIM_REGISTER_OP(Tile, "", "Tile", (std::vector<int>{1, 6, 13}), eval_tile);
 ONNXTRIM_REGISTER_COPIES_ELEMENTS(Tile, "", "Tile");
 ONNXTRIM_REGISTER_INFER(Tile, "", "Tile", infer_tile);
 ONNXTRIM_REGISTER_TYPES(Tile, "", "Tile", "T T1 axis",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                        {{"T", kAllTensorTypes},
                          {"T1", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16,
                                            ir::DataType::kInt64})},
                          {"axis", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})}});

@@ -200,6 +200,23 @@ void transpose2d_range_bytes(size_t w, const uint8_t* src, uint8_t* dst, int64_t
   }
 }
 
+// One step of a walk over the output of a transpose by p (dims `out`) in row-major order, on
+// axes 0..last: `counter` moves to the next output coordinate and `off` to the input element it
+// reads (in_strides: the input's strides).
+inline void step_permuted(std::vector<int64_t>& counter, int64_t& off, int64_t last, const Dims& out,
+                          const Dims& in_strides, const std::vector<int64_t>& p) {
+  for (int64_t k = last; k >= 0; --k) {
+    auto u = static_cast<size_t>(k);
+    int64_t s = in_strides[static_cast<size_t>(p[u])];
+    if (++counter[u] < out[u]) {
+      off += s;
+      return;
+    }
+    off -= s * (counter[u] - 1);
+    counter[u] = 0;
+  }
+}
+
 // Copies x into y (dims `out`, uninitialised) permuted by p, without an index table: rows of
 // the output's last axis are gathered with a fixed input stride.
 template <size_t W>
@@ -215,16 +232,7 @@ void transpose_rows(const uint8_t* src, uint8_t* dst, const Dims& in_strides, co
     uint8_t* d = dst + W * static_cast<size_t>(row * inner);
     for (int64_t j = 0; j < inner; ++j)
       std::memcpy(d + W * static_cast<size_t>(j), src + W * static_cast<size_t>(base + j * step), W);
-    for (int64_t k = static_cast<int64_t>(r) - 2; k >= 0; --k) {
-      auto u = static_cast<size_t>(k);
-      int64_t s = in_strides[static_cast<size_t>(p[u])];
-      if (++counter[u] < out[u]) {
-        base += s;
-        break;
-      }
-      base -= s * (counter[u] - 1);
-      counter[u] = 0;
-    }
+    step_permuted(counter, base, static_cast<int64_t>(r) - 2, out, in_strides, p);
   }
 }
 
@@ -338,16 +346,7 @@ Status eval_transpose(KernelContext& ctx) {
     int64_t off = 0;
     for (size_t i = 0; i < index.size(); ++i) {
       index[i] = off;
-      for (int64_t k = static_cast<int64_t>(out.size()) - 1; k >= 0; --k) {
-        auto u = static_cast<size_t>(k);
-        int64_t s = in_strides[static_cast<size_t>(p[u])];
-        if (++counter[u] < out[u]) {
-          off += s;
-          break;
-        }
-        off -= s * (counter[u] - 1);
-        counter[u] = 0;
-      }
+      step_permuted(counter, off, static_cast<int64_t>(out.size()) - 1, out, in_strides, p);
     }
     ctx.set_output(0, take(x, out, index));
     return Status::ok();

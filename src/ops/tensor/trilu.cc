@@ -31,8 +31,6 @@ Status eval_trilu(KernelContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Trilu, "", "Trilu", (std::vector<int>{14}), eval_trilu);
 ONNXTRIM_REGISTER_INFER(Trilu, "", "Trilu", infer_same);
-ONNXTRIM_REGISTER_TYPES(Trilu, "", "Trilu", "T k",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
-                         {"k", type_bits({ir::DataType::kInt64})}});
+ONNXTRIM_REGISTER_TYPES(Trilu, "", "Trilu", "T k", {{"T", kAllTensorTypes}, {"k", type_bits({ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops

@@ -120,9 +120,6 @@ Status infer_unique(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Unique, "", "Unique", (std::vector<int>{11}), eval_unique);
 ONNXTRIM_REGISTER_INFER(Unique, "", "Unique", infer_unique);
-ONNXTRIM_REGISTER_TYPES(Unique, "", "Unique", "T",
-                        {{"T", kIntTypes | kComplexTypes |
-                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
-                                              ir::DataType::kFloat16, ir::DataType::kString})}});
+ONNXTRIM_REGISTER_TYPES(Unique, "", "Unique", "T", {{"T", kAllTensorTypesButBFloat16}});
 
 }  // namespace onnxtrim::ops

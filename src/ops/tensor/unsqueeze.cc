@@ -104,11 +104,8 @@ bool fold_unsqueeze_pair(ir::Node& n, FoldContext& fc) {
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
-ONNXTRIM_REGISTER_OP(Unsqueeze, "", "Unsqueeze", (std::vector<int>{1, 11, 13, 21, 23, 24, 25}), eval_unsqueeze);
-ONNXTRIM_REGISTER_COPIES_ELEMENTS(Unsqueeze, "", "Unsqueeze");
-ONNXTRIM_REGISTER_INFER(Unsqueeze, "", "Unsqueeze", infer_unsqueeze);
-ONNXTRIM_REGISTER_TYPES(Unsqueeze, "", "Unsqueeze", "- axes", {{"axes", type_bits({ir::DataType::kInt64})}});
-ONNXTRIM_REGISTER_FOLD(UnsqueezeFold0, "", "Unsqueeze", "eliminate_nop_ops", tensor::fold_same_shape_to_input);
-ONNXTRIM_REGISTER_FOLD(UnsqueezeFold1, "", "Unsqueeze", "fuse_consecutive_ops", fold_unsqueeze_pair);
+const OpRegistration kUnsqueeze[] = {reshaping_op("Unsqueeze", {1, 11, 13, 21, 23, 24, 25}, eval_unsqueeze,
+                                                  infer_unsqueeze, "axes", fold_unsqueeze_pair)};
+ONNXTRIM_REGISTER_OPS(Unsqueeze, kUnsqueeze);
 
 }  // namespace onnxtrim::ops
