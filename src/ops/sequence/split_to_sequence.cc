@@ -94,7 +94,6 @@ Status infer_split_to_sequence(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(SplitToSequence, "", "SplitToSequence", (std::vector<int>{11, 24}), eval_split_to_sequence);
 ONNXTRIM_REGISTER_INFER(SplitToSequence, "", "SplitToSequence", infer_split_to_sequence);
 ONNXTRIM_REGISTER_TYPES(SplitToSequence, "", "SplitToSequence", "T I",
-                        {{"T", kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
-                         {"I", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
+                        {{"T", kAllTensorTypes}, {"I", type_bits({ir::DataType::kInt32, ir::DataType::kInt64})}});
 
 }  // namespace onnxtrim::ops
