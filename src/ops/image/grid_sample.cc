@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "ops/infer.h"
+#include "ops/image/resize_util.h"
 #include "ops/kernel_util.h"
 
 namespace onnxtrim::ops {
@@ -72,8 +73,7 @@ Status eval_grid_sample(KernelContext& ctx) {
   Tensor y(x.dtype(), out_dims);
   int64_t in_plane = numel_of(in_sp), out_plane = numel_of(out_sp);
   Dims in_strides = strides_of(in_sp);
-  std::vector<double> xd(static_cast<size_t>(x.numel()));
-  for (int64_t i = 0; i < x.numel(); ++i) xd[static_cast<size_t>(i)] = element_as_double(x, i);
+  std::vector<double> xd = image::elements_as_doubles(x);
   std::vector<double> yd(static_cast<size_t>(y.numel()), 0.0);
   // Per axis: tap indices and weights; the product over axes gives the N-D taps.
   std::vector<std::vector<int64_t>> idx(static_cast<size_t>(r));
@@ -145,17 +145,8 @@ Status eval_grid_sample(KernelContext& ctx) {
         yd[static_cast<size_t>((n * C + ch) * out_plane + o)] = acc[static_cast<size_t>(ch)];
     }
   }
-  bool ok = dispatch(x.dtype(), kAllNumeric, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* py = y.numel() ? y.mutable_data<T>() : nullptr;
-    for (int64_t i = 0; i < y.numel(); ++i) {
-      double v = yd[static_cast<size_t>(i)];
-      if constexpr (std::is_integral_v<T>) py[i] = static_cast<T>(std::nearbyint(v));
-      else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) py[i] = T(static_cast<float>(v));
-      else py[i] = static_cast<T>(v);
-    }
-  });
-  if (!ok) return ctx.unsupported("GridSample does not take " + std::string(ir::dtype_name(x.dtype())));
+  if (!image::store_doubles(y, yd))
+    return ctx.unsupported("GridSample does not take " + std::string(ir::dtype_name(x.dtype())));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
@@ -178,9 +169,6 @@ Status infer_grid_sample(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(GridSample, "", "GridSample", (std::vector<int>{16, 20, 22}), eval_grid_sample);
 ONNXTRIM_REGISTER_INFER(GridSample, "", "GridSample", infer_grid_sample);
-ONNXTRIM_REGISTER_TYPES(GridSample, "", "GridSample", "T1 T2",
-                        {{"T1",
-                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
-                         {"T2", kFloatTypes}});
+ONNXTRIM_REGISTER_TYPES(GridSample, "", "GridSample", "T1 T2", {{"T1", kAllTensorTypes}, {"T2", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -8,6 +8,7 @@
 
 #include "ops/fold.h"
 #include "ops/image/resize_util.h"
+#include "ops/tensor/tensor_util.h"
 
 namespace onnxtrim::ops {
 namespace {
@@ -31,17 +32,7 @@ image::ResizeParams params_of(const ir::Node& n, int64_t opset) {
 
 // The resized axes (normalised) of a rank-r input.
 std::optional<std::vector<int64_t>> axes_of(const ir::Node& n, int64_t opset, int64_t rank) {
-  std::vector<int64_t> axes;
-  if (opset >= 18 && n.attr("axes")) {
-    for (int64_t a : n.attr_ints("axes")) {
-      auto na = normalize_axis(a, rank);
-      if (!na) return std::nullopt;
-      axes.push_back(*na);
-    }
-  } else {
-    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
-  }
-  return axes;
+  return tensor::axes_attr_or_all(n, rank, opset >= 18);
 }
 
 size_t scales_input(int64_t opset) { return opset < 11 ? 1 : 2; }
@@ -228,8 +219,7 @@ bool fold_resize_nop(ir::Node& n, FoldContext& fc) {
 ONNXTRIM_REGISTER_OP(Resize, "", "Resize", (std::vector<int>{10, 11, 13, 18, 19}), eval_resize);
 ONNXTRIM_REGISTER_INFER(Resize, "", "Resize", infer_resize);
 ONNXTRIM_REGISTER_TYPES(Resize, "", "Resize", "T1 T2 scales sizes",
-                        {{"T1",
-                          kNumericTypes | kComplexTypes | type_bits({ir::DataType::kBool, ir::DataType::kString})},
+                        {{"T1", kAllTensorTypes},
                          {"T2", type_bits({ir::DataType::kDouble, ir::DataType::kFloat, ir::DataType::kFloat16})},
                          {"scales", type_bits({ir::DataType::kFloat})},
                          {"sizes", type_bits({ir::DataType::kInt64})}});

@@ -118,8 +118,7 @@ Tensor apply_plans(const Tensor& x, const std::vector<std::optional<std::vector<
   }
   // Separable: resize one axis at a time in double.
   Dims cur = x.dims();
-  std::vector<double> buf(static_cast<size_t>(x.numel()));
-  for (int64_t i = 0; i < x.numel(); ++i) buf[static_cast<size_t>(i)] = element_as_double(x, i);
+  std::vector<double> buf = elements_as_doubles(x);
   for (size_t a = 0; a < rank; ++a) {
     if (!plans[a]) continue;
     const auto& plan = *plans[a];
@@ -145,17 +144,27 @@ Tensor apply_plans(const Tensor& x, const std::vector<std::optional<std::vector<
     cur[a] = out_len;
   }
   Tensor y(x.dtype(), out_dims);
-  dispatch(x.dtype(), kAllNumeric, [&](auto tag) {
+  store_doubles(y, buf);
+  return y;
+}
+
+std::vector<double> elements_as_doubles(const Tensor& x) {
+  std::vector<double> v(static_cast<size_t>(x.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i) v[static_cast<size_t>(i)] = element_as_double(x, i);
+  return v;
+}
+
+bool store_doubles(Tensor& y, const std::vector<double>& v) {
+  return dispatch(y.dtype(), kAllNumeric, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* py = y.numel() ? y.mutable_data<T>() : nullptr;
     for (int64_t i = 0; i < y.numel(); ++i) {
-      double v = buf[static_cast<size_t>(i)];
-      if constexpr (std::is_integral_v<T>) py[i] = static_cast<T>(std::nearbyint(v));
-      else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) py[i] = T(static_cast<float>(v));
-      else py[i] = static_cast<T>(v);
+      double e = v[static_cast<size_t>(i)];
+      if constexpr (std::is_integral_v<T>) py[i] = static_cast<T>(std::nearbyint(e));
+      else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) py[i] = T(static_cast<float>(e));
+      else py[i] = static_cast<T>(e);
     }
   });
-  return y;
 }
 
 }  // namespace onnxtrim::ops::image

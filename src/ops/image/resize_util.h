@@ -1,5 +1,6 @@
 // Shared by Resize and Upsample: per-axis sampling plans (which input positions, with which
-// weights, make each output position) and their separable application.
+// weights, make each output position) and their separable application; with GridSample: the
+// computation in double.
 #pragma once
 
 #include <optional>
@@ -38,5 +39,11 @@ std::vector<Taps> plan_axis(const ResizeParams& p, int64_t in, int64_t out, doub
 // elements exactly; linear/cubic compute in double.
 Tensor apply_plans(const Tensor& x, const std::vector<std::optional<std::vector<Taps>>>& plans, const Dims& out_dims,
                    double extrapolation);
+
+// The interpolating samplers (Resize and Upsample's linear and cubic modes, GridSample) compute
+// in double: a numeric tensor's elements as doubles, and one double per element stored into y,
+// rounded to nearest for integer types (false for a type that is not numeric).
+std::vector<double> elements_as_doubles(const Tensor& x);
+bool store_doubles(Tensor& y, const std::vector<double>& v);
 
 }  // namespace onnxtrim::ops::image

@@ -72,9 +72,6 @@ Status infer_upsample(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(Upsample, "", "Upsample", (std::vector<int>{7, 9, 10}), eval_upsample);
 ONNXTRIM_REGISTER_INFER(Upsample, "", "Upsample", infer_upsample);
 ONNXTRIM_REGISTER_TYPES(Upsample, "", "Upsample", "X scales",
-                        {{"X", kIntTypes | kComplexTypes |
-                                   type_bits({ir::DataType::kBool, ir::DataType::kDouble, ir::DataType::kFloat,
-                                              ir::DataType::kFloat16, ir::DataType::kString})},
-                         {"scales", type_bits({ir::DataType::kFloat})}});
+                        {{"X", kAllTensorTypesButBFloat16}, {"scales", type_bits({ir::DataType::kFloat})}});
 
 }  // namespace onnxtrim::ops
