@@ -12,11 +12,8 @@ namespace {
 
 // ---- evaluate
 Status eval_batch_normalization(KernelContext& ctx) {
-  for (size_t i = 0; i < 5; ++i)
-    if (!ctx.has_input(i)) return ctx.error("BatchNormalization needs 5 inputs");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 5, "BatchNormalization needs 5 inputs", 0));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("BatchNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
   if (x.rank() < 2 && !(x.rank() == 1 && ctx.opset() >= 9))
     return ctx.error("BatchNormalization input must have rank >= 2");
   for (size_t i = 1; i < 5; ++i)
@@ -39,8 +36,7 @@ Status eval_batch_normalization(KernelContext& ctx) {
     return ctx.unsupported("BatchNormalization saved_mean / saved_var outputs before opset 14");
   int64_t N = x.rank() >= 1 ? x.dims()[0] : 1;
   int64_t C = x.rank() >= 2 ? x.dims()[1] : 1;
-  int64_t sp = 1;
-  for (int64_t d = 2; d < x.rank(); ++d) sp *= x.dims()[static_cast<size_t>(d)];
+  int64_t sp = norm::spatial_size(x);
   // Per-channel parameters, or (spatial = 0 before opset 9) one per element of a sample.
   int64_t per = C;
   if (ctx.opset() < 9 && node.attr_int("spatial", 1) == 0) per = C * sp;

@@ -11,20 +11,15 @@ namespace {
 
 // ---- evaluate
 Status eval_group_normalization(KernelContext& ctx) {
-  for (size_t i = 0; i < 3; ++i)
-    if (!ctx.has_input(i)) return ctx.error("GroupNormalization needs inputs X, scale and bias");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 3, "GroupNormalization needs inputs X, scale and bias", 2));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("GroupNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
-  if (x.rank() < 2) return ctx.error("GroupNormalization input must have rank >= 2");
   const ir::Node& node = ctx.node();
   if (!node.has_attr("num_groups")) return ctx.error("GroupNormalization requires num_groups");
   int64_t G = node.attr_int("num_groups", 1);
   double eps = node.attr_float("epsilon", 1e-5f);
   int64_t N = x.dims()[0], C = x.dims()[1];
   if (G <= 0 || C % G != 0) return ctx.error("GroupNormalization num_groups must divide the channel count");
-  int64_t sp = 1;
-  for (int64_t d = 2; d < x.rank(); ++d) sp *= x.dims()[static_cast<size_t>(d)];
+  int64_t sp = norm::spatial_size(x);
   bool per_channel = ctx.opset() >= 21;
   std::vector<double> scale = norm::to_doubles(ctx.input(1)), bias = norm::to_doubles(ctx.input(2));
   auto want = static_cast<size_t>(per_channel ? C : G);

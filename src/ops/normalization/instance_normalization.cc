@@ -10,15 +10,10 @@ namespace {
 
 // ---- evaluate
 Status eval_instance_normalization(KernelContext& ctx) {
-  for (size_t i = 0; i < 3; ++i)
-    if (!ctx.has_input(i)) return ctx.error("InstanceNormalization needs inputs input, scale and B");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 3, "InstanceNormalization needs inputs input, scale and B", 3));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("InstanceNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
-  if (x.rank() < 3) return ctx.error("InstanceNormalization input must have rank >= 3");
   int64_t N = x.dims()[0], C = x.dims()[1];
-  int64_t sp = 1;
-  for (int64_t d = 2; d < x.rank(); ++d) sp *= x.dims()[static_cast<size_t>(d)];
+  int64_t sp = norm::spatial_size(x);
   std::vector<double> scale = norm::to_doubles(ctx.input(1)), bias = norm::to_doubles(ctx.input(2));
   if (static_cast<int64_t>(scale.size()) != C || static_cast<int64_t>(bias.size()) != C)
     return ctx.error("InstanceNormalization scale and B must have C elements");

@@ -10,10 +10,8 @@ namespace {
 
 // ---- evaluate
 Status eval_lp_normalization(KernelContext& ctx) {
-  if (!ctx.has_input(0)) return ctx.error("LpNormalization needs an input");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 1, "LpNormalization needs an input", 0));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("LpNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
   auto axis = normalize_axis(ctx.node().attr_int("axis", -1), x.rank());
   if (!axis) return ctx.error("LpNormalization axis out of range");
   int64_t p = ctx.node().attr_int("p", 2);

@@ -10,11 +10,8 @@ namespace {
 
 // ---- evaluate
 Status eval_lrn(KernelContext& ctx) {
-  if (!ctx.has_input(0)) return ctx.error("LRN needs an input");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 1, "LRN needs an input", 3));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("LRN does not support element type " + std::string(ir::dtype_name(x.dtype())));
-  if (x.rank() < 3) return ctx.error("LRN input must have rank >= 3");
   const ir::Node& node = ctx.node();
   if (!node.has_attr("size")) return ctx.error("LRN requires size");
   int64_t size = node.attr_int("size", 1);
@@ -22,8 +19,7 @@ Status eval_lrn(KernelContext& ctx) {
   double alpha = node.attr_float("alpha", 1e-4f), beta = node.attr_float("beta", 0.75f),
          bias = node.attr_float("bias", 1.f);
   int64_t N = x.dims()[0], C = x.dims()[1];
-  int64_t sp = 1;
-  for (int64_t d = 2; d < x.rank(); ++d) sp *= x.dims()[static_cast<size_t>(d)];
+  int64_t sp = norm::spatial_size(x);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;  // floor below, ceil above
   std::vector<double> v = norm::to_doubles(x), out(v.size());
   for (int64_t n = 0; n < N; ++n)

@@ -10,11 +10,8 @@ namespace {
 
 // ---- evaluate
 Status eval_mean_variance_normalization(KernelContext& ctx) {
-  if (!ctx.has_input(0)) return ctx.error("MeanVarianceNormalization needs an input");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 1, "MeanVarianceNormalization needs an input", 0));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("MeanVarianceNormalization does not support element type " +
-                     std::string(ir::dtype_name(x.dtype())));
   Dims axes = ctx.node().attr_ints("axes", {0, 2, 3});
   Dims kd = x.dims();
   for (int64_t a : axes) {

@@ -10,33 +10,21 @@ namespace {
 
 // ---- evaluate
 Status eval_rms_normalization(KernelContext& ctx) {
-  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.error("RMSNormalization needs inputs X and scale");
+  OT_RETURN_IF_ERROR(norm::check_float_input(ctx, 2, "RMSNormalization needs inputs X and scale", 0));
   const Tensor& x = ctx.input(0);
-  if (!norm::is_float_type(x.dtype()))
-    return ctx.error("RMSNormalization does not support element type " + std::string(ir::dtype_name(x.dtype())));
-  const ir::Node& node = ctx.node();
-  auto axis = normalize_axis(node.attr_int("axis", -1), x.rank());
-  if (!axis) return ctx.error("RMSNormalization axis out of range");
-  double eps = node.attr_float("epsilon", 1e-5f);
-  auto st = static_cast<DataType>(node.attr_int("stash_type", 1));
-  if (!norm::is_float_type(st)) return ctx.error("RMSNormalization stash_type must be a float type");
-  bool low = st != DataType::kDouble;
-  Dims norm_dims(x.dims().begin() + *axis, x.dims().end());
-  int64_t inner = numel_of(norm_dims);
-  int64_t outer = inner ? x.numel() / inner : 0;
-  const Tensor& st_t = ctx.input(1);
-  auto b = broadcast_shapes(st_t.dims(), norm_dims);
-  if (!b || *b != norm_dims) return ctx.error("RMSNormalization scale does not broadcast to X.shape[axis:]");
-  std::vector<double> sv = norm::to_doubles(st_t), scale(static_cast<size_t>(inner));
-  BroadcastIndex it(st_t.dims(), norm_dims);
-  for (int64_t i = 0; i < inner; ++i, it.next()) scale[static_cast<size_t>(i)] = sv[static_cast<size_t>(it.offset())];
+  norm::TrailingAxes t;
+  OT_RETURN_IF_ERROR(norm::trailing_axes(ctx, x, &t));
+  bool low = t.stash != DataType::kDouble;
+  std::vector<double> scale;
+  if (!norm::broadcast_param(ctx.input(1), t.norm_dims, &scale))
+    return ctx.error("RMSNormalization scale does not broadcast to X.shape[axis:]");
   std::vector<double> v = norm::to_doubles(x);
-  for (int64_t o = 0; o < outer; ++o) {
-    double* p = v.data() + o * inner;
+  for (int64_t o = 0; o < t.outer; ++o) {
+    double* p = v.data() + o * t.inner;
     double q = 0;
-    for (int64_t i = 0; i < inner; ++i) q += p[i] * p[i];
-    double inv = 1.0 / std::sqrt(q / static_cast<double>(inner) + eps);
-    for (int64_t i = 0; i < inner; ++i) {
+    for (int64_t i = 0; i < t.inner; ++i) q += p[i] * p[i];
+    double inv = 1.0 / std::sqrt(q / static_cast<double>(t.inner) + t.eps);
+    for (int64_t i = 0; i < t.inner; ++i) {
       double nrm = p[i] * inv;
       if (low) nrm = static_cast<float>(nrm);
       p[i] = nrm * scale[static_cast<size_t>(i)];
