@@ -14,9 +14,7 @@ Tensor conv_typed(const Tensor& x, const Tensor& w, const Tensor* b, const nn::G
   int64_t N = x.dims()[0], C = x.dims()[1], M = w.dims()[0];
   int64_t Cg = C / group, Mg = M / group;
   int64_t in_size = numel_of(g.in), out_size = numel_of(g.out), ks = numel_of(g.kernel);
-  Dims out_dims{N, M};
-  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
-  Tensor y(dtype_of<T>(), out_dims);
+  Tensor y(dtype_of<T>(), g.output_dims(N, M));
   if (y.numel() == 0) return y;
   T* py = y.mutable_data<T>();
   const T* px = x.data<T>();
@@ -38,31 +36,18 @@ Tensor conv_typed(const Tensor& x, const Tensor& w, const Tensor* b, const nn::G
       int64_t K = Cg * ks;
       nn::gemm(false, false, Mg, out_size, K, T(1), pw + gi * Mg * K, K, B, out_size, T(0), yg, out_size);
     }
-  if (b) {
-    const T* pb = b->data<T>();
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t m = 0; m < M; ++m) {
-        T* row = py + (n * M + m) * out_size;
-        for (int64_t i = 0; i < out_size; ++i) row[i] += pb[m];
-      }
-  }
+  if (b) nn::add_channel_bias(py, b->data<T>(), N, M, out_size);
   return y;
 }
 
-Tensor to_double(const Tensor& t) {
-  Tensor out(DataType::kDouble, t.dims());
+// t's elements, of type From, converted to To.
+template <typename From, typename To>
+Tensor conv_convert(const Tensor& t) {
+  Tensor out(dtype_of<To>(), t.dims());
   if (t.numel() == 0) return out;
-  const float* p = t.data<float>();
-  double* o = out.mutable_data<double>();
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) o[i] = p[i];
-  return out;
-}
-Tensor from_double(const Tensor& t) {
-  Tensor out(DataType::kFloat, t.dims());
-  if (t.numel() == 0) return out;
-  const double* p = t.data<double>();
-  float* o = out.mutable_data<float>();
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) o[i] = static_cast<float>(p[i]);
+  const From* p = t.data<From>();
+  To* o = out.mutable_data<To>();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) o[i] = static_cast<To>(p[i]);
   return out;
 }
 
@@ -79,34 +64,29 @@ Status eval_conv(KernelContext& ctx) {
   nn::Geometry g;
   OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "W", &g));
   DataType dt = x.dtype();
-  if (dt == DataType::kFloat && ctx.fast_float()) {
-    ctx.set_output(0, conv_typed<float>(x, w, b, g, group));
-  } else if (dt == DataType::kFloat) {
+  if (dt == DataType::kFloat && !ctx.fast_float()) {
     // float convolutions accumulate in double (dgemm): a float GEMM's rounding depends on the
     // BLAS kernel's summation order, and ill-conditioned models (large activations, softmax
     // after) then drift visibly from the reference and from ONNX Runtime.
     Tensor bd;
-    if (b) bd = to_double(*b);
-    ctx.set_output(0, from_double(conv_typed<double>(to_double(x), to_double(w), b ? &bd : nullptr, g, group)));
-  } else if (dt == DataType::kDouble) {
-    ctx.set_output(0, conv_typed<double>(x, w, b, g, group));
-  } else if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
-    Tensor bf;
-    if (b) bf = nn::to_float_tensor(*b);
-    Tensor r = conv_typed<float>(nn::to_float_tensor(x), nn::to_float_tensor(w), b ? &bf : nullptr, g, group);
-    ctx.set_output(0, nn::from_float_tensor(r, dt));
-  } else {
-    return ctx.error("Conv does not support element type " + std::string(ir::dtype_name(dt)));
+    if (b) bd = conv_convert<float, double>(*b);
+    Tensor yd =
+        conv_typed<double>(conv_convert<float, double>(x), conv_convert<float, double>(w), b ? &bd : nullptr, g, group);
+    ctx.set_output(0, conv_convert<double, float>(yd));
+    return Status::ok();
   }
+  Tensor y;
+  auto typed = [&](auto tag, const std::vector<const Tensor*>& in) {
+    return conv_typed<typename decltype(tag)::type>(*in[0], *in[1], in[2], g, group);
+  };
+  if (!nn::run_float_kernel(dt, {&x, &w, b}, typed, &y))
+    return ctx.error("Conv does not support element type " + std::string(ir::dtype_name(dt)));
+  ctx.set_output(0, std::move(y));
   return Status::ok();
 }
 
 // ---- shape inference
-Status infer_conv(InferContext& ctx) {
-  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 1));
-  ctx.output(0).elem = ctx.input(0).elem;
-  return Status::ok();
-}
+Status infer_conv(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 1, ctx.input(0).elem); }
 
 }  // namespace
 

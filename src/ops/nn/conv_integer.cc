@@ -14,11 +14,9 @@ Status eval_conv_integer(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
   if (!nn::is_8bit(x.dtype()) || !nn::is_8bit(w.dtype())) return ctx.error("ConvInteger inputs must be int8 or uint8");
-  if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("ConvInteger x must have rank >= 3 and w the same rank");
-  int64_t group = ctx.node().attr_int("group", 1);
-  int64_t C = x.dims()[1], M = w.dims()[0];
-  if (group <= 0 || C % group != 0 || M % group != 0 || w.dims()[1] != C / group)
-    return ctx.error("ConvInteger channel counts do not match group");
+  int64_t group;
+  OT_RETURN_IF_ERROR(nn::integer_conv_channels(ctx, x, w, &group));
+  int64_t M = w.dims()[0];
   std::vector<int32_t> zx, zw;
   const Tensor* xzp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   const Tensor* wzp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
@@ -29,18 +27,12 @@ Status eval_conv_integer(KernelContext& ctx) {
   nn::Geometry g;
   OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "w", &g));
   std::vector<int32_t> y = nn::conv_integer(x, zx[0], w, zw, g, group);
-  Dims out_dims{x.dims()[0], M};
-  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
-  ctx.set_output(0, make_tensor<int32_t>(out_dims, y));
+  ctx.set_output(0, make_tensor<int32_t>(g.output_dims(x.dims()[0], M), y));
   return Status::ok();
 }
 
 // ---- shape inference
-Status infer_conv_integer(InferContext& ctx) {
-  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 1));
-  ctx.output(0).elem = DataType::kInt32;
-  return Status::ok();
-}
+Status infer_conv_integer(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 1, DataType::kInt32); }
 
 }  // namespace
 

@@ -120,14 +120,7 @@ Tensor conv_transpose_typed(const Tensor& x, const Tensor& w, const Tensor* b, c
         }
       }
     }
-  if (b) {
-    const T* pb = b->data<T>();
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t m = 0; m < M; ++m) {
-        T* row = py + (n * M + m) * out_size;
-        for (int64_t i = 0; i < out_size; ++i) row[i] += pb[m];
-      }
-  }
+  if (b) nn::add_channel_bias(py, b->data<T>(), N, M, out_size);
   return y;
 }
 
@@ -149,19 +142,13 @@ Status eval_conv_transpose(KernelContext& ctx) {
   if (!ks.empty() && ks != g.kernel) return ctx.error("ConvTranspose kernel_shape does not match W");
   std::string err = transpose_geometry(ctx.node(), &g);
   if (!err.empty()) return ctx.error("ConvTranspose: " + err);
-  DataType dt = x.dtype();
-  if (dt == DataType::kFloat) {
-    ctx.set_output(0, conv_transpose_typed<float>(x, w, b, g, group));
-  } else if (dt == DataType::kDouble) {
-    ctx.set_output(0, conv_transpose_typed<double>(x, w, b, g, group));
-  } else if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
-    Tensor bf;
-    if (b) bf = nn::to_float_tensor(*b);
-    Tensor r = conv_transpose_typed<float>(nn::to_float_tensor(x), nn::to_float_tensor(w), b ? &bf : nullptr, g, group);
-    ctx.set_output(0, nn::from_float_tensor(r, dt));
-  } else {
-    return ctx.error("ConvTranspose does not support element type " + std::string(ir::dtype_name(dt)));
-  }
+  Tensor y;
+  auto typed = [&](auto tag, const std::vector<const Tensor*>& in) {
+    return conv_transpose_typed<typename decltype(tag)::type>(*in[0], *in[1], in[2], g, group);
+  };
+  if (!nn::run_float_kernel(x.dtype(), {&x, &w, b}, typed, &y))
+    return ctx.error("ConvTranspose does not support element type " + std::string(ir::dtype_name(x.dtype())));
+  ctx.set_output(0, std::move(y));
   return Status::ok();
 }
 

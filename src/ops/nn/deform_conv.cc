@@ -60,12 +60,7 @@ Tensor deform_typed(const Tensor& x, const Tensor& w, const Tensor& off, const T
       nn::gemm(false, false, Mg, out_size, Cg * K, T(1), pw + gi * Mg * Cg * K, Cg * K,
                col.data() + gi * Cg * K * out_size, out_size, T(0), py + (n * M + gi * Mg) * out_size, out_size);
   }
-  if (b) {
-    const T* pb = b->data<T>();
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t i = 0; i < out_size; ++i) py[(n * M + m) * out_size + i] += pb[m];
-  }
+  if (b) nn::add_channel_bias(py, b->data<T>(), N, M, out_size);
   return y;
 }
 
@@ -94,29 +89,18 @@ Status eval_deform_conv(KernelContext& ctx) {
   if (mask && mask->dims() != Dims{N, og * K, g.out[0], g.out[1]})
     return ctx.error("DeformConv mask has the wrong shape");
   if (b && (b->rank() != 1 || b->dims()[0] != M)) return ctx.error("DeformConv bias must be 1-D of size M");
-  if (dt == DataType::kFloat) {
-    ctx.set_output(0, deform_typed<float>(x, w, off, b, mask, g, group, og));
-  } else if (dt == DataType::kDouble) {
-    ctx.set_output(0, deform_typed<double>(x, w, off, b, mask, g, group, og));
-  } else if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
-    Tensor bf, mf;
-    if (b) bf = nn::to_float_tensor(*b);
-    if (mask) mf = nn::to_float_tensor(*mask);
-    Tensor r = deform_typed<float>(nn::to_float_tensor(x), nn::to_float_tensor(w), nn::to_float_tensor(off),
-                                   b ? &bf : nullptr, mask ? &mf : nullptr, g, group, og);
-    ctx.set_output(0, nn::from_float_tensor(r, dt));
-  } else {
+  Tensor y;
+  auto typed = [&](auto tag, const std::vector<const Tensor*>& in) {
+    return deform_typed<typename decltype(tag)::type>(*in[0], *in[1], *in[2], in[3], in[4], g, group, og);
+  };
+  if (!nn::run_float_kernel(dt, {&x, &w, &off, b, mask}, typed, &y))
     return ctx.error("DeformConv does not support element type " + std::string(ir::dtype_name(dt)));
-  }
+  ctx.set_output(0, std::move(y));
   return Status::ok();
 }
 
 // ---- shape inference
-Status infer_deform_conv(InferContext& ctx) {
-  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 1));
-  ctx.output(0).elem = ctx.input(0).elem;
-  return Status::ok();
-}
+Status infer_deform_conv(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 1, ctx.input(0).elem); }
 
 }  // namespace
 

@@ -74,35 +74,16 @@ Status eval_gemm(KernelContext& ctx) {
     ctx.set_output(0, nn::from_float_tensor(r, dt));
     return Status::ok();
   }
+  // The types Gemm takes besides float16 and bfloat16 (above): float, double, 32- and 64-bit integers.
   Tensor out;
   bool ok = false;
-  switch (dt) {
-    case DataType::kFloat:
-      out = gemm_typed<float>(a, b, c, ta, tb, M, N, K, alpha, beta);
+  dispatch(dt, kFloats | kSigned | kUnsigned, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_half_like<T> && sizeof(T) >= 4) {
+      out = gemm_typed<T>(a, b, c, ta, tb, M, N, K, alpha, beta);
       ok = true;
-      break;
-    case DataType::kDouble:
-      out = gemm_typed<double>(a, b, c, ta, tb, M, N, K, alpha, beta);
-      ok = true;
-      break;
-    case DataType::kInt32:
-      out = gemm_typed<int32_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
-      ok = true;
-      break;
-    case DataType::kInt64:
-      out = gemm_typed<int64_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
-      ok = true;
-      break;
-    case DataType::kUint32:
-      out = gemm_typed<uint32_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
-      ok = true;
-      break;
-    case DataType::kUint64:
-      out = gemm_typed<uint64_t>(a, b, c, ta, tb, M, N, K, alpha, beta);
-      ok = true;
-      break;
-    default: break;
-  }
+    }
+  });
   if (!ok) return ctx.error("Gemm does not support element type " + std::string(ir::dtype_name(dt)));
   ctx.set_output(0, std::move(out));
   return Status::ok();

@@ -63,7 +63,7 @@ Status infer_conv_like(InferContext& ctx, std::optional<Expr> channels, const st
   return Status::ok();
 }
 
-Status infer_conv_by_weight(InferContext& ctx, size_t w_input) {
+Status infer_conv_by_weight(InferContext& ctx, size_t w_input, ir::DataType elem) {
   const TypeInfo& w = ctx.input(w_input);
   std::vector<int64_t> kernel = ctx.node().attr_ints("kernel_shape");
   std::optional<Expr> channels;
@@ -81,7 +81,9 @@ Status infer_conv_by_weight(InferContext& ctx, size_t w_input) {
     }
   }
   if (!channels) channels = ctx.fresh();
-  return infer_conv_like(ctx, channels, kernel, false);
+  OT_RETURN_IF_ERROR(infer_conv_like(ctx, channels, kernel, false));
+  ctx.output(0).elem = elem;
+  return Status::ok();
 }
 
 std::optional<SymShape> matmul_shape(const SymShape& a0, const SymShape& b0, bool* error) {

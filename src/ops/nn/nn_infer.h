@@ -16,10 +16,10 @@ std::optional<SymShape> conv_output_dims(const ir::Node& node, const SymShape& i
 // X: [N, C, spatial...] -> [N, channels, out...]; channels nullopt keeps C (pools).
 Status infer_conv_like(InferContext& ctx, std::optional<Expr> channels, const std::vector<int64_t>& kernel,
                        bool ceil_mode);
-// The output shape of a convolution whose weight (input `w_input`) is [M, C / group, k...]:
-// [N, M, out...], the kernel from kernel_shape or else from the weight's known dims. The element
-// type is the caller's to set.
-Status infer_conv_by_weight(InferContext& ctx, size_t w_input);
+// The output of a convolution whose weight (input `w_input`) is [M, C / group, k...]: element
+// type `elem`, shape [N, M, out...], the kernel from kernel_shape or else from the weight's known
+// dims.
+Status infer_conv_by_weight(InferContext& ctx, size_t w_input, ir::DataType elem);
 // numpy matmul of symbolic shapes (1-D operands promoted and removed); nullopt if unknown.
 std::optional<SymShape> matmul_shape(const SymShape& a, const SymShape& b, bool* error);
 

@@ -41,44 +41,40 @@ void split_columns(int64_t M, int64_t N, int64_t K, F&& call) {
 }
 }  // namespace
 
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-          int64_t ldb, float beta, float* C, int64_t ldc) {
+namespace {
+// The GEMM of either float type: `blas_fn` (sgemm or dgemm), split over threads by columns, when
+// BLAS is there and every size fits its int arguments; else the portable kernel of gemm_kernel.h.
+template <typename T>
+void gemm_float(void (*blas_fn)(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int), bool ta,
+                bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
+                T beta, T* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
   if (K == 0) {
     for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) C[m * ldc + n] = beta == 0.f ? 0.f : beta * C[m * ldc + n];
+      for (int64_t n = 0; n < N; ++n) C[m * ldc + n] = beta == T(0) ? T(0) : beta * C[m * ldc + n];
     return;
   }
-  if (!blas().sgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
+  if (!blas_fn || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
       !fits_blas(ldc)) {
     gemm_kernel(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    blas().sgemm(ta, tb, static_cast<int>(M), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A,
-                 static_cast<int>(lda), tb ? B + n0 * ldb : B + n0, static_cast<int>(ldb), beta, C + n0,
-                 static_cast<int>(ldc));
+    blas_fn(ta, tb, static_cast<int>(M), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A,
+            static_cast<int>(lda), tb ? B + n0 * ldb : B + n0, static_cast<int>(ldb), beta, C + n0,
+            static_cast<int>(ldc));
   });
+}
+}  // namespace
+
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+          int64_t ldb, float beta, float* C, int64_t ldc) {
+  gemm_float(blas().sgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
           const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) C[m * ldc + n] = beta == 0.0 ? 0.0 : beta * C[m * ldc + n];
-    return;
-  }
-  if (!blas().dgemm || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
-      !fits_blas(ldc)) {
-    gemm_kernel(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return;
-  }
-  split_columns(M, N, K, [&](int64_t n0, int64_t n1) {
-    blas().dgemm(ta, tb, static_cast<int>(M), static_cast<int>(n1 - n0), static_cast<int>(K), alpha, A,
-                 static_cast<int>(lda), tb ? B + n0 * ldb : B + n0, static_cast<int>(ldb), beta, C + n0,
-                 static_cast<int>(ldc));
-  });
+  gemm_float(blas().dgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 std::string plan_matmul(const Dims& a_in, const Dims& b_in, MatMulPlan* p) {
@@ -210,6 +206,16 @@ Status conv_geometry(const KernelContext& ctx, const Tensor& x, const Tensor& w,
   return Status::ok();
 }
 
+Status integer_conv_channels(const KernelContext& ctx, const Tensor& x, const Tensor& w, int64_t* group) {
+  const std::string& op = ctx.node().op_type;
+  if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error(op + " x must have rank >= 3 and w the same rank");
+  *group = ctx.node().attr_int("group", 1);
+  int64_t C = x.dims()[1], M = w.dims()[0];
+  if (*group <= 0 || C % *group != 0 || M % *group != 0 || w.dims()[1] != C / *group)
+    return ctx.error(op + " channel counts do not match group");
+  return Status::ok();
+}
+
 Status pool_geometry(const KernelContext& ctx, int64_t ceil_mode_since, Geometry* g, Dims* out_dims) {
   const ir::Node& node = ctx.node();
   const std::string& op = node.op_type;
@@ -222,8 +228,7 @@ Status pool_geometry(const KernelContext& ctx, int64_t ceil_mode_since, Geometry
   bool ceil_mode = ctx.opset() >= ceil_mode_since && node.attr_int("ceil_mode", 0) != 0;
   std::string err = compute_geometry(node, g, ceil_mode);
   if (!err.empty()) return ctx.error(op + ": " + err);
-  *out_dims = Dims{x.dims()[0], x.dims()[1]};
-  out_dims->insert(out_dims->end(), g->out.begin(), g->out.end());
+  *out_dims = g->output_dims(x.dims()[0], x.dims()[1]);
   return Status::ok();
 }
 
@@ -295,29 +300,13 @@ bool per_axis_float(const Tensor& t, int64_t n, std::vector<float>* out) {
 
 int64_t saturate_round(double v, int64_t zero_point, DataType dtype) {
   double r = std::nearbyint(v);  // default rounding mode: half to even
-  double lo = 0, hi = 0;
-  switch (dtype) {
-    case DataType::kUint8:
-      lo = 0;
-      hi = 255;
-      break;
-    case DataType::kInt8:
-      lo = -128;
-      hi = 127;
-      break;
-    case DataType::kUint16:
-      lo = 0;
-      hi = 65535;
-      break;
-    case DataType::kInt16:
-      lo = -32768;
-      hi = 32767;
-      break;
-    default:
-      lo = -2147483648.0;
-      hi = 2147483647.0;
-      break;
-  }
+  // The range of dtype: uint8, int8, uint16, int16; int32 for any other.
+  bool narrow8 = dtype == DataType::kUint8 || dtype == DataType::kInt8;
+  bool narrow16 = dtype == DataType::kUint16 || dtype == DataType::kInt16;
+  int bits = narrow8 ? 8 : narrow16 ? 16 : 32;
+  bool sgn = dtype != DataType::kUint8 && dtype != DataType::kUint16;
+  double lo = sgn ? -std::ldexp(1.0, bits - 1) : 0.0;
+  double hi = sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
   double q = r + static_cast<double>(zero_point);
   if (std::isnan(q)) q = 0;
   return static_cast<int64_t>(std::min(hi, std::max(lo, q)));

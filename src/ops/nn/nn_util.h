@@ -67,6 +67,41 @@ std::string plan_matmul(const Dims& a, const Dims& b, MatMulPlan* plan);
 Tensor to_float_tensor(const Tensor& t);
 Tensor from_float_tensor(const Tensor& t, DataType dtype);
 
+// How a kernel of the float types runs on dtype dt: float and double as they are, float16 and
+// bfloat16 in float (the inputs widened, the result rounded back). kernel(TypeTag<T>{}, in) gets
+// the inputs in T (an absent one, nullptr, stays nullptr) and returns the output in T. Returns
+// false, leaving *out, when dt is not one of the four.
+template <typename Kernel>
+bool run_float_kernel(DataType dt, const std::vector<const Tensor*>& in, Kernel&& kernel, Tensor* out) {
+  if (dt == DataType::kFloat) {
+    *out = kernel(TypeTag<float>{}, in);
+  } else if (dt == DataType::kDouble) {
+    *out = kernel(TypeTag<double>{}, in);
+  } else if (dt == DataType::kFloat16 || dt == DataType::kBFloat16) {
+    std::vector<Tensor> widened(in.size());
+    std::vector<const Tensor*> win(in.size(), nullptr);
+    for (size_t i = 0; i < in.size(); ++i)
+      if (in[i]) {
+        widened[i] = to_float_tensor(*in[i]);
+        win[i] = &widened[i];
+      }
+    *out = from_float_tensor(kernel(TypeTag<float>{}, win), dt);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Adds bias b[m] to every element of channel m of y [N, M, size].
+template <typename T>
+void add_channel_bias(T* y, const T* b, int64_t N, int64_t M, int64_t size) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      T* row = y + (n * M + m) * size;
+      for (int64_t i = 0; i < size; ++i) row[i] += b[m];
+    }
+}
+
 // ---------------------------------------------------------------- conv / pool geometry
 
 struct Geometry {
@@ -76,6 +111,12 @@ struct Geometry {
   Dims pads;  // begin..., end...
   Dims out;   // spatial output dims
   int64_t nsp() const { return static_cast<int64_t>(in.size()); }
+  // The output's dims: [n, channels, out...].
+  Dims output_dims(int64_t n, int64_t channels) const {
+    Dims d{n, channels};
+    d.insert(d.end(), out.begin(), out.end());
+    return d;
+  }
 };
 
 // Fills strides/dilations/pads/out from the node's attributes (kernel and in already set).
@@ -88,6 +129,10 @@ Status conv_inputs(const KernelContext& ctx, const Tensor** x, const Tensor** w,
 // by its weight w [M, C / group, kernel...]: kernel_shape, when given, must equal w's spatial
 // dims (the error names the weight input `w_name`). Errors name the node's op.
 Status conv_geometry(const KernelContext& ctx, const Tensor& x, const Tensor& w, const char* w_name, Geometry* g);
+// The channels of an integer convolution (ConvInteger, QLinearConv) of x [N, C, in...] by w
+// [M, C / group, kernel...]: x of rank >= 3, w of x's rank, the group attribute dividing C and
+// M. Sets *group; errors name the node's op.
+Status integer_conv_channels(const KernelContext& ctx, const Tensor& x, const Tensor& w, int64_t* group);
 // The prelude of the windowed pools (AveragePool, LpPool, MaxPool): input 0 of rank >= 3, its
 // kernel_shape, ceil_mode (read from opset `ceil_mode_since` on) and the geometry. Fills g and
 // out_dims ([N, C, out...]); errors name the node's op.

@@ -18,11 +18,9 @@ Status eval_q_linear_conv(KernelContext& ctx) {
   const Tensor& yzp_t = ctx.input(7);
   if (!nn::is_8bit(x.dtype()) || !nn::is_8bit(w.dtype()) || !nn::is_8bit(yzp_t.dtype()))
     return ctx.error("QLinearConv operands must be int8 or uint8");
-  if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("QLinearConv x must have rank >= 3 and w the same rank");
-  int64_t group = ctx.node().attr_int("group", 1);
-  int64_t C = x.dims()[1], M = w.dims()[0];
-  if (group <= 0 || C % group != 0 || M % group != 0 || w.dims()[1] != C / group)
-    return ctx.error("QLinearConv channel counts do not match group");
+  int64_t group;
+  OT_RETURN_IF_ERROR(nn::integer_conv_channels(ctx, x, w, &group));
+  int64_t M = w.dims()[0];
   std::vector<int32_t> zx, zw, zy;
   std::vector<float> sx, sw, sy;
   if (!nn::per_axis_int(&ctx.input(2), 1, &zx) || !nn::per_axis_float(ctx.input(1), 1, &sx))
@@ -41,9 +39,7 @@ Status eval_q_linear_conv(KernelContext& ctx) {
   nn::Geometry g;
   OT_RETURN_IF_ERROR(nn::conv_geometry(ctx, x, w, "w", &g));
   std::vector<int32_t> acc = nn::conv_integer(x, zx[0], w, zw, g, group);
-  Dims out_dims{x.dims()[0], M};
-  out_dims.insert(out_dims.end(), g.out.begin(), g.out.end());
-  Tensor y(yzp_t.dtype(), out_dims);
+  Tensor y(yzp_t.dtype(), g.output_dims(x.dims()[0], M));
   int64_t out_size = numel_of(g.out);
   std::vector<float> scale(static_cast<size_t>(M));
   for (size_t m = 0; m < scale.size(); ++m) scale[m] = sx[0] * sw[m] / sy[0];
@@ -60,11 +56,7 @@ Status eval_q_linear_conv(KernelContext& ctx) {
 }
 
 // ---- shape inference
-Status infer_q_linear_conv(InferContext& ctx) {
-  OT_RETURN_IF_ERROR(nn::infer_conv_by_weight(ctx, 3));
-  ctx.output(0).elem = ctx.input(7).elem;
-  return Status::ok();
-}
+Status infer_q_linear_conv(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 3, ctx.input(7).elem); }
 
 }  // namespace
 
