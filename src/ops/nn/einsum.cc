@@ -50,6 +50,19 @@ bool parse_term(const std::string& s, Term* t, std::string* err) {
   return true;
 }
 
+// The terms of the equation's left-hand side `lhs` (before "->"), one per input, comma-separated.
+bool parse_terms(const std::string& lhs, std::vector<Term>* terms, std::string* err) {
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    Term t;
+    if (!parse_term(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &t, err))
+      return false;
+    terms->push_back(t);
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
+}
+
 Status eval_einsum(KernelContext& ctx) {
   std::string eq = ctx.node().attr_string("equation", "");
   if (eq.empty()) return ctx.error("Einsum requires the equation attribute");
@@ -57,16 +70,7 @@ Status eval_einsum(KernelContext& ctx) {
   std::string lhs = eq.substr(0, arrow);
   std::vector<Term> terms;
   std::string err;
-  size_t start = 0;
-  while (true) {
-    size_t comma = lhs.find(',', start);
-    Term t;
-    if (!parse_term(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &t, &err))
-      return ctx.error("Einsum: " + err);
-    terms.push_back(t);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  if (!parse_terms(lhs, &terms, &err)) return ctx.error("Einsum: " + err);
   size_t n_in = ctx.num_inputs();
   if (terms.size() != n_in)
     return ctx.error("Einsum equation has " + std::to_string(terms.size()) + " operands but the node has " +
@@ -214,15 +218,7 @@ Status infer_einsum(InferContext& ctx) {
   std::string lhs = eq.substr(0, arrow);
   std::vector<Term> terms;
   std::string err;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    Term t;
-    if (!parse_term(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &t, &err))
-      return ctx.error("Einsum: " + err);
-    terms.push_back(t);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  if (!parse_terms(lhs, &terms, &err)) return ctx.error("Einsum: " + err);
   if (terms.size() != ctx.num_inputs()) return Status::ok();
   // Each letter's dim (the first operand that has it), and the broadcast ellipsis block.
   std::map<int, Expr> dims;

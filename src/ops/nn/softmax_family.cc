@@ -15,11 +15,17 @@ namespace {
 
 // ---- evaluate
 // Row functions: `row` holds one row in the computation type CT.
+// The row's maximum (-inf for an empty row), which Softmax and LogSoftmax subtract before exp.
+template <typename CT>
+CT softmax_row_max(const std::vector<CT>& row) {
+  CT m = -std::numeric_limits<CT>::infinity();
+  for (CT v : row) m = std::max(m, v);
+  return m;
+}
 struct SoftmaxRow {
   template <typename CT>
   static void apply(std::vector<CT>& row) {
-    CT m = -std::numeric_limits<CT>::infinity();
-    for (CT v : row) m = std::max(m, v);
+    CT m = softmax_row_max(row);
     CT s = 0;
     for (CT& v : row) {
       v = std::exp(v - m);
@@ -31,8 +37,7 @@ struct SoftmaxRow {
 struct LogSoftmaxRow {
   template <typename CT>
   static void apply(std::vector<CT>& row) {
-    CT m = -std::numeric_limits<CT>::infinity();
-    for (CT v : row) m = std::max(m, v);
+    CT m = softmax_row_max(row);
     CT s = 0;
     for (CT v : row) s += std::exp(v - m);
     CT ls = std::log(s);
