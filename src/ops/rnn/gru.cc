@@ -9,23 +9,20 @@ namespace {
 
 // ---- evaluate
 Status eval_gru(KernelContext& ctx) {
-  std::vector<rnn::Activation> acts;
-  std::string err;
-  int64_t dirs = ctx.node().attr_string("direction", "forward") == "bidirectional" ? 2 : 1;
-  if (!rnn::activations_of(ctx.node(), {"Sigmoid", "Tanh"}, dirs, &acts, &err)) return ctx.error("GRU " + err);
-  double c = ctx.node().attr_float("clip", 0.0f);
+  rnn::CellAttributes attrs;
+  OT_RETURN_IF_ERROR(rnn::cell_attributes(ctx, {"Sigmoid", "Tanh"}, &attrs));
   bool lbr = ctx.node().attr_int("linear_before_reset", 0) != 0;
   return rnn::run(ctx, 3, false, [&](const rnn::Dims3& dm, const rnn::Weights& w) -> rnn::Cell {
-    return [dm, &w, acts, c, lbr](int64_t d, const double* x, double* h, double*) {
+    return [dm, &w, attrs, lbr](int64_t d, const double* x, double* h, double*) {
       auto H = static_cast<size_t>(dm.hidden);
-      const rnn::Activation& f = acts[static_cast<size_t>(d * 2)];
-      const rnn::Activation& g = acts[static_cast<size_t>(d * 2 + 1)];
+      const rnn::Activation& f = attrs.acts[static_cast<size_t>(d * 2)];
+      const rnn::Activation& g = attrs.acts[static_cast<size_t>(d * 2 + 1)];
       std::vector<double> z(H), r(H), hh(H), rh(H);
       rnn::gate(dm, w, 3, d, 0, x, h, true, true, z.data());
       rnn::gate(dm, w, 3, d, 1, x, h, true, true, r.data());
       for (size_t k = 0; k < H; ++k) {
-        z[k] = f(rnn::clip(z[k], c));
-        r[k] = f(rnn::clip(r[k], c));
+        z[k] = f(rnn::clip(z[k], attrs.clip));
+        r[k] = f(rnn::clip(r[k], attrs.clip));
       }
       if (lbr) {
         // X Wh + Wbh, and separately H Rh + Rbh.
@@ -36,12 +33,12 @@ Status eval_gru(KernelContext& ctx) {
         for (size_t k = 0; k < H; ++k) {
           double acc = B[3 * H + 2 * H + k];
           for (size_t j = 0; j < H; ++j) acc += h[j] * R[(2 * H + k) * H + j];
-          hh[k] = g(rnn::clip(xpart[k] + r[k] * acc, c));
+          hh[k] = g(rnn::clip(xpart[k] + r[k] * acc, attrs.clip));
         }
       } else {
         for (size_t k = 0; k < H; ++k) rh[k] = r[k] * h[k];
         rnn::gate(dm, w, 3, d, 2, x, rh.data(), true, true, hh.data());
-        for (size_t k = 0; k < H; ++k) hh[k] = g(rnn::clip(hh[k], c));
+        for (size_t k = 0; k < H; ++k) hh[k] = g(rnn::clip(hh[k], attrs.clip));
       }
       for (size_t k = 0; k < H; ++k) h[k] = (1 - z[k]) * hh[k] + z[k] * h[k];
     };

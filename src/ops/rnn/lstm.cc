@@ -10,18 +10,15 @@ namespace {
 
 // ---- evaluate
 Status eval_lstm(KernelContext& ctx) {
-  std::vector<rnn::Activation> acts;
-  std::string err;
-  int64_t dirs = ctx.node().attr_string("direction", "forward") == "bidirectional" ? 2 : 1;
-  if (!rnn::activations_of(ctx.node(), {"Sigmoid", "Tanh", "Tanh"}, dirs, &acts, &err)) return ctx.error("LSTM " + err);
-  double c = ctx.node().attr_float("clip", 0.0f);
+  rnn::CellAttributes attrs;
+  OT_RETURN_IF_ERROR(rnn::cell_attributes(ctx, {"Sigmoid", "Tanh", "Tanh"}, &attrs));
   bool coupled = ctx.node().attr_int("input_forget", 0) != 0;
   return rnn::run(ctx, 4, true, [&](const rnn::Dims3& dm, const rnn::Weights& w) -> rnn::Cell {
-    return [dm, &w, acts, c, coupled](int64_t d, const double* x, double* h, double* cs) {
+    return [dm, &w, attrs, coupled](int64_t d, const double* x, double* h, double* cs) {
       auto H = static_cast<size_t>(dm.hidden);
-      const rnn::Activation& f = acts[static_cast<size_t>(d * 3)];
-      const rnn::Activation& g = acts[static_cast<size_t>(d * 3 + 1)];
-      const rnn::Activation& hf = acts[static_cast<size_t>(d * 3 + 2)];
+      const rnn::Activation& f = attrs.acts[static_cast<size_t>(d * 3)];
+      const rnn::Activation& g = attrs.acts[static_cast<size_t>(d * 3 + 1)];
+      const rnn::Activation& hf = attrs.acts[static_cast<size_t>(d * 3 + 2)];
       std::vector<double> i(H), o(H), fg(H), cc(H);
       rnn::gate(dm, w, 4, d, 0, x, h, true, true, i.data());
       rnn::gate(dm, w, 4, d, 1, x, h, true, true, o.data());
@@ -29,11 +26,11 @@ Status eval_lstm(KernelContext& ctx) {
       rnn::gate(dm, w, 4, d, 3, x, h, true, true, cc.data());
       const double* P = w.P.empty() ? nullptr : &w.P[static_cast<size_t>(d * 3 * dm.hidden)];
       for (size_t k = 0; k < H; ++k) {
-        double ig = f(rnn::clip(i[k] + (P ? P[k] * cs[k] : 0.0), c));
-        double fgt = coupled ? 1 - ig : f(rnn::clip(fg[k] + (P ? P[2 * H + k] * cs[k] : 0.0), c));
-        double ct = g(rnn::clip(cc[k], c));
+        double ig = f(rnn::clip(i[k] + (P ? P[k] * cs[k] : 0.0), attrs.clip));
+        double fgt = coupled ? 1 - ig : f(rnn::clip(fg[k] + (P ? P[2 * H + k] * cs[k] : 0.0), attrs.clip));
+        double ct = g(rnn::clip(cc[k], attrs.clip));
         double cn = fgt * cs[k] + ig * ct;
-        double og = f(rnn::clip(o[k] + (P ? P[H + k] * cn : 0.0), c));
+        double og = f(rnn::clip(o[k] + (P ? P[H + k] * cn : 0.0), attrs.clip));
         cs[k] = cn;
         h[k] = og * hf(cn);
       }

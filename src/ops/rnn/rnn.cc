@@ -7,17 +7,14 @@ namespace {
 
 // ---- evaluate
 Status eval_rnn(KernelContext& ctx) {
-  std::vector<rnn::Activation> acts;
-  std::string err;
-  int64_t dirs = ctx.node().attr_string("direction", "forward") == "bidirectional" ? 2 : 1;
-  if (!rnn::activations_of(ctx.node(), {"Tanh"}, dirs, &acts, &err)) return ctx.error("RNN " + err);
-  double c = ctx.node().attr_float("clip", 0.0f);
+  rnn::CellAttributes attrs;
+  OT_RETURN_IF_ERROR(rnn::cell_attributes(ctx, {"Tanh"}, &attrs));
   return rnn::run(ctx, 1, false, [&](const rnn::Dims3& dm, const rnn::Weights& w) -> rnn::Cell {
-    return [dm, &w, acts, c](int64_t d, const double* x, double* h, double*) {
+    return [dm, &w, attrs](int64_t d, const double* x, double* h, double*) {
       std::vector<double> a(static_cast<size_t>(dm.hidden));
       rnn::gate(dm, w, 1, d, 0, x, h, true, true, a.data());
       for (int64_t k = 0; k < dm.hidden; ++k)
-        h[k] = acts[static_cast<size_t>(d)](rnn::clip(a[static_cast<size_t>(k)], c));
+        h[k] = attrs.acts[static_cast<size_t>(d)](rnn::clip(a[static_cast<size_t>(k)], attrs.clip));
     };
   });
 }

@@ -62,6 +62,14 @@ std::vector<double> doubles(const Tensor& t) {
 
 }  // namespace
 
+Status cell_attributes(const KernelContext& ctx, const std::vector<std::string>& defaults, CellAttributes* a) {
+  std::string err;
+  int64_t dirs = ctx.node().attr_string("direction", "forward") == "bidirectional" ? 2 : 1;
+  if (!activations_of(ctx.node(), defaults, dirs, &a->acts, &err)) return ctx.error(ctx.node().op_type + " " + err);
+  a->clip = ctx.node().attr_float("clip", 0.0f);
+  return Status::ok();
+}
+
 Status run(KernelContext& ctx, int64_t gates, bool has_c,
            const std::function<Cell(const Dims3&, const Weights&)>& make_cell) {
   const ir::Node& n = ctx.node();

@@ -23,6 +23,14 @@ struct Activation {
 bool activations_of(const ir::Node& n, const std::vector<std::string>& defaults, int64_t dirs,
                     std::vector<Activation>* out, std::string* err);
 
+// What every cell reads of its node: the activations (`defaults` per direction unless the
+// node names them) and clip (0: none). Errors name the node's op.
+struct CellAttributes {
+  std::vector<Activation> acts;
+  double clip = 0;
+};
+Status cell_attributes(const KernelContext& ctx, const std::vector<std::string>& defaults, CellAttributes* a);
+
 struct Dims3 {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
 };
