@@ -19,16 +19,10 @@ DataType out_type(const ir::Node& n, DataType zp) {
 
 // ---- evaluate
 Status eval_quantize_linear(KernelContext& ctx) {
+  quant::Operands q;
+  OT_RETURN_IF_ERROR(quant::read_operands(ctx, &q));
   const Tensor& x = ctx.input(0);
-  const Tensor& s = ctx.input(1);
-  std::string why;
-  auto idx = quant::scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1),
-                                ctx.node().attr_int("block_size", 0), &why);
-  if (idx.size() != static_cast<size_t>(x.numel())) return ctx.error("QuantizeLinear: " + why);
   DataType to = out_type(ctx.node(), ctx.has_input(2) ? ctx.input(2).dtype() : DataType::kUndefined);
-  std::vector<double> xv = quant::as_doubles(x), sv = quant::as_doubles(s);
-  std::vector<double> zv(sv.size(), 0.0);
-  if (ctx.has_input(2)) zv = quant::as_doubles(ctx.input(2));
   bool is_int = ir::dtype_is_integer(to);
   double lo = 0, hi = 0;
   if (is_int) {
@@ -38,22 +32,23 @@ Status eval_quantize_linear(KernelContext& ctx) {
     hi = sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
   }
   Tensor d(DataType::kDouble, x.dims());
-  for (size_t i = 0; i < xv.size(); ++i) {
-    size_t k = static_cast<size_t>(idx[i]);
+  for (size_t i = 0; i < q.x.size(); ++i) {
+    size_t k = static_cast<size_t>(q.index[i]);
     // The division happens in the input's precision (float for float, float16 and bfloat16
     // inputs), as the runtimes and the reference do: it decides ties of the rounding.
     double v = x.dtype() == DataType::kDouble
-                   ? xv[i] / sv[k]
-                   : static_cast<double>(static_cast<float>(xv[i]) / static_cast<float>(sv[k]));
+                   ? q.x[i] / q.scale[k]
+                   : static_cast<double>(static_cast<float>(q.x[i]) / static_cast<float>(q.scale[k]));
     if (is_int) {
-      v = std::nearbyint(v) + zv[k];
+      v = std::nearbyint(v) + q.zero[k];
       v = std::min(std::max(v, lo), hi);
     } else {
-      v = v + zv[k];  // float8: rounding and saturation happen in the conversion
+      v = v + q.zero[k];  // float8: rounding and saturation happen in the conversion
     }
     d.mutable_data<double>()[i] = v;
   }
   Tensor out;
+  std::string why;
   if (!cast::convert(d, to, ctx.node().attr_int("saturate", 1) != 0, &out, &why)) return ctx.unsupported(why);
   ctx.set_output(0, std::move(out));
   return Status::ok();
@@ -72,13 +67,11 @@ Status infer_quantize_linear(InferContext& ctx) {
 ONNXTRIM_REGISTER_OP(QuantizeLinear, "", "QuantizeLinear", (std::vector<int>{10, 13, 19, 21, 23, 24, 25}),
                      eval_quantize_linear);
 ONNXTRIM_REGISTER_INFER(QuantizeLinear, "", "QuantizeLinear", infer_quantize_linear);
-ONNXTRIM_REGISTER_TYPES(
-    QuantizeLinear, "", "QuantizeLinear", "T1 T2 T3",
-    {{"T1", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kInt32})},
-     {"T2", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16, ir::DataType::kFloat8E8M0,
-                       ir::DataType::kInt32})},
-     {"T3", kFloat8Types | type_bits({ir::DataType::kFloat4E2M1, ir::DataType::kInt16, ir::DataType::kInt2,
-                                      ir::DataType::kInt4, ir::DataType::kInt8, ir::DataType::kUint16,
-                                      ir::DataType::kUint2, ir::DataType::kUint4, ir::DataType::kUint8})}});
+ONNXTRIM_REGISTER_TYPES(QuantizeLinear, "", "QuantizeLinear", "T1 T2 T3",
+                        {{"T1", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16,
+                                           ir::DataType::kInt32})},
+                         {"T2", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16,
+                                           ir::DataType::kFloat8E8M0, ir::DataType::kInt32})},
+                         {"T3", quant::kQuantizedTypes}});
 
 }  // namespace onnxtrim::ops

@@ -54,4 +54,18 @@ std::vector<double> as_doubles(const Tensor& t) {
   return d.to_vector<double>();
 }
 
+Status read_operands(const KernelContext& ctx, Operands* q) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& s = ctx.input(1);
+  std::string why;
+  q->index =
+      scale_index(x.dims(), s.dims(), ctx.node().attr_int("axis", 1), ctx.node().attr_int("block_size", 0), &why);
+  if (q->index.size() != static_cast<size_t>(x.numel())) return ctx.error(ctx.node().op_type + ": " + why);
+  q->x = as_doubles(x);
+  q->scale = as_doubles(s);
+  q->zero.assign(q->scale.size(), 0.0);
+  if (ctx.has_input(2)) q->zero = as_doubles(ctx.input(2));
+  return Status::ok();
+}
+
 }  // namespace onnxtrim::ops::quant
