@@ -36,6 +36,19 @@ Tensor stack_at(std::vector<Tensor>& parts, int64_t axis, bool reverse) {
   return out;
 }
 
+// One iteration: runs the body on `in` (the n states, then this iteration's slices of the scan
+// inputs), keeps the new states and appends the iteration's scan outputs to `parts`.
+Status scan_iteration(KernelContext& ctx, const ir::Graph& body, std::vector<RuntimeValue> in, size_t n,
+                      std::vector<RuntimeValue>& state, std::vector<std::vector<Tensor>>& parts) {
+  auto r = ctx.run_subgraph(body, std::move(in));
+  if (!r) return std::move(r).take_status();
+  auto& out = r.value();
+  if (out.size() != n + parts.size()) return ctx.error("Scan body has the wrong number of outputs");
+  for (size_t i = 0; i < n; ++i) state[i] = std::move(out[i]);
+  for (size_t k = 0; k < parts.size(); ++k) parts[k].push_back(std::move(out[n + k].tensor));
+  return Status::ok();
+}
+
 // ---- evaluate
 // Opset 8: inputs are [sequence_lens], states [batch, ...], scan inputs [batch, seq, ...].
 Status eval_scan8(KernelContext& ctx) {
@@ -79,12 +92,7 @@ Status eval_scan8(KernelContext& ctx) {
     for (int64_t it = 0; it < len; ++it) {
       std::vector<RuntimeValue> in = state;
       for (size_t j = 0; j < m; ++j) in.push_back(RuntimeValue::of(slice_at(seqs[j], 0, dirs[j] ? len - 1 - it : it)));
-      auto r = ctx.run_subgraph(body, std::move(in));
-      if (!r) return std::move(r).take_status();
-      auto& out = r.value();
-      if (out.size() != n + k_out) return ctx.error("Scan body has the wrong number of outputs");
-      for (size_t i = 0; i < n; ++i) state[i] = std::move(out[i]);
-      for (size_t k = 0; k < k_out; ++k) parts[k].push_back(std::move(out[n + k].tensor));
+      OT_RETURN_IF_ERROR(scan_iteration(ctx, body, std::move(in), n, state, parts));
     }
     for (size_t i = 0; i < n; ++i) final_states[i].push_back(std::move(state[i].tensor));
     for (size_t k = 0; k < k_out; ++k) {
@@ -136,12 +144,7 @@ Status eval_scan(KernelContext& ctx) {
       int64_t k = in_dirs[j] ? trips - 1 - it : it;
       in.push_back(RuntimeValue::of(slice_at(ctx.input(n + j), axes[j], k)));
     }
-    auto r = ctx.run_subgraph(body, std::move(in));
-    if (!r) return std::move(r).take_status();
-    auto& out = r.value();
-    if (out.size() != n + k_out) return ctx.error("Scan body has the wrong number of outputs");
-    for (size_t i = 0; i < n; ++i) state[i] = std::move(out[i]);
-    for (size_t k = 0; k < k_out; ++k) parts[k].push_back(std::move(out[n + k].tensor));
+    OT_RETURN_IF_ERROR(scan_iteration(ctx, body, std::move(in), n, state, parts));
   }
   for (size_t i = 0; i < n; ++i) ctx.set_output_value(i, std::move(state[i]));
   for (size_t k = 0; k < k_out; ++k) {
