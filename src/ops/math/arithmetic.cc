@@ -26,24 +26,10 @@ Status eval_arithmetic(KernelContext& ctx) {
   });
 }
 
-struct WrapAdd {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return wrap_add(a, b);
-  }
-};
-struct WrapSub {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return wrap_sub(a, b);
-  }
-};
-struct WrapMul {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return wrap_mul(a, b);
-  }
-};
+// The integer forms of Add, Sub and Mul: two's complement, wrapping around.
+using WrapAdd = decltype([](auto a, auto b) { return wrap_add(a, b); });
+using WrapSub = decltype([](auto a, auto b) { return wrap_sub(a, b); });
+using WrapMul = decltype([](auto a, auto b) { return wrap_mul(a, b); });
 struct TruncDiv {
   template <typename T>
   T operator()(T a, T b) const {
