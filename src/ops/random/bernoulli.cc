@@ -23,19 +23,13 @@ Status eval_bernoulli(KernelContext& ctx) {
   return Status::ok();
 }
 
-// ---- shape inference
-Status infer_bernoulli(InferContext& ctx) {
-  propagate_same(ctx);
-  ctx.output(0).values.reset();
-  ctx.output(0).elem = random::dtype_attr(ctx.node(), ctx.input(0).elem);
-  return Status::ok();
-}
+// ---- shape inference: random::infer_like (input 0's shape, of type dtype)
 
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_RANDOM_OP(Bernoulli, "", "Bernoulli", (std::vector<int>{15, 22}), eval_bernoulli);
-ONNXTRIM_REGISTER_INFER(Bernoulli, "", "Bernoulli", infer_bernoulli);
+ONNXTRIM_REGISTER_INFER(Bernoulli, "", "Bernoulli", random::infer_like);
 ONNXTRIM_REGISTER_TYPES(Bernoulli, "", "Bernoulli", "T1", {{"T1", kFloatTypes}});
 
 }  // namespace onnxtrim::ops

@@ -57,12 +57,6 @@ Status infer_random_by_shape(InferContext& ctx) {
   ctx.output(0) = TypeInfo::tensor(random::dtype_attr(ctx.node(), DataType::kFloat), s);
   return Status::ok();
 }
-Status infer_random_like(InferContext& ctx) {
-  propagate_same(ctx);
-  ctx.output(0).values.reset();
-  ctx.output(0).elem = random::dtype_attr(ctx.node(), ctx.input(0).elem);
-  return Status::ok();
-}
 
 // ---- registration (versions from Changelog.md)
 constexpr uint64_t kRandomLikeTypes =
@@ -72,7 +66,7 @@ OpRegistration random_distribution_row(const char* op, EvalFn eval, bool like) {
   OpRegistration r{.op_type = op,
                    .versions = {1, 22},
                    .eval = eval,
-                   .infer = like ? infer_random_like : infer_random_by_shape,
+                   .infer = like ? random::infer_like : infer_random_by_shape,
                    .deterministic = false};
   if (like) {
     r.signature = "T1";

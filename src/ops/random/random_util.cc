@@ -37,4 +37,11 @@ DataType dtype_attr(const ir::Node& n, DataType def) {
   return n.attr("dtype") ? static_cast<DataType>(n.attr_int("dtype", 1)) : def;
 }
 
+Status infer_like(InferContext& ctx) {
+  propagate_same(ctx);
+  ctx.output(0).values.reset();
+  ctx.output(0).elem = dtype_attr(ctx.node(), ctx.input(0).elem);
+  return Status::ok();
+}
+
 }  // namespace onnxtrim::ops::random

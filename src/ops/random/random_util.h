@@ -33,5 +33,9 @@ class StreamSeed {
 bool store(Tensor& t, int64_t i, double v);
 // The output dtype from the `dtype` attribute (default `def`).
 DataType dtype_attr(const ir::Node& n, DataType def);
+// The shape rule of the ops drawing one value per element of input 0 (RandomUniformLike,
+// RandomNormalLike, Bernoulli): input 0's shape, no known values, of type `dtype` (default: input
+// 0's type).
+Status infer_like(InferContext& ctx);
 
 }  // namespace onnxtrim::ops::random
