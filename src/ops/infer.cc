@@ -93,27 +93,23 @@ Status check_types(const InferContext& ctx) {
   return Status::ok();
 }
 
-std::optional<std::vector<int64_t>> TypeInfo::static_shape() const {
-  if (!shape) return std::nullopt;
+namespace {
+// The values of the expressions in `es` when every one is a constant.
+std::optional<std::vector<int64_t>> infer_constants(const std::optional<std::vector<Expr>>& es) {
+  if (!es) return std::nullopt;
   std::vector<int64_t> out;
-  for (const Expr& e : *shape) {
+  for (const Expr& e : *es) {
     auto v = e.constant_value();
     if (!v) return std::nullopt;
     out.push_back(*v);
   }
   return out;
 }
+}  // namespace
 
-std::optional<std::vector<int64_t>> TypeInfo::static_values() const {
-  if (!values) return std::nullopt;
-  std::vector<int64_t> out;
-  for (const Expr& e : *values) {
-    auto v = e.constant_value();
-    if (!v) return std::nullopt;
-    out.push_back(*v);
-  }
-  return out;
-}
+std::optional<std::vector<int64_t>> TypeInfo::static_shape() const { return infer_constants(shape); }
+
+std::optional<std::vector<int64_t>> TypeInfo::static_values() const { return infer_constants(values); }
 
 std::optional<std::vector<Expr>> constant_values(const ir::Tensor& t) {
   if (!tracks_values(t.dtype()) || t.numel() > static_cast<int64_t>(kMaxPropagated) || t.bytes() == nullptr)

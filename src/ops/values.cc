@@ -119,31 +119,19 @@ std::optional<Expr> cast_value(const Expr& v, ir::DataType to) {
     if (!b.lo || *b.lo < lo) return false;
     return !hi || (b.hi && *b.hi <= *hi) || (!b.hi && *b.lo >= 0 && *hi >= INT32_MAX);
   };
-  switch (to) {
-    case DT::kInt64: return v;
-    case DT::kUint64:
-      if (b.lo && *b.lo >= 0) return v;
-      return std::nullopt;
-    case DT::kInt32:
-      if (fits(INT32_MIN, INT32_MAX)) return v;
-      return std::nullopt;
-    case DT::kUint32:
-      if (fits(0, UINT32_MAX)) return v;
-      return std::nullopt;
-    case DT::kInt16:
-      if (fits(INT16_MIN, INT16_MAX)) return v;
-      return std::nullopt;
-    case DT::kUint16:
-      if (fits(0, UINT16_MAX)) return v;
-      return std::nullopt;
-    case DT::kInt8:
-      if (fits(INT8_MIN, INT8_MAX)) return v;
-      return std::nullopt;
-    case DT::kUint8:
-      if (fits(0, UINT8_MAX)) return v;
-      return std::nullopt;
-    default: return std::nullopt;
+  if (to == DT::kInt64) return v;
+  if (to == DT::kUint64) {
+    if (b.lo && *b.lo >= 0) return v;
+    return std::nullopt;
   }
+  // The 8-, 16- and 32-bit integer types: v when its bounds lie in the type's range.
+  int bits = ir::dtype_bits(to);
+  if (!ir::dtype_is_integer(to) || (bits != 8 && bits != 16 && bits != 32)) return std::nullopt;
+  bool sgn = ir::dtype_is_signed(to);
+  int64_t lo = sgn ? -(int64_t{1} << (bits - 1)) : 0;
+  int64_t hi = sgn ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  if (fits(lo, hi)) return v;
+  return std::nullopt;
 }
 
 }  // namespace onnxtrim::ops
