@@ -307,6 +307,12 @@ Entry value(std::string name, std::string metavar, std::string group, std::strin
                }};
 }
 
+// e taking several values after its name (--outputs a b, as onnxsim's and OnnxSlim's CLIs do).
+Entry multi(Entry e) {
+  e.info.multi_value = true;
+  return e;
+}
+
 Entry refuse(std::string name, std::string metavar, std::string group, std::string instead) {
   std::string n = name;
   OptionInfo info{std::move(name), std::move(metavar), "not supported: " + instead, std::move(group)};
@@ -388,24 +394,16 @@ const std::vector<Entry>& entries() {
         "check runs the original at that shape; the rank cannot change",
         [](Options& o, std::string_view v) { add_shape(o.input_shapes, "input-shape", v, false); }, true));
     // --- surgery (before the passes; checked against the original's values at the cut points)
-    {
-      Entry e = value(
-          "inputs", "x,y", "surgery",
-          "cut: these values (of the original) become the graph inputs, typed as inferred; what "
-          "they make unnecessary goes (also OnnxSlim's --inputs NAME ...)",
-          [](Options& o, std::string_view v) { add_names(o.cut_inputs, "inputs", v); }, true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
-    {
-      Entry e = value(
-          "outputs", "a,b", "surgery",
-          "cut: these values become the graph outputs; what no longer reaches an output goes (also "
-          "OnnxSlim's --outputs NAME ...); a name holding a space or a comma goes in double quotes",
-          [](Options& o, std::string_view v) { add_names(o.cut_outputs, "outputs", v); }, true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
+    t.push_back(multi(value(
+        "inputs", "x,y", "surgery",
+        "cut: these values (of the original) become the graph inputs, typed as inferred; what "
+        "they make unnecessary goes (also OnnxSlim's --inputs NAME ...)",
+        [](Options& o, std::string_view v) { add_names(o.cut_inputs, "inputs", v); }, true)));
+    t.push_back(multi(value(
+        "outputs", "a,b", "surgery",
+        "cut: these values become the graph outputs; what no longer reaches an output goes (also "
+        "OnnxSlim's --outputs NAME ...); a name holding a space or a comma goes in double quotes",
+        [](Options& o, std::string_view v) { add_names(o.cut_outputs, "outputs", v); }, true)));
     t.push_back(value(
         "add-outputs", "all|a,b", "surgery",
         "mark intermediate values as extra graph outputs (all: every node output of the main graph), "
@@ -523,18 +521,14 @@ const std::vector<Entry>& entries() {
                       [](Options& o, std::string_view v) { o.explain = std::string(v); }));
 
     // --- onnxsim's flags
-    {
-      Entry e = value(
-          "overwrite-input-shape", "NAME:D,D ...", "onnxsim",
-          "= --input-shape for each (a shape without a name: the model's only input)",
-          [](Options& o, std::string_view v) {
-            for (const auto& w : list_items("overwrite-input-shape", v, " "))
-              add_shape(o.input_shapes, "overwrite-input-shape", w, true);
-          },
-          true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
+    t.push_back(multi(value(
+        "overwrite-input-shape", "NAME:D,D ...", "onnxsim",
+        "= --input-shape for each (a shape without a name: the model's only input)",
+        [](Options& o, std::string_view v) {
+          for (const auto& w : list_items("overwrite-input-shape", v, " "))
+            add_shape(o.input_shapes, "overwrite-input-shape", w, true);
+        },
+        true)));
     {
       // onnxsim: alone, no optimizer at all; with onnxoptimizer pass names, only those skipped.
       Entry e = value(
@@ -568,19 +562,15 @@ const std::vector<Entry>& entries() {
     }
     t.push_back(flag("skip-constant-folding", "onnxsim", "= --no-constant-folding",
                      [](Options& o, bool b) { o.constant_folding = !b; }));
-    {
-      Entry e = value(
-          "test-input-shape", "NAME:D,D ...", "onnxsim",
-          "the check's random input of that shape; the model stays dynamic (a shape without a name: the "
-          "model's only input)",
-          [](Options& o, std::string_view v) {
-            for (const auto& w : list_items("test-input-shape", v, " "))
-              add_shape(o.check_input_shapes, "test-input-shape", w, true);
-          },
-          true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
+    t.push_back(multi(value(
+        "test-input-shape", "NAME:D,D ...", "onnxsim",
+        "the check's random input of that shape; the model stays dynamic (a shape without a name: the "
+        "model's only input)",
+        [](Options& o, std::string_view v) {
+          for (const auto& w : list_items("test-input-shape", v, " "))
+            add_shape(o.check_input_shapes, "test-input-shape", w, true);
+        },
+        true)));
     t.push_back(flag("skip-fuse-bn", "onnxsim", "= --skip fuse_conv_bn,fuse_matmul_bn", [](Options& o, bool b) {
       if (b) {
         add_unique(o.skip, "fuse_conv_bn");
@@ -620,113 +610,92 @@ const std::vector<Entry>& entries() {
     t.push_back(refuse("custom-lib", "LIB", "onnxsim",
                        "custom-domain operators are kept as they are, with nothing to load; the check is skipped "
                        "for models that use them"));
-    {
-      // onnxsim: these graph outputs are dropped, and the simplifier removes what only they used.
-      Entry e = value(
-          "unused-output", "NAME ...", "onnxsim",
-          "remove these graph outputs, and what only they need (the cut of --outputs with every other "
-          "output kept); each must be a graph output, and one must stay",
-          [](Options& o, std::string_view v) { add_names(o.unused_outputs, "unused-output", v); }, true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
+    // onnxsim: these graph outputs are dropped, and the simplifier removes what only they used.
+    t.push_back(multi(value(
+        "unused-output", "NAME ...", "onnxsim",
+        "remove these graph outputs, and what only they need (the cut of --outputs with every other "
+        "output kept); each must be a graph output, and one must stay",
+        [](Options& o, std::string_view v) { add_names(o.unused_outputs, "unused-output", v); }, true)));
     t.push_back(
         refuse("mutable-initializer", "", "onnxsim", "initializers that are also graph inputs are never folded"));
 
     // --- OnnxSlim's flags
-    {
-      Entry e = value(
-          "input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
-          [](Options& o, std::string_view v) {
-            for (const auto& w : list_items("input-shapes", v, " "))
-              add_shape(o.input_shapes, "input-shapes", w, false);
-          },
-          true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
+    t.push_back(multi(value(
+        "input-shapes", "NAME:D,D ...", "onnxslim", "= --overwrite-input-shape",
+        [](Options& o, std::string_view v) {
+          for (const auto& w : list_items("input-shapes", v, " ")) add_shape(o.input_shapes, "input-shapes", w, false);
+        },
+        true)));
     t.push_back(flag("model-check", "onnxslim", "= --verify", [](Options& o, bool b) {
       if (b) o.verify = Options::Verify::kOn;
     }));
-    {
-      Entry e = value(
-          "model-check-inputs", "NAME:D,D|NAME:FILE.npy ...", "onnxslim",
-          "cut at the last ':' (input_1:0:x.npy is input_1:0's file; quote a path holding ':'); a shape: the "
-          "check's random input of that shape (= --input-shape for the check only); a .npy or .pb "
-          "file: = --input NAME=FILE",
-          [](Options& o, std::string_view v) {
-            for (const auto& w : list_items("model-check-inputs", v, " ")) {
-              // The last ':', as OnnxSlim: "input_1:0:x.npy" is input_1:0's file.
-              Pair p = split_pair("model-check-inputs", w, ':', true);
-              if (!p.found || p.name.empty())
-                bad("model-check-inputs", "needs NAME:D,D or NAME:FILE.npy, not '" + w + "'");
-              const std::string& rest = p.value;
-              bool file = rest.size() > 4 && (rest.ends_with(".npy") || rest.ends_with(".pb"));
-              if (file) o.input_values.push_back(input_value("model-check-inputs", p.name, rest, w));
-              else add_shape(o.check_input_shapes, "model-check-inputs", w, false);
+    t.push_back(multi(value(
+        "model-check-inputs", "NAME:D,D|NAME:FILE.npy ...", "onnxslim",
+        "cut at the last ':' (input_1:0:x.npy is input_1:0's file; quote a path holding ':'); a shape: the "
+        "check's random input of that shape (= --input-shape for the check only); a .npy or .pb "
+        "file: = --input NAME=FILE",
+        [](Options& o, std::string_view v) {
+          for (const auto& w : list_items("model-check-inputs", v, " ")) {
+            // The last ':', as OnnxSlim: "input_1:0:x.npy" is input_1:0's file.
+            Pair p = split_pair("model-check-inputs", w, ':', true);
+            if (!p.found || p.name.empty())
+              bad("model-check-inputs", "needs NAME:D,D or NAME:FILE.npy, not '" + w + "'");
+            const std::string& rest = p.value;
+            bool file = rest.size() > 4 && (rest.ends_with(".npy") || rest.ends_with(".pb"));
+            if (file) o.input_values.push_back(input_value("model-check-inputs", p.name, rest, w));
+            else add_shape(o.check_input_shapes, "model-check-inputs", w, false);
+          }
+          if (o.verify == Options::Verify::kAuto) o.verify = Options::Verify::kOn;
+        },
+        true)));
+    t.push_back(multi(value(
+        "skip-fusion-patterns", "PATTERN ...", "onnxslim",
+        "OnnxSlim pattern names (FusionPadConv, FusionConvBN, FusionGemm, EliminationSlice, ...) or "
+        "onnxtrim pass names: = --skip of the matching passes",
+        [](Options& o, std::string_view v) {
+          for (const auto& w : words(v)) {
+            auto it = onnxslim_patterns().find(w);
+            if (it != onnxslim_patterns().end()) {
+              for (const auto& p : it->second) add_unique(o.skip, p);
+            } else if (w.find('_') != std::string::npos) {
+              add_unique(o.skip, w);  // an onnxtrim pass name (checked when the run starts)
+            } else {
+              std::string known;
+              for (const auto& [k, _] : onnxslim_patterns()) known += (known.empty() ? "" : ", ") + k;
+              bad("skip-fusion-patterns",
+                  "unknown pattern '" + w + "' (known: " + known + ", or an onnxtrim pass name)");
             }
-            if (o.verify == Options::Verify::kAuto) o.verify = Options::Verify::kOn;
-          },
-          true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
-    {
-      Entry e = value(
-          "skip-fusion-patterns", "PATTERN ...", "onnxslim",
-          "OnnxSlim pattern names (FusionPadConv, FusionConvBN, FusionGemm, EliminationSlice, ...) or "
-          "onnxtrim pass names: = --skip of the matching passes",
-          [](Options& o, std::string_view v) {
-            for (const auto& w : words(v)) {
-              auto it = onnxslim_patterns().find(w);
-              if (it != onnxslim_patterns().end()) {
-                for (const auto& p : it->second) add_unique(o.skip, p);
-              } else if (w.find('_') != std::string::npos) {
-                add_unique(o.skip, w);  // an onnxtrim pass name (checked when the run starts)
-              } else {
-                std::string known;
-                for (const auto& [k, _] : onnxslim_patterns()) known += (known.empty() ? "" : ", ") + k;
-                bad("skip-fusion-patterns",
-                    "unknown pattern '" + w + "' (known: " + known + ", or an onnxtrim pass name)");
-              }
+          }
+        },
+        true)));
+    t.push_back(multi(value(
+        "skip-optimizations", "NAME ...", "onnxslim",
+        "OnnxSlim's optimization names: constant_folding (= --no-constant-folding), graph_fusion "
+        "(every pass an OnnxSlim fusion pattern maps to, see --skip-fusion-patterns), "
+        "dead_node_elimination, subexpression_elimination, weight_tying (= --skip "
+        "eliminate_dead_nodes, eliminate_common_subexpressions, eliminate_duplicate_constants)",
+        [](Options& o, std::string_view v) {
+          for (const auto& w : list_items("skip-optimizations", v, " ,")) {
+            if (w == "constant_folding") {
+              o.constant_folding = false;
+            } else if (w == "graph_fusion") {
+              for (const auto& [_, ps] : onnxslim_patterns())
+                for (const auto& p : ps) add_unique(o.skip, p);
+            } else if (w == "dead_node_elimination") {
+              add_unique(o.skip, "eliminate_dead_nodes");
+            } else if (w == "subexpression_elimination") {
+              add_unique(o.skip, "eliminate_common_subexpressions");
+            } else if (w == "weight_tying") {
+              add_unique(o.skip, "eliminate_duplicate_constants");
+            } else {
+              bad("skip-optimizations", "unknown optimization '" + w +
+                                            "' (known: constant_folding, graph_fusion, "
+                                            "dead_node_elimination, subexpression_elimination, "
+                                            "weight_tying; onnxtrim's own passes: --skip)");
             }
-          },
-          true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
-    {
-      Entry e = value(
-          "skip-optimizations", "NAME ...", "onnxslim",
-          "OnnxSlim's optimization names: constant_folding (= --no-constant-folding), graph_fusion "
-          "(every pass an OnnxSlim fusion pattern maps to, see --skip-fusion-patterns), "
-          "dead_node_elimination, subexpression_elimination, weight_tying (= --skip "
-          "eliminate_dead_nodes, eliminate_common_subexpressions, eliminate_duplicate_constants)",
-          [](Options& o, std::string_view v) {
-            for (const auto& w : list_items("skip-optimizations", v, " ,")) {
-              if (w == "constant_folding") {
-                o.constant_folding = false;
-              } else if (w == "graph_fusion") {
-                for (const auto& [_, ps] : onnxslim_patterns())
-                  for (const auto& p : ps) add_unique(o.skip, p);
-              } else if (w == "dead_node_elimination") {
-                add_unique(o.skip, "eliminate_dead_nodes");
-              } else if (w == "subexpression_elimination") {
-                add_unique(o.skip, "eliminate_common_subexpressions");
-              } else if (w == "weight_tying") {
-                add_unique(o.skip, "eliminate_duplicate_constants");
-              } else {
-                bad("skip-optimizations", "unknown optimization '" + w +
-                                              "' (known: constant_folding, graph_fusion, "
-                                              "dead_node_elimination, subexpression_elimination, "
-                                              "weight_tying; onnxtrim's own passes: --skip)");
-              }
-            }
-          },
-          true);
-      e.info.multi_value = true;
-      t.push_back(e);
-    }
+          }
+        },
+        true)));
     t.push_back(
         flag("verbose", "onnxslim",
              "the CLI logs each stage and each pass of each round on stderr as it starts, with the seconds since "
