@@ -5,7 +5,9 @@
 # ("fused"), each at levels all and disabled. llama_tiny, rope_interleaved_tiny (llama_tiny with
 # GPT-J's partial interleaved rotary) and gpt_kv_tiny at prefill (seq 128, empty cache) and
 # decode (seq 1 over a 1,024-token cache); bert (seq 64, its longest) and vit at opset 13 and 17;
-# fp16_norms_tiny (float16 LayerNorm/RMSNorm, seq 128). Then groupnorm_unet_tiny (GroupNorm +
+# fp16_norms_tiny (HF's float16 RMSNorm, seq 128; with a third variant "trt": --target tensorrt
+# --opset 23, which fuses it into float16 RMSNormalization, off by default). Then
+# groupnorm_unet_tiny (GroupNorm +
 # SiLU blocks, batch 2): onnxtrim's default output ("default": no GroupNormalization/Swish) and
 # --target tensorrt --opset 24 ("trt": GroupNormalization-21 and Swish-24, which ONNX Runtime runs
 # as function bodies).
@@ -35,13 +37,14 @@ for f in llama_tiny rope_interleaved_tiny gpt_kv_tiny bert_tiny bert_tiny_op13 v
   "$bin" "tests/models/$f.onnx" "$out/${f}_fused.onnx" --opset 23 > "$out/${f}_fused.log"
   "$bin" "tests/models/$f.onnx" "$out/${f}_nofuse.onnx" --opset 23 --skip $fusions > "$out/${f}_nofuse.log"
 done
+"$bin" tests/models/fp16_norms_tiny.onnx "$out/fp16_norms_tiny_trt.onnx" --target tensorrt --opset 23 > "$out/fp16_norms_tiny_trt.log"
 "$bin" tests/models/groupnorm_unet_tiny.onnx "$out/groupnorm_default.onnx" > "$out/groupnorm_default.log"
 "$bin" tests/models/groupnorm_unet_tiny.onnx "$out/groupnorm_trt.onnx" --target tensorrt --opset 24 > "$out/groupnorm_trt.log"
-run() {  # NAME MODEL DIMS [ORT_LATENCY_ARGS...]
+run() {  # NAME MODEL DIMS [ORT_LATENCY_ARGS...]; $extra: more variants (NAME=FILE)
   case " $cases " in *" $1 "*) ;; *) return 0 ;; esac
   name=$1 model=$2 dims=$3
   shift 3
-  $py bench/ort_latency.py "tests/models/$model.onnx" "nofuse=$out/${model}_nofuse.onnx" "fused=$out/${model}_fused.onnx" \
+  $py bench/ort_latency.py "tests/models/$model.onnx" "nofuse=$out/${model}_nofuse.onnx" "fused=$out/${model}_fused.onnx" $extra \
     --dims "$dims" --int input_ids=0:100 --int position_ids=0:1024 $pin --threads "$threads" --seconds "$secs" \
     --levels all,disabled --json "$out/$name.json" --title "$name ($dims)" "$@"
   echo
@@ -59,7 +62,7 @@ run vit_op13 vit_tiny_op13 batch=1
 # float16 outputs: the fused RMSNormalization rounds once where the decomposition rounds at each
 # step, a float16 unit (2^-10 relative) here and there, which the scale multiplies: 4 units
 # relative, and an absolute 1e-2 near zero (onnxtrim's check scales by the output's RMS instead).
-run fp16_norms fp16_norms_tiny batch=1,seq=128 --rtol 4e-3 --atol 1e-2
+extra="trt=$out/fp16_norms_tiny_trt.onnx" run fp16_norms fp16_norms_tiny batch=1,seq=128 --rtol 4e-3 --atol 1e-2
 case " $cases " in *" groupnorm "*)
   $py bench/ort_latency.py tests/models/groupnorm_unet_tiny.onnx "default=$out/groupnorm_default.onnx" \
     "trt=$out/groupnorm_trt.onnx" --dims batch=2 $pin --threads "$threads" --seconds "$secs" --levels all \
@@ -79,7 +82,8 @@ for case in cases:
         rows = {r["name"].split("/")[0]: r for r in res["variants"] if r["threads"] == t}
         if not rows:
             continue
-        last = [n for n in rows if n.startswith(("fused@", "trt@"))][:1] or list(rows)[-1:]
+        last = ([n for n in rows if n.startswith("trt@")][:1] or [n for n in rows if n.startswith("fused@")][:1]
+                or list(rows)[-1:])
         nodes = f"{rows['original@all']['nodes']} -> {rows[last[0]]['nodes']}"
         cells = "  ".join(f"{n} {r['paired_speedup']:.2f}x" for n, r in rows.items() if n != "original@all")
         print(f"{case:16} {'1' if t == 1 else 'default':>7} {nodes:>13}  {cells}")

@@ -100,6 +100,9 @@ const std::vector<std::string_view>& pipeline_order() {
       "fuse_layer_normalization",
       "fuse_gelu",
       "fuse_rms_normalization",
+      // Off by default, on for --target tensorrt/openvino (passes/targets.cc): the same RMSNorm
+      // of a float16 or bfloat16 x, which ONNX Runtime runs slower as one node.
+      "fuse_rms_normalization_fp16",
       "fuse_attention",
       // Rotary before partial rotary, which wraps the RotaryEmbedding this one makes.
       "fuse_rotary_embedding",

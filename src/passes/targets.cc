@@ -15,8 +15,17 @@ const std::vector<TargetInfo>& targets() {
       // for either and runs their function bodies 1.5-3x (GroupNorm) and 2x (Swish) slower than
       // the decompositions (docs/performance.md). TensorRT 10 and OpenVINO run both as fused
       // layers: these targets turn the two fusions on and keep every default one.
-      {"tensorrt", "TensorRT 10: also GroupNormalization and Swish", {"fuse_group_normalization", "fuse_swish"}, {}},
-      {"openvino", "OpenVINO: also GroupNormalization and Swish", {"fuse_group_normalization", "fuse_swish"}, {}},
+      // RMSNormalization of a float16/bfloat16 x is off by default too: ONNX Runtime 1.30's
+      // float16 kernel ran fp16_norms_tiny at 0.66x the original, which it fuses itself in float32
+      // (docs/performance.md); TensorRT and OpenVINO take the float16 op as one layer.
+      {"tensorrt",
+       "TensorRT 10: also GroupNormalization, Swish and float16 RMSNormalization",
+       {"fuse_group_normalization", "fuse_swish", "fuse_rms_normalization_fp16"},
+       {}},
+      {"openvino",
+       "OpenVINO: also GroupNormalization, Swish and float16 RMSNormalization",
+       {"fuse_group_normalization", "fuse_swish", "fuse_rms_normalization_fp16"},
+       {}},
   };
   return table;
 }

@@ -1,6 +1,7 @@
 // fuse_rms_normalization: Llama's RMSNorm (and its Div, Reciprocal and Pow -0.5 forms) becomes
 // RMSNormalization-23; refusals, a graph-output case (every case's product is one) and a
-// subgraph case.
+// subgraph case. fuse_rms_normalization_fp16 (float16/bfloat16 x, HF's Cast-wrapped form): off by
+// default, on for --target tensorrt/openvino; the same cases with the target.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -196,8 +197,66 @@ g ()" + x_type +
 )";
 }
 
+// The default pipeline with --target `target` (fuse_rms_normalization_fp16 is on for tensorrt).
+test::Simplified rms_for_target(const std::string& text, const std::string& target) {
+  test::Simplified s;
+  s.model = test::parse(text);
+  if (!s.model) return s;
+  s.original = ir::clone_model(*s.model);
+  passes::SimplifyOptions o;
+  o.target = target;
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
+  if (r) s.result = r.value();
+  s.printed = ir::print_graph(*s.model->graph);
+  return s;
+}
+
+// Why `rule` does not fire at the node making y, after the passes of `target` ("" the default).
+std::string rms_reason(const std::string& text, const std::string& rule, const std::string& target) {
+  auto m = test::parse(text);
+  passes::SimplifyOptions o;
+  o.target = target;
+  if (!passes::simplify(*m, o).is_ok()) return "(simplify failed)";
+  for (const auto& [r, why] : passes::explain(*m, "y", o))
+    if (r == rule) return why;
+  return "(not listed)";
+}
+
+// By default a float16 x is left as it is (ONNX Runtime's float16 RMSNormalization is slower than
+// the decomposition, which it fuses itself); a float32 model is fused by default, not by the
+// float16 rule.
+TEST(FuseRmsNormalization, Float16IsOffByDefault) {
+  for (const char* target : {"", "wasm"}) {
+    auto s = rms_for_target(rms16(), target);
+    EXPECT_EQ(count_ops(*s.model->graph, "RMSNormalization"), 0u) << target << s.printed;
+    EXPECT_EQ(count_ops(*s.model->graph, "Cast"), 2u) << target << s.printed;  // x's and n's (w's folded)
+    EXPECT_EQ(rms_reason(rms16(), "fuse_rms_normalization", target),
+              "x is float16 or bfloat16: fuse_rms_normalization_fp16 takes it (off by default: ONNX Runtime's "
+              "float16 RMSNormalization is slower than the decomposition)");
+    expect_same_outputs(s, 2, {{"B", 3}});
+  }
+  // The float16 rule alone leaves a float32 RMSNorm to fuse_rms_normalization.
+  auto f = simplify_text(rms("23", kDiv), {"fuse_rms_normalization_fp16"});
+  EXPECT_EQ(count_ops(*f.model->graph, "RMSNormalization"), 0u) << f.printed;
+  auto m = test::parse(rms("23", kDiv));
+  passes::SimplifyOptions o;
+  o.only = {"fuse_rms_normalization_fp16"};
+  std::string why = "(not listed)";
+  for (const auto& [r, w] : passes::explain(*m, "y", o))
+    if (r == "fuse_rms_normalization_fp16") why = w;
+  EXPECT_EQ(why, "x is not float16 or bfloat16 (fuse_rms_normalization takes it)");
+}
+
 TEST(FuseRmsNormalization, Float16BetweenCastsIsOneNode) {
-  auto s = simplify_text(rms16());
+  for (const char* target : {"tensorrt", "openvino"}) {
+    auto t = rms_for_target(rms16(), target);
+    EXPECT_EQ(t.nodes(), 1u) << target << t.printed;
+    EXPECT_EQ(count_ops(*t.model->graph, "RMSNormalization"), 1u) << target << t.printed;
+  }
+  auto s = rms_for_target(rms16(), "tensorrt");
   ASSERT_EQ(s.nodes(), 1u) << s.printed;
   const ir::Node* n = s.model->graph->first_node();
   EXPECT_EQ(n->op_type, "RMSNormalization");
@@ -236,28 +295,23 @@ TEST(FuseRmsNormalization, Float16BetweenCastsIsOneNode) {
   EXPECT_EQ(got[6], 0.0f);
 }
 
+// Refusals of the float16 form, with the float16 rule on (--target tensorrt).
 TEST(FuseRmsNormalization, Float16Refusals) {
-  auto reason = [](const std::string& text) {  // after the other passes (the float32 Cast of x gone)
-    auto m = test::parse(text);
-    passes::SimplifyOptions o;
-    if (!passes::simplify(*m, o).is_ok()) return std::string("(simplify failed)");
-    for (const auto& [rule, why] : passes::explain(*m, "y", o))
-      if (rule == "fuse_rms_normalization") return why;
-    return std::string("(not listed)");
-  };
   // Cast back to bfloat16 from a float16 x (then to float16 again): not x's type.
   std::string other = rms16("nb = Cast <to = 16> (n)\n  n16 = Cast <to = 10> (nb)");
-  auto so = simplify_text(other);
+  auto so = rms_for_target(other, "tensorrt");
   EXPECT_EQ(count_ops(*so.model->graph, "RMSNormalization"), 0u) << so.printed;
   expect_same_outputs(so, 2, {{"B", 3}});
   // A float32 x cast to float16 after the normalization: the rounding of x's own type differs.
   std::string from32 = rms16("n16 = Cast <to = 10> (n)", "float");
-  auto sf = simplify_text(from32);
+  auto sf = rms_for_target(from32, "tensorrt");
   EXPECT_EQ(count_ops(*sf.model->graph, "RMSNormalization"), 0u) << sf.printed;
   expect_same_outputs(sf, 2, {{"B", 3}});
-  EXPECT_EQ(reason(from32), "a Cast follows the normalization but x is not Cast(float16 or bfloat16 x, to float)");
+  for (const char* rule : {"fuse_rms_normalization", "fuse_rms_normalization_fp16"})
+    EXPECT_EQ(rms_reason(from32, rule, "tensorrt"),
+              "a Cast follows the normalization but x is not Cast(float16 or bfloat16 x, to float)");
   // The float16 normalized value is a graph output too.
-  auto shared = simplify_text(rms16("n16 = Cast <to = 10> (n)", "float16", ", float16[B,4] n16"));
+  auto shared = rms_for_target(rms16("n16 = Cast <to = 10> (n)", "float16", ", float16[B,4] n16"), "tensorrt");
   EXPECT_EQ(count_ops(*shared.model->graph, "RMSNormalization"), 0u) << shared.printed;
   expect_same_outputs(shared, 2, {{"B", 3}});
 }
@@ -266,18 +320,54 @@ TEST(FuseRmsNormalization, Float16InsideABranch) {
   std::string body = rms16();
   body = body.substr(body.find("xf = Cast"));
   body = body.substr(0, body.rfind('}'));
-  auto s = simplify_text(R"(
+  const std::string text = R"(
 <ir_version: 10, opset_import: ["" : 23]>
 g (bool c, float16[2,4] x) => (float16[2,4] out) {
   out = If(c) <then_branch = t () => (float16[2,4] y) {
   )" + body + R"(
     }, else_branch = e () => (float16[2,4] o2) { o2 = Neg(x) }>
 }
-)");
+)";
+  auto s = rms_for_target(text, "tensorrt");
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_TRUE(iff && iff->op_type == "If") << s.printed;
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "RMSNormalization"), 1u) << s.printed;
   expect_same_outputs(s);
+  // Not by default, in a branch either.
+  auto d = rms_for_target(text, "");
+  ASSERT_TRUE(d.model->graph->first_node() && d.model->graph->first_node()->op_type == "If") << d.printed;
+  EXPECT_EQ(count_ops(*d.model->graph->first_node()->subgraphs()[0], "RMSNormalization"), 0u) << d.printed;
+}
+
+// A decomposition written in float16 throughout (no Casts of x; the constants are float16 once
+// folded): also the float16 rule's, with the op's float32 stage instead of the decomposition's
+// float16 steps (the check's float16 tolerance).
+TEST(FuseRmsNormalization, Float16WithoutCastsIsTheFloat16Rules) {
+  const std::string text = R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float16[B,4] x) => (float16[B,4] y) {
+  twof = Constant <value = float {2}> ()
+  two = Cast <to = 10> (twof)
+  sq = Pow(x, two)
+  axes = Constant <value = int64[1] {-1}> ()
+  mean = ReduceMean <keepdims = 1> (sq, axes)
+  epsf = Constant <value = float {0.001}> ()
+  eps = Cast <to = 10> (epsf)
+  a = Add(mean, eps)
+  s = Sqrt(a)
+  n = Div(x, s)
+  wf = Constant <value = float[4] {0.5, 1.5, -1, 2}> ()
+  w = Cast <to = 10> (wf)
+  y = Mul(w, n)
+}
+)";
+  auto d = rms_for_target(text, "");
+  EXPECT_EQ(count_ops(*d.model->graph, "RMSNormalization"), 0u) << d.printed;
+  auto t = rms_for_target(text, "tensorrt");
+  ASSERT_EQ(t.nodes(), 1u) << t.printed;
+  EXPECT_EQ(t.model->graph->first_node()->op_type, "RMSNormalization");
+  EXPECT_EQ(t.model->graph->first_node()->input(0)->name(), "x");
+  expect_same_outputs(t, 2, {{"B", 3}});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ struct Case {
   int64_t nodes_before, nodes_after;
   std::map<std::string, int64_t> fused;
   std::vector<std::map<std::string, int64_t>> dims;
+  const char* target = "";  // --target
 };
 
 TEST(StandardOpFixtures, Opset23FusesEveryBlock) {
@@ -51,17 +52,21 @@ TEST(StandardOpFixtures, Opset23FusesEveryBlock) {
        128,
        {{"Gelu", 2}, {"Attention", 2}},
        {{{"batch", 1}, {"seq", 1}, {"past_seq", 33}}, {{"batch", 2}, {"seq", 6}, {"past_seq", 0}}}},
-      {"fp16_norms_tiny", 26, 10, {{"RMSNormalization", 2}}, {{{"batch", 2}, {"seq", 9}}}},
+      // float16 RMSNormalization: only for the targets that run it faster (off by default,
+      // ONNX Runtime runs it slower than the decomposition).
+      {"fp16_norms_tiny", 26, 26, {}, {{{"batch", 2}, {"seq", 9}}}},
+      {"fp16_norms_tiny", 26, 10, {{"RMSNormalization", 2}}, {{{"batch", 2}, {"seq", 9}}}, "tensorrt"},
       {"bert_tiny_op13", 221, 65, {{"LayerNormalization", 4}, {"Gelu", 2}}, {{{"batch", 2}, {"seq", 9}}}},
       {"vit_tiny_op13", 469, 100, {{"LayerNormalization", 7}, {"Gelu", 3}}, {{{"batch", 2}}}},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.fixture);
+    SCOPED_TRACE(std::string(c.fixture) + " " + c.target);
     std::string path = std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/" + c.fixture + ".onnx";
     Model original = Model::load(path);
     Model m = original.clone();
     Options o;
     o.opset = 23;
+    o.target = c.target;
     Report r = simplify(m, o);  // the check runs: it throws on a difference
     EXPECT_TRUE(r.verification.ran) << r.verification.skipped;
     EXPECT_EQ(r.before.nodes, c.nodes_before);
