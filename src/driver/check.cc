@@ -8,55 +8,24 @@
 #include "driver/driver.h"
 #include "driver/sizes.h"
 #include "eval/interpreter.h"
+#include "ops/registry.h"
 #include "passes/shape_inference.h"
 
 namespace onnxtrim::driver {
 
 // Multiply-adds of one run of the main graph with every input dim fixed (the check's inputs):
-// MatMul/Gemm/Conv families by their reductions, everything else one per output element.
+// each node's cost rule from its op file (ops::CostContext), one per output element for an op
+// without one.
 double estimate_macs(const ir::Model& m, const eval::InputSpec& spec) {
   passes::ShapeInference si(m, infer_options(spec));
   if (!si.run().is_ok()) return 0;
-  auto numel = [&](const ir::Value* v) -> double {
-    if (!v) return 0;
+  const ops::CostContext sizes([&](const ir::Value* v) -> std::optional<std::vector<int64_t>> {
     const ops::TypeInfo* t = si.facts(v);
-    if (!t) return 0;
-    auto s = t->static_shape();
-    if (!s) return 0;
-    double n = 1;
-    for (int64_t d : *s) n *= static_cast<double>(d);
-    return n;
-  };
-  auto dim = [&](const ir::Value* v, int64_t axis) -> double {
-    const ops::TypeInfo* t = v ? si.facts(v) : nullptr;
-    if (!t) return 0;
-    auto s = t->static_shape();
-    if (!s || s->empty()) return 0;
-    if (axis < 0) axis += static_cast<int64_t>(s->size());
-    if (axis < 0 || axis >= static_cast<int64_t>(s->size())) return 0;
-    return static_cast<double>((*s)[static_cast<size_t>(axis)]);
-  };
-  double macs = 0;
-  m.graph->for_each_node([&](const ir::Node* n) {
-    double out = n->num_outputs() ? numel(n->output(0)) : 0;
-    const std::string& op = n->op_type;
-    if ((op == "Conv" || op == "ConvInteger" || op == "QLinearConv") && n->num_inputs() > 1) {
-      const ir::Value* w = n->input(op == "QLinearConv" ? 3 : 1);
-      double per = dim(w, 0) > 0 ? numel(w) / dim(w, 0) : 0;
-      macs += out * per;
-    } else if (op == "ConvTranspose" && n->num_inputs() > 1) {
-      const ir::Value* w = n->input(1);
-      double per = dim(w, 0) > 0 ? numel(w) / dim(w, 0) : 0;
-      macs += numel(n->input(0)) * per;
-    } else if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul" || op == "FusedMatMul") {
-      macs += out * dim(n->input(0), -1);
-    } else if (op == "Gemm") {
-      double k = n->attr_int("transA", 0) ? dim(n->input(0), 0) : dim(n->input(0), 1);
-      macs += out * k;
-    } else {
-      macs += out;
-    }
+    return t ? t->static_shape() : std::nullopt;
   });
+  const ops::OpRegistry& reg = ops::OpRegistry::instance();
+  double macs = 0;
+  m.graph->for_each_node([&](const ir::Node* n) { macs += reg.cost(*n, sizes); });
   return macs;
 }
 

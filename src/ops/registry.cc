@@ -47,6 +47,37 @@ bool OpRegistry::has(std::string_view domain, std::string_view op_type, OpProper
   return it != properties_.end() && (it->second & static_cast<unsigned>(p)) != 0;
 }
 
+void OpRegistry::add_cost(std::string domain, std::string op_type, CostFn fn) {
+  costs_[{std::string(norm(domain)), std::move(op_type)}] = fn;
+}
+
+double OpRegistry::cost(const ir::Node& n, const CostContext& c) const {
+  auto it = costs_.find(OpKeyView{norm(n.domain), n.op_type});
+  if (it != costs_.end()) return it->second(n, c);
+  return c.numel(n.output(0));
+}
+
+double CostContext::numel(const ir::Value* v) const {
+  auto s = v ? shapes_(v) : std::nullopt;
+  if (!s) return 0;
+  double n = 1;
+  for (int64_t d : *s) n *= static_cast<double>(d);
+  return n;
+}
+
+double CostContext::dim(const ir::Value* v, int64_t axis) const {
+  auto s = v ? shapes_(v) : std::nullopt;
+  if (!s || s->empty()) return 0;
+  if (axis < 0) axis += static_cast<int64_t>(s->size());
+  if (axis < 0 || axis >= static_cast<int64_t>(s->size())) return 0;
+  return static_cast<double>((*s)[static_cast<size_t>(axis)]);
+}
+
+double CostContext::filter(const ir::Value* w) const {
+  double m = dim(w, 0);
+  return m > 0 ? numel(w) / m : 0;
+}
+
 std::vector<FoldFn> OpRegistry::find_folds(std::string_view domain, std::string_view op_type,
                                            std::string_view pass) const {
   std::vector<FoldFn> out;
@@ -71,6 +102,7 @@ void register_op(const OpRegistration& r) {
   reg.add({r.domain, r.op_type, r.versions, r.eval, r.deterministic});
   for (OpProperty p : r.properties) reg.declare(r.domain, r.op_type, p);
   if (r.infer) register_infer(r.domain, r.op_type, r.infer);
+  if (r.cost) reg.add_cost(r.domain, r.op_type, r.cost);
   if (!r.signature.empty()) register_types(r.domain, r.op_type, r.signature, r.types);
   for (const auto& [pass, fn] : r.folds) reg.add_fold(r.domain, r.op_type, pass, fn);
 }

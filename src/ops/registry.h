@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <string>
 #include <string_view>
@@ -103,6 +104,28 @@ class FoldContext;  // ops/fold.h
 // a Cast to the same type, Transpose∘Transpose). Returns true when it changed something.
 using FoldFn = bool (*)(ir::Node&, FoldContext&);
 
+// ---------------------------------------------------------------- cost
+// An op's cost rule: the multiply-adds of one run of a node, from the static sizes of its
+// values (the check's estimate, driver::estimate_macs, compared with --verify-budget). An op
+// without a rule costs one per element of its first output; products and convolutions have one
+// (ONNXTRIM_REGISTER_COST in their files).
+class CostContext {
+ public:
+  // The static shape of a value, where every dim is known (nullopt otherwise).
+  using Shapes = std::function<std::optional<std::vector<int64_t>>(const ir::Value*)>;
+  explicit CostContext(Shapes shapes) : shapes_(std::move(shapes)) {}
+  // The elements of v; 0 when v is absent or its size unknown.
+  double numel(const ir::Value* v) const;
+  // Dim `axis` of v (negative: from the end); 0 when absent, unknown or out of range.
+  double dim(const ir::Value* v, int64_t axis) const;
+  // A convolution weight's elements per slice of its dim 0 (one filter); 0 when unknown.
+  double filter(const ir::Value* w) const;
+
+ private:
+  Shapes shapes_;
+};
+using CostFn = double (*)(const ir::Node&, const CostContext&);
+
 struct OpSchema {
   std::string domain;  // "" for the default ONNX domain
   std::string op_type;
@@ -169,10 +192,15 @@ class OpRegistry {
   void declare(std::string domain, std::string op_type, OpProperty p);
   bool has(std::string_view domain, std::string_view op_type, OpProperty p) const;
 
+  // Cost rules (ONNXTRIM_REGISTER_COST); cost() falls back to one per output element.
+  void add_cost(std::string domain, std::string op_type, CostFn fn);
+  double cost(const ir::Node& n, const CostContext& c) const;
+
  private:
   OpTable<OpSchema> ops_;
   OpTable<std::vector<std::pair<std::string, FoldFn>>> folds_;
   OpTable<unsigned> properties_;  // OpProperty bits
+  OpTable<CostFn> costs_;
 };
 
 // Registers at static-initialisation time:
@@ -198,6 +226,13 @@ class OpRegistry {
 #define ONNXTRIM_REGISTER_COPIES_ELEMENTS(id, domain, op_type) \
   ONNXTRIM_REGISTER_PROPERTY(id, domain, op_type, kCopiesElements)
 
+// ONNXTRIM_REGISTER_COST(MatMul, "", "MatMul", cost_matmul): see CostContext.
+#define ONNXTRIM_REGISTER_COST(id, domain, op_type, fn)                    \
+  static const bool onnxtrim_cost_registered_##id = [] {                   \
+    ::onnxtrim::ops::OpRegistry::instance().add_cost(domain, op_type, fn); \
+    return true;                                                           \
+  }()
+
 // ---------------------------------------------------------------- one op as one value
 // Everything an op file's macros register, as one value: for a family file whose ops share
 // their kernel and shape rule and differ by a function (src/ops/math/comparison.cc), so that a
@@ -212,6 +247,7 @@ struct OpRegistration {
   std::vector<int> versions{};  // ONNXTRIM_REGISTER_OP: from Changelog.md
   EvalFn eval = nullptr;
   InferFn infer = nullptr;                                // ONNXTRIM_REGISTER_INFER
+  CostFn cost = nullptr;                                  // ONNXTRIM_REGISTER_COST
   std::string signature{};                                // ONNXTRIM_REGISTER_TYPES ("": none)
   std::vector<std::pair<std::string, uint64_t>> types{};  // its sets
   std::vector<OpProperty> properties{};                   // ONNXTRIM_REGISTER_ELEMENTWISE, ...
@@ -220,7 +256,7 @@ struct OpRegistration {
   bool deterministic = true;                              // false: ONNXTRIM_REGISTER_RANDOM_OP
 };
 // Registers r as the macros would, in their order: the schema, the properties, the shape rule,
-// the type constraints, the folds.
+// the cost, the type constraints, the folds.
 void register_op(const OpRegistration& r);
 
 // ONNXTRIM_REGISTER_OPS(Comparisons, kComparisons): registers each row of an array (or any

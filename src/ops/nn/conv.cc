@@ -88,11 +88,16 @@ Status eval_conv(KernelContext& ctx) {
 // ---- shape inference
 Status infer_conv(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 1, ctx.input(0).elem); }
 
+// ---- cost
+// Each output element sums over one filter: the weight's elements per output channel.
+double cost_conv(const ir::Node& n, const CostContext& c) { return c.numel(n.output(0)) * c.filter(n.input(1)); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(Conv, "", "Conv", (std::vector<int>{1, 11, 22}), eval_conv);
 ONNXTRIM_REGISTER_INFER(Conv, "", "Conv", infer_conv);
 ONNXTRIM_REGISTER_TYPES(Conv, "", "Conv", "T T T", {{"T", kFloatTypes}});
+ONNXTRIM_REGISTER_COST(Conv, "", "Conv", cost_conv);
 
 }  // namespace onnxtrim::ops

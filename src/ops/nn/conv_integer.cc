@@ -34,6 +34,12 @@ Status eval_conv_integer(KernelContext& ctx) {
 // ---- shape inference
 Status infer_conv_integer(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 1, DataType::kInt32); }
 
+// ---- cost
+// Each output element sums over one filter: the weight's elements per output channel.
+double cost_conv_integer(const ir::Node& n, const CostContext& c) {
+  return c.numel(n.output(0)) * c.filter(n.input(1));
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -42,5 +48,6 @@ ONNXTRIM_REGISTER_INFER(ConvInteger, "", "ConvInteger", infer_conv_integer);
 ONNXTRIM_REGISTER_TYPES(ConvInteger, "", "ConvInteger", "T1 T2 T1 T2",
                         {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
                          {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+ONNXTRIM_REGISTER_COST(ConvInteger, "", "ConvInteger", cost_conv_integer);
 
 }  // namespace onnxtrim::ops

@@ -200,11 +200,18 @@ Status infer_conv_transpose(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- cost
+// Each input element is spread over one filter: the weight's elements per input channel.
+double cost_conv_transpose(const ir::Node& n, const CostContext& c) {
+  return c.numel(n.input(0)) * c.filter(n.input(1));
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_INFER(ConvTranspose, "", "ConvTranspose", infer_conv_transpose);
 ONNXTRIM_REGISTER_TYPES(ConvTranspose, "", "ConvTranspose", "T T T", {{"T", kFloatTypes}});
 ONNXTRIM_REGISTER_OP(ConvTranspose, "", "ConvTranspose", (std::vector<int>{1, 11, 22}), eval_conv_transpose);
+ONNXTRIM_REGISTER_COST(ConvTranspose, "", "ConvTranspose", cost_conv_transpose);
 
 }  // namespace onnxtrim::ops

@@ -106,6 +106,12 @@ Status infer_gemm(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- cost
+// Each output element sums over K: A's dim 1, or its dim 0 with transA.
+double cost_gemm(const ir::Node& n, const CostContext& c) {
+  return c.numel(n.output(0)) * c.dim(n.input(0), n.attr_int("transA", 0) ? 0 : 1);
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -114,5 +120,6 @@ ONNXTRIM_REGISTER_INFER(Gemm, "", "Gemm", infer_gemm);
 ONNXTRIM_REGISTER_TYPES(Gemm, "", "Gemm", "T T T",
                         {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64,
                                                         ir::DataType::kUint32, ir::DataType::kUint64})}});
+ONNXTRIM_REGISTER_COST(Gemm, "", "Gemm", cost_gemm);
 
 }  // namespace onnxtrim::ops

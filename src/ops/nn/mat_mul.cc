@@ -66,6 +66,10 @@ Status infer_matmul(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- cost
+// Each output element sums over A's last dim.
+double cost_matmul(const ir::Node& n, const CostContext& c) { return c.numel(n.output(0)) * c.dim(n.input(0), -1); }
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -74,5 +78,6 @@ ONNXTRIM_REGISTER_INFER(MatMul, "", "MatMul", infer_matmul);
 ONNXTRIM_REGISTER_TYPES(MatMul, "", "MatMul", "T T",
                         {{"T", kFloatTypes | type_bits({ir::DataType::kInt32, ir::DataType::kInt64,
                                                         ir::DataType::kUint32, ir::DataType::kUint64})}});
+ONNXTRIM_REGISTER_COST(MatMul, "", "MatMul", cost_matmul);
 
 }  // namespace onnxtrim::ops

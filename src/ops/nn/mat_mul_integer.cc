@@ -42,6 +42,12 @@ Status infer_mat_mul_integer(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- cost
+// Each output element sums over A's last dim.
+double cost_mat_mul_integer(const ir::Node& n, const CostContext& c) {
+  return c.numel(n.output(0)) * c.dim(n.input(0), -1);
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -50,5 +56,6 @@ ONNXTRIM_REGISTER_INFER(MatMulInteger, "", "MatMulInteger", infer_mat_mul_intege
 ONNXTRIM_REGISTER_TYPES(MatMulInteger, "", "MatMulInteger", "T1 T2 T1 T2",
                         {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
                          {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+ONNXTRIM_REGISTER_COST(MatMulInteger, "", "MatMulInteger", cost_mat_mul_integer);
 
 }  // namespace onnxtrim::ops

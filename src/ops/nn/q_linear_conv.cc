@@ -58,6 +58,12 @@ Status eval_q_linear_conv(KernelContext& ctx) {
 // ---- shape inference
 Status infer_q_linear_conv(InferContext& ctx) { return nn::infer_conv_by_weight(ctx, 3, ctx.input(7).elem); }
 
+// ---- cost
+// Each output element sums over one filter of the weight (input 3).
+double cost_q_linear_conv(const ir::Node& n, const CostContext& c) {
+  return c.numel(n.output(0)) * c.filter(n.input(3));
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -71,5 +77,6 @@ ONNXTRIM_REGISTER_TYPES(QLinearConv, "", "QLinearConv", "T1 x_scale T1 T2 w_scal
                          {"y_scale", type_bits({ir::DataType::kFloat})},
                          {"T3", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
                          {"T4", type_bits({ir::DataType::kInt32})}});
+ONNXTRIM_REGISTER_COST(QLinearConv, "", "QLinearConv", cost_q_linear_conv);
 
 }  // namespace onnxtrim::ops

@@ -58,6 +58,12 @@ Status infer_q_linear_mat_mul(InferContext& ctx) {
   return Status::ok();
 }
 
+// ---- cost
+// Each output element sums over A's last dim.
+double cost_q_linear_mat_mul(const ir::Node& n, const CostContext& c) {
+  return c.numel(n.output(0)) * c.dim(n.input(0), -1);
+}
+
 }  // namespace
 
 // ---- registration (versions from Changelog.md)
@@ -70,5 +76,6 @@ ONNXTRIM_REGISTER_TYPES(QLinearMatMul, "", "QLinearMatMul", "T1 TS T1 T2 TS_4 T2
                          {"TS_4", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
                          {"TS_6", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
                          {"T3", kFloat8Types | type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+ONNXTRIM_REGISTER_COST(QLinearMatMul, "", "QLinearMatMul", cost_q_linear_mat_mul);
 
 }  // namespace onnxtrim::ops
