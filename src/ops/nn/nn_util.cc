@@ -18,6 +18,12 @@ bool fits_blas(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max(
 // BLAS through the platform seam: OpenBLAS natively, none in the web build (the portable
 // kernel of gemm_kernel.h stands in).
 const platform::Blas& blas() { return platform::blas(); }
+// BLAS's GEMM of T, float (sgemm) or double (dgemm); nullptr where there is none.
+template <typename T>
+auto blas_gemm() {
+  if constexpr (std::is_same_v<T, float>) return blas().sgemm;
+  else return blas().dgemm;
+}
 }  // namespace
 
 namespace {
@@ -41,19 +47,18 @@ void split_columns(int64_t M, int64_t N, int64_t K, F&& call) {
 }
 }  // namespace
 
-namespace {
-// The GEMM of either float type: `blas_fn` (sgemm or dgemm), split over threads by columns, when
-// BLAS is there and every size fits its int arguments; else the portable kernel of gemm_kernel.h.
 template <typename T>
-void gemm_float(void (*blas_fn)(bool, bool, int, int, int, T, const T*, int, const T*, int, T, T*, int), bool ta,
-                bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
-                T beta, T* C, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
+          T beta, T* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
   if (K == 0) {
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) C[m * ldc + n] = beta == T(0) ? T(0) : beta * C[m * ldc + n];
     return;
   }
+  // BLAS (sgemm or dgemm), split over threads by columns, when there is one and every size fits
+  // its int arguments; else the portable kernel of gemm_kernel.h.
+  auto blas_fn = blas_gemm<T>();
   if (!blas_fn || !fits_blas(M) || !fits_blas(N) || !fits_blas(K) || !fits_blas(lda) || !fits_blas(ldb) ||
       !fits_blas(ldc)) {
     gemm_kernel(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -65,17 +70,10 @@ void gemm_float(void (*blas_fn)(bool, bool, int, int, int, T, const T*, int, con
             static_cast<int>(ldc));
   });
 }
-}  // namespace
-
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-          int64_t ldb, float beta, float* C, int64_t ldc) {
-  gemm_float(blas().sgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
-          const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
-  gemm_float(blas().dgemm, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
+                          float, float*, int64_t);
+template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
+                           int64_t, double, double*, int64_t);
 
 std::string plan_matmul(const Dims& a_in, const Dims& b_in, MatMulPlan* p) {
   if (a_in.empty() || b_in.empty()) return "MatMul operands must have rank >= 1";

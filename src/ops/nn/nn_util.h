@@ -13,11 +13,11 @@
 namespace onnxtrim::ops::nn {
 
 // Row-major C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. op transposes when the flag
-// is set (A is then stored [K,M], B [N,K]). lda/ldb/ldc are row strides as stored.
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-          const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
-          const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
+// is set (A is then stored [K,M], B [N,K]). lda/ldb/ldc are row strides as stored. T is float
+// or double (BLAS's sgemm or dgemm where there is one; nn_util.cc defines the two).
+template <typename T>
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+          int64_t ldb, T beta, T* C, int64_t ldc);
 
 // Integer product that wraps around like two's complement (no UB on overflow).
 template <typename T>
