@@ -35,8 +35,7 @@ class FuseConvBn final : public Rule<ConvBnFit> {
 
  protected:
   Match<ConvBnFit> match(const ir::Node& bn, RuleContext& ctx) override {
-    const int64_t opset = ctx.opset();
-    if (opset < 7 && bn.attr_int("is_test", 0) == 0) return refuse("training mode (is_test 0)");
+    if (ctx.opset() < 7 && bn.attr_int("is_test", 0) == 0) return refuse("training mode (is_test 0)");
     if (bn.attr_int("training_mode", 0) != 0) return refuse("training mode");
     for (size_t i = 1; i < bn.num_outputs(); ++i)
       if (bn.output(i) && (bn.output(i)->has_uses() || bn.output(i)->is_graph_output()))

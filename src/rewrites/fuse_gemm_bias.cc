@@ -21,9 +21,8 @@ class FuseGemmBias final : public Rule<GemmBias> {
 
  protected:
   Match<GemmBias> match(const ir::Node& add, RuleContext& ctx) override {
-    const int64_t opset = ctx.opset();
     for (size_t side = 0; side < 2; ++side) {
-      auto f = gemm_operand(add, side, opset);
+      auto f = gemm_operand(add, side, ctx.opset());
       if (!f) continue;
       std::optional<Matrix> old;
       if (f->gemm->input(2) && !(old = broadcast_matrix(f->gemm->input(2), f->y))) continue;

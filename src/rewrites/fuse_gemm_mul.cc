@@ -30,9 +30,8 @@ class FuseGemmMul final : public Rule<GemmScale> {
 
  protected:
   Match<GemmScale> match(const ir::Node& mul, RuleContext& ctx) override {
-    const int64_t opset = ctx.opset();
     for (size_t side = 0; side < 2; ++side) {
-      auto f = gemm_operand(mul, side, opset);
+      auto f = gemm_operand(mul, side, ctx.opset());
       if (!f || f->m.rows != 1) continue;
       GemmScale fit{f->gemm, f->m, std::nullopt};
       if (f->m.cols == 1 ? scalar_fits(*f->gemm, f->m.v[0], f->y->type.elem) : columns_fit(*f->gemm, f->m, &fit.c))
