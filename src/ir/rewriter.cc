@@ -79,12 +79,18 @@ bool Rewriter::replace_all_uses_with(Value* from, Value* to) {
     to->presence = from->presence;
     for (size_t i = 0; i < g->outputs().size(); ++i)
       if (g->outputs()[i] == from) g->set_output(i, to);
-    if (from->has_value_info && !to->has_value_info) {
-      to->has_value_info = true;
-      to->doc_string = from->doc_string;
-      auto& vi = g->value_info_order();
+    // `to` was an internal value, which may have a value_info entry (the facts' write-back
+    // adds them); as a graph output it is declared by the output's ValueInfo alone. The entry
+    // would survive (eliminate_unused_value_info keeps those of live values) and the file would
+    // declare the output twice (a no-op Cast feeding a graph output, as torch writes GPT-J's
+    // k.to(float32)). An entry the output itself came with moves over instead.
+    if (to->has_value_info) g->drop_value_info(to);
+    if (from->has_value_info) {
+      auto& vi = g->value_info_order();  // compacted first: without `to`'s own entry
       std::replace(vi.begin(), vi.end(), from, to);
       from->has_value_info = false;
+      to->has_value_info = true;
+      to->doc_string = from->doc_string;
     }
   }
   std::vector<Use> uses = from->uses();

@@ -74,6 +74,34 @@ TEST(Rewriter, GraphOutputKeepsItsName) {
   EXPECT_TRUE(ir::verify_model(*m).is_ok());
 }
 
+// The value taking over a graph output's name loses its own value_info entry (the output's
+// ValueInfo declares it); an entry the output came with moves over, once.
+TEST(Rewriter, GraphOutputTakenOverDeclaresItOnce) {
+  for (bool output_had_entry : {false, true}) {
+    SCOPED_TRACE(output_had_entry);
+    auto m = parse(kChain);
+    ir::Graph& g = *m->graph;
+    ir::Rewriter rw(*m);
+    ir::Value* y = g.find_value("y");
+    ir::Value* b = g.find_value("b");
+    ir::Value* a = g.find_value("a");
+    for (ir::Value* v : {a, b}) {
+      v->has_value_info = true;
+      g.value_info_order().push_back(v);
+    }
+    if (output_had_entry) {
+      y->has_value_info = true;
+      g.value_info_order().push_back(y);
+    }
+    ASSERT_TRUE(rw.replace_all_uses_with(y, b));
+    EXPECT_EQ(b->name(), "y");
+    EXPECT_EQ(b->has_value_info, output_had_entry);
+    std::vector<ir::Value*> expected{a};
+    if (output_had_entry) expected.push_back(b);
+    EXPECT_EQ(g.value_info_order(), expected);
+  }
+}
+
 TEST(Rewriter, RefusesToRenameAGraphInput) {
   auto m = parse(R"(
 <ir_version: 8, opset_import: ["" : 17]>
