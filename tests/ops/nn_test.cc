@@ -512,7 +512,7 @@ g (float[1,1,2] q, float[1,2,1] k, float[1,2,1] v) => (float[1,1,2] y) {
 
 // ------------------------------------------------------------------ attention variants
 
-TEST(MoreOps, RotaryEmbeddingRotatesPairs) {
+TEST(NnOps, RotaryEmbeddingRotatesPairs) {
   // One token at position 1, angle with cos = 0, sin = 1: (x1, x2) -> (-x2, x1).
   auto r = run(R"(<ir_version: 10, opset_import: ["" : 23]>
 g (float[1,1,1,2] x, float[2,1] c, float[2,1] s, int64[1,1] p) => (float[1,1,1,2] y) { y = RotaryEmbedding(x, c, s, p) })",
@@ -530,7 +530,7 @@ g (float[1,1,1,2] x, float[2,1] c, float[2,1] s, int64[1,1] p) => (float[1,1,1,2
   EXPECT_FALSE(bad.is_ok());  // position past the cache
 }
 
-TEST(MoreOps, SwiGLUAndCausalConv) {
+TEST(NnOps, SwiGLUAndCausalConv) {
   auto s = run(R"(<ir_version: 10, opset_import: ["" : 28]>
 g (float[2] a, float[2] b) => (float[2] y) { y = SwiGLU(a, b) })",
                {{"a", make_tensor<float>({2}, {0, 0})}, {"b", make_tensor<float>({2}, {5, 7})}});
@@ -546,7 +546,7 @@ g (float[1,1,3] x, float[1,1,2] w, float[1] b, float[1,1,1] p) => (float[1,1,3] 
   EXPECT_EQ(vals<float>(c, 1), (std::vector<float>{3}));
 }
 
-TEST(MoreOps, LinearAttentionLinearRule) {
+TEST(NnOps, LinearAttentionLinearRule) {
   // d_k = d_v = 1, one head: S accumulates k v; o_t = scale q_t S_t with scale 1.
   auto r = run(R"(<ir_version: 10, opset_import: ["" : 27]>
 g (float[1,2,1] q, float[1,2,1] k, float[1,2,1] v) => (float[1,2,1] o, float[1,1,1,1] s) {

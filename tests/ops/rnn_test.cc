@@ -251,7 +251,7 @@ TEST(RnnLstm, InferenceSymbolic) {
 
 // ------------------------------------------------------------------ recurrent
 
-TEST(MoreOps, RnnReluIdentityWeights) {
+TEST(RnnRnn, ReluIdentityWeights) {
   // H_t = relu(x_t + H_{t-1}): a running sum of positives; the reverse direction sums backwards.
   const char* text = R"(<ir_version: 10, opset_import: ["" : 22]>
 g (float[3,1,1] x, float[1,1,1] w, float[1,1,1] r) => (float[3,1,1,1] y, float[1,1,1] h) {
@@ -270,7 +270,7 @@ g (float[3,1,1] x, float[1,1,1] w, float[1,1,1] r) => (float[3,1,1,1] y, float[1
   EXPECT_EQ(vals<float>(b, 0), (std::vector<float>{6, 5, 3}));
 }
 
-TEST(MoreOps, LstmZeroWeightsAndSequenceLens) {
+TEST(RnnLstm, ZeroWeightsAndSequenceLens) {
   // All weights 0: gates are sigmoid(0) = 0.5, c~ = tanh(0) = 0, so C and H stay 0; a
   // sequence length of 1 leaves step 2's output zero.
   auto r = run(R"(<ir_version: 10, opset_import: ["" : 22]>
@@ -285,7 +285,7 @@ g (float[2,1,1] x, float[1,4,1] w, float[1,4,1] rr, int32[1] len) => (float[2,1,
   EXPECT_EQ(vals<float>(r, 2), (std::vector<float>{0}));
 }
 
-TEST(MoreOps, GruUpdateGateOneKeepsState) {
+TEST(RnnGru, UpdateGateOneKeepsState) {
   // A huge z bias makes z = 1: H' = H, the initial state passes through.
   auto r = run(R"(<ir_version: 10, opset_import: ["" : 22]>
 g (float[1,1,1] x, float[1,3,1] w, float[1,3,1] rr, float[1,6] b, float[1,1,1] h0) => (float[1,1,1] h) {

@@ -222,7 +222,7 @@ TEST(MathDet, NonSquareIsAnErrorAndInference) {
 
 // ------------------------------------------------------------------ signal
 
-TEST(MoreOps, DftOfAnImpulseAndItsInverse) {
+TEST(SignalDft, OfAnImpulseAndItsInverse) {
   // The DFT of [1, 0, 0, 0] is all ones; the inverse brings it back.
   auto f = run(R"(<ir_version: 10, opset_import: ["" : 20]>
 g (float[1,4,1] x) => (float[1,4,2] y) { y = DFT(x) })",
@@ -240,7 +240,7 @@ g (float[1,4,1] x) => (float[1,3,2] y) { y = DFT<onesided = 1>(x) })",
   expect_near(vals<float>(o), {4, 0, 0, 0, 0, 0});
 }
 
-TEST(MoreOps, WindowsAndDet) {
+TEST(SignalWindow, WindowsAndDet) {
   auto h = run(R"(<ir_version: 10, opset_import: ["" : 17]>
 g (int64 n) => (float[4] y) { y = HannWindow<periodic = 1>(n) })",
                {{"n", make_tensor<int64_t>({}, {4})}});

@@ -300,5 +300,22 @@ g (float[n,4] x, int64 sr) => (float[n,4] y) {
   expect_same_outputs(s, 2, {{"n", 3}});
 }
 
+TEST(Facts, InferenceEvaluatesNodesOfKnownInputs) {
+  // Unique's output length is data-dependent, but its input is a constant: inference runs it.
+  auto m = test::parse(R"(<ir_version: 10, opset_import: ["" : 17]>
+g () => (int64[N] y) {
+  c = Constant<value = int64[5] {3, 1, 3, 2, 1}>()
+  y = Unique(c)
+})");
+  ASSERT_TRUE(m);
+  passes::InferOptions io;
+  io.use_declared = false;
+  passes::ShapeInference si(*m, io);
+  ASSERT_TRUE(si.run().is_ok());
+  const ops::TypeInfo* f = si.facts(m->graph->outputs()[0]);
+  ASSERT_TRUE(f && f->static_shape());
+  EXPECT_EQ(*f->static_shape(), (std::vector<int64_t>{3}));
+}
+
 }  // namespace
 }  // namespace onnxtrim

@@ -334,5 +334,20 @@ F (u) => (v) { v = Relu(u) }
   EXPECT_EQ(res.value().removed, (std::vector<std::string>{"local:F"}));
 }
 
+// Without inlining: the evaluator runs the call, its attribute references resolved.
+TEST(FunctionCall, TheEvaluatorResolvesAttributeReferences) {
+  auto m = test::parse(R"(
+<ir_version: 10, opset_import: ["" : 18, "local" : 1]>
+g (float[2] x) => (float[2] y) { y = local.Scale<k = 3.0>(x) }
+<domain: "local", opset_import: ["" : 18]>
+Scale <k> (x) => (y) {
+  c = Constant<value_float: float = @k>()
+  y = Mul(x, c)
+}
+)");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(inline_test_run(*m, {{"x", ops::make_tensor<float>({2}, {1, 2})}}), (std::vector<float>{3, 6}));
+}
+
 }  // namespace
 }  // namespace onnxtrim
