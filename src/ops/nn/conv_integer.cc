@@ -46,8 +46,7 @@ double cost_conv_integer(const ir::Node& n, const CostContext& c) {
 ONNXTRIM_REGISTER_OP(ConvInteger, "", "ConvInteger", (std::vector<int>{10}), eval_conv_integer);
 ONNXTRIM_REGISTER_INFER(ConvInteger, "", "ConvInteger", infer_conv_integer);
 ONNXTRIM_REGISTER_TYPES(ConvInteger, "", "ConvInteger", "T1 T2 T1 T2",
-                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
-                         {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+                        {{"T1", nn::k8BitTypes}, {"T2", nn::k8BitTypes}});
 ONNXTRIM_REGISTER_COST(ConvInteger, "", "ConvInteger", cost_conv_integer);
 
 }  // namespace onnxtrim::ops

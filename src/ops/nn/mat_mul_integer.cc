@@ -54,8 +54,7 @@ double cost_mat_mul_integer(const ir::Node& n, const CostContext& c) {
 ONNXTRIM_REGISTER_OP(MatMulInteger, "", "MatMulInteger", (std::vector<int>{10}), eval_mat_mul_integer);
 ONNXTRIM_REGISTER_INFER(MatMulInteger, "", "MatMulInteger", infer_mat_mul_integer);
 ONNXTRIM_REGISTER_TYPES(MatMulInteger, "", "MatMulInteger", "T1 T2 T1 T2",
-                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
-                         {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+                        {{"T1", nn::k8BitTypes}, {"T2", nn::k8BitTypes}});
 ONNXTRIM_REGISTER_COST(MatMulInteger, "", "MatMulInteger", cost_mat_mul_integer);
 
 }  // namespace onnxtrim::ops

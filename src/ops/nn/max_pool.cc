@@ -132,7 +132,6 @@ Status infer_max_pool(InferContext& ctx) {
 // ---- registration (versions from Changelog.md)
 ONNXTRIM_REGISTER_OP(MaxPool, "", "MaxPool", (std::vector<int>{1, 8, 10, 11, 12, 22}), eval_max_pool);
 ONNXTRIM_REGISTER_INFER(MaxPool, "", "MaxPool", infer_max_pool);
-ONNXTRIM_REGISTER_TYPES(MaxPool, "", "MaxPool", "T",
-                        {{"T", kFloatTypes | type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+ONNXTRIM_REGISTER_TYPES(MaxPool, "", "MaxPool", "T", {{"T", kFloatTypes | nn::k8BitTypes}});
 
 }  // namespace onnxtrim::ops

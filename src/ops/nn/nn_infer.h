@@ -9,6 +9,10 @@
 
 namespace onnxtrim::ops::nn {
 
+// int8 and uint8 (is_8bit in nn_util.h): the element types of the integer and quantized
+// convolutions' and products' 8-bit operands.
+inline constexpr uint64_t k8BitTypes = type_bits({ir::DataType::kInt8, ir::DataType::kUint8});
+
 // Spatial output dims of a Conv/Pool over symbolic spatial input dims `in` with the node's
 // strides/dilations/pads/auto_pad attributes. nullopt when the attributes are malformed.
 std::optional<SymShape> conv_output_dims(const ir::Node& node, const SymShape& in, const std::vector<int64_t>& kernel,

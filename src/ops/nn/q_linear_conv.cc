@@ -70,12 +70,12 @@ double cost_q_linear_conv(const ir::Node& n, const CostContext& c) {
 ONNXTRIM_REGISTER_OP(QLinearConv, "", "QLinearConv", (std::vector<int>{10}), eval_q_linear_conv);
 ONNXTRIM_REGISTER_INFER(QLinearConv, "", "QLinearConv", infer_q_linear_conv);
 ONNXTRIM_REGISTER_TYPES(QLinearConv, "", "QLinearConv", "T1 x_scale T1 T2 w_scale T2 y_scale T3 T4",
-                        {{"T1", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                        {{"T1", nn::k8BitTypes},
                          {"x_scale", type_bits({ir::DataType::kFloat})},
-                         {"T2", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"T2", nn::k8BitTypes},
                          {"w_scale", type_bits({ir::DataType::kFloat})},
                          {"y_scale", type_bits({ir::DataType::kFloat})},
-                         {"T3", type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"T3", nn::k8BitTypes},
                          {"T4", type_bits({ir::DataType::kInt32})}});
 ONNXTRIM_REGISTER_COST(QLinearConv, "", "QLinearConv", cost_q_linear_conv);
 

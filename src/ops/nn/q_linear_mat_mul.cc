@@ -70,12 +70,12 @@ double cost_q_linear_mat_mul(const ir::Node& n, const CostContext& c) {
 ONNXTRIM_REGISTER_OP(QLinearMatMul, "", "QLinearMatMul", (std::vector<int>{10, 21}), eval_q_linear_mat_mul);
 ONNXTRIM_REGISTER_INFER(QLinearMatMul, "", "QLinearMatMul", infer_q_linear_mat_mul);
 ONNXTRIM_REGISTER_TYPES(QLinearMatMul, "", "QLinearMatMul", "T1 TS T1 T2 TS_4 T2 TS_6 T3",
-                        {{"T1", kFloat8Types | type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                        {{"T1", kFloat8Types | nn::k8BitTypes},
                          {"TS", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
-                         {"T2", kFloat8Types | type_bits({ir::DataType::kInt8, ir::DataType::kUint8})},
+                         {"T2", kFloat8Types | nn::k8BitTypes},
                          {"TS_4", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
                          {"TS_6", type_bits({ir::DataType::kBFloat16, ir::DataType::kFloat, ir::DataType::kFloat16})},
-                         {"T3", kFloat8Types | type_bits({ir::DataType::kInt8, ir::DataType::kUint8})}});
+                         {"T3", kFloat8Types | nn::k8BitTypes}});
 ONNXTRIM_REGISTER_COST(QLinearMatMul, "", "QLinearMatMul", cost_q_linear_mat_mul);
 
 }  // namespace onnxtrim::ops
