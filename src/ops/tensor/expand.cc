@@ -36,10 +36,7 @@ Status infer_expand(InferContext& ctx) {
   } else if (const TypeInfo& s = ctx.input(1); s.shape && s.shape->size() == 1) {
     if (auto n = (*s.shape)[0].constant_value()) target = unknown_dims(ctx, *n);
   }
-  if (!x.shape || !target) {
-    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
-    return Status::ok();
-  }
+  if (!x.shape || !target) return unranked_output(ctx, x.elem);
   bool bad = false;
   auto s = broadcast({&*x.shape, &*target}, &bad);
   if (bad) return ctx.error("Expand: shapes cannot be broadcast");

@@ -94,10 +94,7 @@ Status eval_gather_nd(KernelContext& ctx) {
 Status infer_gather(InferContext& ctx) {
   const TypeInfo& data = ctx.input(0);
   const TypeInfo& idx = ctx.input(1);
-  if (!data.shape || !idx.shape) {
-    ctx.output(0) = TypeInfo::tensor(data.elem, std::nullopt);
-    return Status::ok();
-  }
+  if (!data.shape || !idx.shape) return unranked_output(ctx, data.elem);
   auto axis = normalize_axis(ctx.node().attr_int("axis", 0), data.rank());
   if (!axis) return ctx.error("Gather axis out of range");
   SymShape out(data.shape->begin(), data.shape->begin() + *axis);

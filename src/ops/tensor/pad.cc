@@ -128,10 +128,7 @@ Status eval_pad(KernelContext& ctx) {
 // ---- shape inference
 Status infer_pad(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
-  if (!x.shape) {
-    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
-    return Status::ok();
-  }
+  if (!x.shape) return unranked_output(ctx, x.elem);
   auto spec = spec_of(ctx.node(), ctx.opset(), x.rank(), [&](size_t i) { return ctx.input_ints(i); });
   SymShape out;
   for (int64_t i = 0; i < x.rank(); ++i) {

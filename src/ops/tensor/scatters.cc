@@ -11,6 +11,17 @@ namespace {
 using namespace tensor;
 
 // ---- evaluate
+// A scatter's operands, read in this order; data must be of a type whose elements can be moved.
+struct ScatterOperands {
+  const Tensor& data;
+  const Tensor& idx;
+  const Tensor& upd;
+};
+Result<ScatterOperands> scatter_operands(const KernelContext& ctx) {
+  ScatterOperands s{ctx.input(0), ctx.input(1), ctx.input(2)};
+  if (!movable(s.data.dtype())) return ctx.unsupported("scatter on sub-byte types");
+  return s;
+}
 // What a scatter writes into: a copy of data that owns its bytes (and strings).
 Tensor scatter_target(const Tensor& data) {
   Tensor y = data;
@@ -27,10 +38,9 @@ Status scatter_update(const KernelContext& ctx, Tensor& y, int64_t dst, const Te
 }
 
 Status eval_scatter_elements(KernelContext& ctx) {
-  const Tensor& data = ctx.input(0);
-  const Tensor& idx = ctx.input(1);
-  const Tensor& upd = ctx.input(2);
-  if (!movable(data.dtype())) return ctx.unsupported("scatter on sub-byte types");
+  Result<ScatterOperands> s = scatter_operands(ctx);
+  if (!s) return s.status();
+  const auto& [data, idx, upd] = *s;
   auto axis = normalize_axis(ctx.node().attr_int("axis", 0), data.rank());
   if (!axis || idx.rank() != data.rank() || idx.dims() != upd.dims())
     return ctx.error("ScatterElements shapes or axis are invalid");
@@ -45,10 +55,9 @@ Status eval_scatter_elements(KernelContext& ctx) {
 }
 
 Status eval_scatter_nd(KernelContext& ctx) {
-  const Tensor& data = ctx.input(0);
-  const Tensor& idx = ctx.input(1);
-  const Tensor& upd = ctx.input(2);
-  if (!movable(data.dtype())) return ctx.unsupported("scatter on sub-byte types");
+  Result<ScatterOperands> s = scatter_operands(ctx);
+  if (!s) return s.status();
+  const auto& [data, idx, upd] = *s;
   if (idx.rank() < 1) return ctx.error("ScatterND indices must have rank >= 1");
   int64_t q = idx.dims().back();
   if (q > data.rank()) return ctx.error("ScatterND index tuples are longer than the data rank");

@@ -38,10 +38,7 @@ Status infer_squeeze(InferContext& ctx) {
   } else {
     axes = ctx.node().attr_ints("axes");
   }
-  if (!x.shape || !axes) {
-    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
-    return Status::ok();
-  }
+  if (!x.shape || !axes) return unranked_output(ctx, x.elem);
   std::vector<bool> drop(x.shape->size(), false);
   if (!axes->empty()) {
     for (int64_t a : *axes) {
@@ -52,10 +49,7 @@ Status infer_squeeze(InferContext& ctx) {
   } else {
     for (size_t i = 0; i < drop.size(); ++i) {
       auto c = (*x.shape)[i].constant_value();
-      if (!c) {  // cannot tell whether it is 1
-        ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
-        return Status::ok();
-      }
+      if (!c) return unranked_output(ctx, x.elem);  // cannot tell whether it is 1
       drop[i] = *c == 1;
     }
   }

@@ -102,6 +102,12 @@ Status visit_axis_indices(const Dims& data_dims, const Dims& idx_dims, const std
 std::optional<int64_t> tuple_offset(const int64_t* tuple, int64_t q, const Dims& dims, int64_t first_axis,
                                     const Dims& strides);
 
+// A rule's answer when the output's rank cannot be known: output 0 is a tensor of `elem` of
+// unknown rank.
+inline Status unranked_output(InferContext& ctx, DataType elem) {
+  ctx.output(0) = TypeInfo::tensor(elem, std::nullopt);
+  return Status::ok();
+}
 // n dims, each an unknown of its own: a shape of which only the rank is known.
 SymShape unknown_dims(const InferContext& ctx, int64_t n);
 

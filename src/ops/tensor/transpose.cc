@@ -360,10 +360,7 @@ Status eval_transpose(KernelContext& ctx) {
 // ---- shape inference (with value propagation)
 Status infer_transpose(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
-  if (!x.shape) {
-    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
-    return Status::ok();
-  }
+  if (!x.shape) return unranked_output(ctx, x.elem);
   auto p = perm_of(ctx.node(), x.rank());
   if (!valid_perm(p, x.rank())) return ctx.error("Transpose perm is not a permutation of the axes");
   SymShape out;

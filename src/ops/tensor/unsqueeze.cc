@@ -43,10 +43,7 @@ Status infer_unsqueeze(InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
   std::optional<std::vector<int64_t>> axes =
       ctx.opset() >= 13 ? ctx.input_ints(1) : std::optional(ctx.node().attr_ints("axes"));
-  if (!x.shape || !axes) {
-    ctx.output(0) = TypeInfo::tensor(x.elem, std::nullopt);
-    return Status::ok();
-  }
+  if (!x.shape || !axes) return unranked_output(ctx, x.elem);
   std::vector<bool> is_new;
   if (!unsqueeze_dims(*axes, x.rank(), &is_new)) return ctx.error(unsqueeze_axes_error(*axes, x.rank()));
   SymShape out;
