@@ -56,5 +56,23 @@ g (bool k, float[2,3,5,5] x) => (float[2,4,5,5] y)
   expect_same_outputs(s, 4);
 }
 
+// The default pipeline on the ResNet fixture: every BatchNormalization goes into its Conv.
+TEST(FuseConvBn, ResNetExportLosesEveryBatchNorm) {
+  auto m = onnx_io::load_model(std::string(ONNXTRIM_SOURCE_DIR) + "/tests/models/resnet_small.onnx");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  test::Simplified s;
+  s.model = std::move(m).value();
+  s.original = ir::clone_model(*s.model);
+  EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 9u);
+  passes::SimplifyOptions o;
+  o.verify_ir = true;
+  o.fail_on_cap = true;
+  auto r = passes::simplify(*s.model, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(count_ops(*s.model->graph, "BatchNormalization"), 0u);
+  EXPECT_EQ(count_ops(*s.model->graph, "Conv"), 9u);
+  expect_same_outputs(s, 2, {{"batch", 2}});
+}
+
 }  // namespace
 }  // namespace onnxtrim

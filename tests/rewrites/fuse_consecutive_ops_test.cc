@@ -1,7 +1,8 @@
-// fuse_consecutive_ops on Unsqueeze(Unsqueeze(x, a1), a2) (issue 28): one Unsqueeze of the
-// merged axes, as an input from opset 13 and an attribute before; negative axes; refusals
-// (a shared inner output, axes that are not constant), a graph-output intermediate and a case
-// inside an If branch.
+// fuse_consecutive_ops: two ops of one kind in a row are one (the op files' folds): the node count
+// and the outputs; cases where it must not fire; graph-output and subgraph cases. Unsqueeze of
+// Unsqueeze (issue 28): one Unsqueeze of the merged axes, as an input from opset 13 and an
+// attribute before; negative axes; refusals (a shared inner output, axes that are not constant),
+// a graph-output intermediate and a case inside an If branch.
 #include <gtest/gtest.h>
 
 #include "eval/interpreter.h"
@@ -14,6 +15,17 @@ namespace {
 
 using test::count_ops;
 using test::expect_same_outputs;
+
+// Runs shape inference, the given fold pass and dead-node elimination; returns the result.
+test::Simplified run(const std::string& pass, const std::string& body, const std::string& sig) {
+  std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng " + sig + " {\n" + body + "\n}\n";
+  return test::simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
+}
+
+void expect_folded(const test::Simplified& s, size_t nodes) {
+  EXPECT_EQ(s.nodes(), nodes) << s.printed;
+  expect_same_outputs(s);
+}
 
 const std::vector<std::string> kPasses = {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes",
                                           "eliminate_unused_initializers"};
@@ -47,6 +59,89 @@ g (float[2,3] x) => (float[)" +
          out_shape + "] y" + outs + R"() {
 )" + consts +
          "  " + ax1 + "\n  " + ax2 + "\n  " + tail + "\n}\n";
+}
+
+TEST(FuseConsecutiveOps, TransposeTransposeCompose) {
+  auto s = run("fuse_consecutive_ops",
+               "a = Transpose <perm = [1, 2, 0]> (x)\n b = Transpose <perm = [0, 2, 1]> (a)\n y = Relu(b)",
+               "(float[2,3,4] x) => (float[3,2,4] y)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 1u);
+  expect_same_outputs(s);
+}
+
+TEST(FuseConsecutiveOps, TransposeTransposeIdentityDrops) {
+  auto s =
+      run("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n b = Transpose <perm = [1, 0]> (a)\n y = Relu(b)",
+          "(float[2,3] x) => (float[2,3] y)");
+  expect_folded(s, 1);
+}
+
+TEST(FuseConsecutiveOps, ReshapeReshapeLastWins) {
+  auto s = run("fuse_consecutive_ops",
+               "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[3] {4, "
+               "3, 2}> ()\n"
+               " b = Reshape(a, s2)\n y = Relu(b)",
+               "(float[2,3,4] x) => (float[4,3,2] y)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u);
+  expect_same_outputs(s);
+}
+
+TEST(FuseConsecutiveOps, ReshapeWithSharedIntermediateStays) {
+  auto s =
+      run("fuse_consecutive_ops",
+          "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[1] {24}> ()\n"
+          " b = Reshape(a, s2)\n y = Relu(b)",
+          "(float[2,3,4] x) => (float[24] y, float[6,4] a)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 2u);
+}
+
+TEST(FuseConsecutiveOps, SqueezeUnsqueezeCancel) {
+  auto s = run("fuse_consecutive_ops",
+               "ax = Constant <value = int64[1] {1}> ()\n a = Unsqueeze(x, ax)\n b = Squeeze(a, ax)\n y = Relu(b)",
+               "(float[2,3] x) => (float[2,3] y)");
+  expect_folded(s, 1);
+}
+
+TEST(FuseConsecutiveOps, CastCastThroughWiderType) {
+  // int32 -> int64 -> float: the middle type holds every int32: one Cast.
+  auto s = run("fuse_consecutive_ops", "a = Cast <to = 7> (x)\n b = Cast <to = 1> (a)\n y = Relu(b)",
+               "(int32[4] x) => (float[4] y)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Cast"), 1u);
+  expect_same_outputs(s);
+}
+
+TEST(FuseConsecutiveOps, CastCastThroughNarrowerTypeStays) {
+  // float -> int32 -> float truncates: both Casts stay.
+  auto s = run("fuse_consecutive_ops", "a = Cast <to = 6> (x)\n b = Cast <to = 1> (a)\n y = Relu(b)",
+               "(float[4] x) => (float[4] y)");
+  EXPECT_EQ(count_ops(*s.model->graph, "Cast"), 2u);
+}
+
+TEST(FuseConsecutiveOps, GraphOutput) {
+  auto s = run("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n y = Transpose <perm = [1, 0]> (a)",
+               "(float[2,3] x) => (float[2,3] y)");
+  // y would have to become the graph input x: kept under its name.
+  EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
+  expect_same_outputs(s);
+}
+
+TEST(FuseConsecutiveOps, InsideLoopBody) {
+  auto s = test::simplify_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (int64 n, float[2,3] x) => (float[2,3] y) {
+  t = Constant <value = bool {1}> ()
+  y = Loop(n, t, x) <
+    body = b (int64 i, bool c, float[2,3] acc) => (bool co, float[2,3] out) {
+      co = Identity(c)
+      p = Transpose <perm = [1, 0]> (acc)
+      q = Transpose <perm = [1, 0]> (p)
+      out = Neg(q)
+    }
+  >
+}
+)",
+                               {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes"});
+  EXPECT_EQ(s.printed.find("Transpose"), std::string::npos) << s.printed;
 }
 
 TEST(FuseUnsqueezeChain, TwoUnsqueezesAreOneFromOpset13) {
