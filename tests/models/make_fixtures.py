@@ -143,8 +143,9 @@ initializers). torch stays the judge: the cached step equals a full pass before 
   first 8 of 16 dims before the head transpose (sincos table [320, 8] gathered by position ids,
   split into sin and cos, repeat_interleave'd, rotate_every_two); the same sliced causal buffer
   as gpt2_hf_tiny, then Where(mask, q.k^T, finfo.min) and the division by sqrt(16) after it
-  (GPT-J's order); tanh-GELU MLP. GPT-J's q.to(float32), k.to(float32) before q.k^T are left
-  out (no-ops here; with them onnxtrim writes a value_info for present_key_i, a separate bug).
+  (GPT-J's order); tanh-GELU MLP. GPT-J's no-op casts are kept as torch writes them: the
+  present key as key.to(dtype) (a Cast whose output is the graph output present_key_i), and
+  q.to(float32), k.to(float32) before q.k^T.
 - bert_tiny_op13.onnx / vit_tiny_op13.onnx: bert_tiny and vit_tiny (above, opset 17, where the
   exporter writes LayerNormalization) exported at opset 13, where LayerNorm is decomposed:
   ReduceMean(axes [-1]) -> Sub -> Pow(2) -> ReduceMean(axes [-1]) -> Add(eps 1e-5 | 1e-6 in ViT)
@@ -1113,16 +1114,17 @@ class GptjBlock(nn.Module):
         k = self.rope(k, sin, cos).permute(0, 2, 1, 3)
         k = torch.cat((past_k, k), dim=-2)
         v = torch.cat((past_v, v), dim=-2)
+        present = (k.to(x.dtype), v)
         ql, kl = q.size(-2), k.size(-2)
         causal_mask = self.bias[:, :, kl - ql: kl, :kl]
-        # (GPT-J casts q and k to float32 here: no-ops in this float32 model, left out because
-        # onnxtrim then writes a value_info for the present_key graph outputs, which
-        # e2e.written_facts refuses: a separate bug.)
+        # GPT-J's casts, no-ops in a float32 model: torch writes each as a Cast, the present key's
+        # feeding the graph output present_key_i (onnxtrim removes them).
+        q, k = q.to(torch.float32), k.to(torch.float32)
         w = torch.matmul(q, k.transpose(-1, -2))
         w = torch.where(causal_mask, w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype))
         w = F.softmax(w / self.scale_attn, dim=-1).to(v.dtype)
         y = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous().view(b, s, d)
-        return x + self.out_proj(y) + self.fc_out(new_gelu(self.fc_in(h))), (k, v)
+        return x + self.out_proj(y) + self.fc_out(new_gelu(self.fc_in(h))), present
 
 
 class GptjTiny(nn.Module):
