@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""What fusing GPT-J's rotary into RotaryEmbedding-23 would gain in ONNX Runtime (issue 31,
-item 4), before a rule is written: gptj_tiny's rotary, rewritten by hand on onnxtrim's
-`--opset 23` output, which fuse_rotary_embedding leaves alone (GPT-J rotates q and k in the
-[B, S, H, D] layout before the heads' Transpose, with sin and cos split from one gathered table
-and repeat_interleave'd after the lookup).
+"""What fusing GPT-J's rotary into RotaryEmbedding-23 gains in ONNX Runtime (issue 31, item 4),
+measured before fuse_rotary_embedding_bshd was written: gptj_tiny's rotary, rewritten by hand on
+onnxtrim's `--opset 23` output without that pass (GPT-J rotates q and k in the [B, S, H, D]
+layout before the heads' Transpose, with sin and cos split from one gathered table and
+repeat_interleave'd after the lookup). The pass writes the same form.
 
-    build/onnxtrim tests/models/gptj_tiny.onnx /tmp/gptj23.onnx --opset 23
+    build/onnxtrim tests/models/gptj_tiny.onnx /tmp/gptj23.onnx --opset 23 --skip fuse_rotary_embedding_bshd
     /usr/bin/python3 bench/gptj_rotary_probe.py /tmp/gptj23.onnx /tmp/gptj23_rope.onnx
     /usr/bin/python3 bench/ort_latency.py tests/models/gptj_tiny.onnx fused=/tmp/gptj23.onnx \\
         rope=/tmp/gptj23_rope.onnx --dims batch=1,seq=1,past_seq=300 --int input_ids=0:100 \\

@@ -106,6 +106,9 @@ const std::vector<std::string_view>& pipeline_order() {
       "fuse_attention",
       // Rotary before partial rotary, which wraps the RotaryEmbedding this one makes.
       "fuse_rotary_embedding",
+      // GPT-J's rotary before the heads' Transpose, partial rotary included: its own root (the
+      // Transpose), on nodes the BNSH rotary fusion refuses.
+      "fuse_rotary_embedding_bshd",
       "fuse_partial_rotary_embedding",
       // After the attention and rotary fusions: the heads' split and merge left around an
       // Attention (no RotaryEmbedding between them) become its 3D layout.

@@ -10,7 +10,7 @@ const std::vector<TargetInfo>& targets() {
       {"wasm",
        "ONNX Runtime Web (WASM): no RotaryEmbedding",
        {},
-       {"fuse_rotary_embedding", "fuse_partial_rotary_embedding"}},
+       {"fuse_rotary_embedding", "fuse_rotary_embedding_bshd", "fuse_partial_rotary_embedding"}},
       // GroupNormalization-21 and Swish-24 are off by default: ONNX Runtime 1.30 has no CPU kernel
       // for either and runs their function bodies 1.5-3x (GroupNorm) and 2x (Swish) slower than
       // the decompositions (docs/performance.md). TensorRT 10 and OpenVINO run both as fused
