@@ -47,26 +47,21 @@ target_link_libraries(onnx_proto PUBLIC ${ONNXTRIM_WEB_DEPS}/lib/libprotobuf.a)
 file(MAKE_DIRECTORY ${ONNXTRIM_GEN}/json)
 file(CREATE_LINK /usr/include/nlohmann ${ONNXTRIM_GEN}/json/nlohmann SYMBOLIC)
 
-# -- the library: the native build's sources, with the web sides of the seam
-file(GLOB ONNXTRIM_IR_SOURCES CONFIGURE_DEPENDS src/support/*.cc src/symbolic/*.cc src/ir/*.cc)
-add_library(onnxtrim_ir STATIC ${ONNXTRIM_IR_SOURCES} src/support/platform/wasm.cc)
-target_include_directories(onnxtrim_ir PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/include)
+# Op files register themselves from static initialisers: the layers from ops up are linked whole
+# (CMake knows --whole-archive for GNU-like linkers only; wasm-ld takes it too).
+set(CMAKE_CXX_LINK_LIBRARY_USING_WHOLE_ARCHIVE "LINKER:--whole-archive" "<LINK_ITEM>" "LINKER:--no-whole-archive")
+set(CMAKE_CXX_LINK_LIBRARY_USING_WHOLE_ARCHIVE_SUPPORTED TRUE)
 
-file(GLOB ONNXTRIM_IO_SOURCES CONFIGURE_DEPENDS src/onnx_io/*.cc)
-list(REMOVE_ITEM ONNXTRIM_IO_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/src/onnx_io/text.cc)
-add_library(onnxtrim_io STATIC ${ONNXTRIM_IO_SOURCES} src/onnx_io/web/text.cc)
-target_link_libraries(onnxtrim_io PUBLIC onnxtrim_ir PRIVATE onnx_proto)
-
-file(GLOB_RECURSE ONNXTRIM_CORE_SOURCES CONFIGURE_DEPENDS
-  src/ops/*.cc src/eval/*.cc src/passes/*.cc src/rewrites/*.cc src/targets/*.cc src/driver/*.cc src/api/*.cc
-  src/surgery/*.cc src/convert/*.cc)
-add_library(onnxtrim_core STATIC ${ONNXTRIM_CORE_SOURCES})
-target_include_directories(onnxtrim_core PUBLIC ${ONNXTRIM_GEN}/json PRIVATE ${ONNXTRIM_WEB_DEPS}/include)
-target_link_libraries(onnxtrim_core PUBLIC onnxtrim_io onnxtrim_ir ${ONNXTRIM_WEB_DEPS}/lib/libre2.a)
+# -- the library: the native build's layers (cmake/layers.cmake), with the web sides of the seam
+include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/layers.cmake)
+set(ONNXTRIM_EXTRA_support src/support/platform/wasm.cc)
+set(ONNXTRIM_DROP_onnx_io src/onnx_io/text.cc)
+set(ONNXTRIM_EXTRA_onnx_io src/onnx_io/web/text.cc)
+onnxtrim_add_layers()
+target_link_libraries(onnxtrim_onnx_io PRIVATE onnx_proto)
+target_include_directories(onnxtrim_ops PUBLIC ${ONNXTRIM_GEN}/json PRIVATE ${ONNXTRIM_WEB_DEPS}/include)
+target_link_libraries(onnxtrim_ops PUBLIC ${ONNXTRIM_WEB_DEPS}/lib/libre2.a)
 set_source_files_properties(src/api/api.cc PROPERTIES COMPILE_DEFINITIONS ONNXTRIM_VERSION="${PROJECT_VERSION}")
-# The same batches as the native unity build (CMakeLists.txt): the same files compile alone.
-set_target_properties(onnxtrim_core PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 32)
-set_source_files_properties(${ONNXTRIM_UNITY_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 
 # -- the module: the C API, called by web/onnxtrim.js
 set(ONNXTRIM_WEB_EXPORTS
@@ -74,13 +69,9 @@ set(ONNXTRIM_WEB_EXPORTS
   _onnxtrim_options_set_progress _onnxtrim_simplify_file _onnxtrim_inspect_file _onnxtrim_verify_files
   _onnxtrim_free)
 list(JOIN ONNXTRIM_WEB_EXPORTS "," ONNXTRIM_WEB_EXPORTS_LIST)
-# Op files register themselves from static initialisers: every object of the core is linked
-# (CMake knows --whole-archive for GNU-like linkers only; wasm-ld takes it too).
-set(CMAKE_CXX_LINK_LIBRARY_USING_WHOLE_ARCHIVE "LINKER:--whole-archive" "<LINK_ITEM>" "LINKER:--no-whole-archive")
-set(CMAKE_CXX_LINK_LIBRARY_USING_WHOLE_ARCHIVE_SUPPORTED TRUE)
 add_executable(onnxtrim_web web/core.cc)
 set_target_properties(onnxtrim_web PROPERTIES OUTPUT_NAME onnxtrim-core SUFFIX .js)
-target_link_libraries(onnxtrim_web PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,onnxtrim_core>" onnxtrim_io onnxtrim_ir)
+target_link_libraries(onnxtrim_web PRIVATE onnxtrim)
 target_link_options(onnxtrim_web PRIVATE
   -fwasm-exceptions
   -sMODULARIZE=1 -sEXPORT_NAME=createOnnxtrimCore

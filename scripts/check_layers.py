@@ -4,9 +4,18 @@ of one layer may include its own layer's headers and those of the layers below i
 above. Exits 1 listing each upward include (file:line, the include, both layers); the ctest
 layers.includes runs it (after a self-test on a tree made to fail).
 
+With --build DIR (a configured build folder), it also checks that the build refuses what it
+finds (cmake/layers.cmake): every compile of a file of src/ sees one layer's include folder
+(DIR/layer-include/<layer>/) and neither src/ nor include/, and with each layer's flags from
+DIR/compile_commands.json an include of the layer above fails to compile ("No such file") while
+one of the layer's own headers and the layer below's compiles.
+
 The layers are LAYERS below, from the bottom: a layer may include any layer listed before it."""
+import json
 import os
 import re
+import shlex
+import subprocess
 import sys
 import tempfile
 
@@ -93,10 +102,121 @@ def self_test():
         assert found == [("src/passes/d.cc", 2, "api/report.h"), ("src/passes/d.cc", 3, "onnxtrim/onnxtrim.hpp")], found
 
 
+# One header of each layer, included by the build check's probes (each compiles on its own).
+PROBE_HEADERS = {
+    "support": "support/status.h",
+    "symbolic": "symbolic/expr.h",
+    "ir": "ir/graph.h",
+    "onnx_io": "onnx_io/onnx_io.h",
+    "ops": "ops/registry.h",
+    "eval": "eval/interpreter.h",
+    "passes": "passes/pass.h",
+    "rewrites": "rewrites/splat.h",
+    "targets": "targets/reshape_target.h",
+    "convert": "convert/opset.h",
+    "surgery": "surgery/surgery.h",
+    "driver": "driver/driver.h",
+    "api": "api/internal.h",
+}
+PUBLIC_PROBE = "onnxtrim/onnxtrim.hpp"
+VIEW = re.compile(r"layer-include/([a-z_]+)$")
+
+
+def layer_flags(root, build):
+    """({layer: [compiler, flags...]}, [problems]) from build/compile_commands.json: the flags
+    that matter to an include (include folders, definitions, the language standard)."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = json.load(f)
+    hidden = {os.path.realpath(os.path.join(root, d)) for d in ("src", "include")}
+    src = os.path.realpath(os.path.join(root, "src")) + os.sep
+    unity = re.compile(r"/onnxtrim_([a-z_]+)\.dir/Unity/")
+    flags, problems = {}, []
+    for c in commands:
+        path = os.path.realpath(os.path.join(c["directory"], c["file"]))
+        if not path.startswith(src) and not unity.search(path):
+            continue  # tests, tools, the Python module: they see src/ and include/
+        args = c["arguments"] if "arguments" in c else shlex.split(c["command"])
+        if os.path.basename(args[0]) == "ccache":
+            args = args[1:]
+        kept, views, k = [args[0]], [], 1
+        while k < len(args):
+            a = args[k]
+            for opt in ("-I", "-isystem", "-iquote", "-idirafter"):
+                if a == opt or (a.startswith(opt) and opt == "-I"):
+                    value = args[k + 1] if a == opt else a[len(opt):]
+                    k += 1 if a == opt else 0
+                    folder = os.path.normpath(os.path.join(c["directory"], value))
+                    if os.path.realpath(folder) in hidden:
+                        problems.append(f"{c['file']}: compiles with {value} on its include path (src/ and include/ are no layer's)")
+                    m = VIEW.search(folder)
+                    if m:
+                        views.append(m.group(1))
+                    kept += [opt, folder]
+                    break
+            else:
+                if a.startswith(("-D", "-std=", "-U")):
+                    kept.append(a)
+            k += 1
+        if len(views) != 1:
+            problems.append(f"{c['file']}: compiles with {len(views)} layer include folders (one expected)")
+            continue
+        flags.setdefault(views[0], kept)
+    for layer in LAYERS:
+        if layer not in flags:
+            problems.append(f"no compile of src/{layer}/ in {build}/compile_commands.json (cmake/layers.cmake)")
+    return flags, problems
+
+
+def compiles(argv, includes, tmp):
+    probe = os.path.join(tmp, "probe.cc")
+    with open(probe, "w") as f:
+        f.write("".join(f'#include "{i}"\n' for i in includes))
+    r = subprocess.run(argv + ["-fsyntax-only", probe], capture_output=True, text=True)
+    return r.returncode == 0, r.stderr
+
+
+def build_check(root, build):
+    """Problems found compiling an upward and a downward include with each layer's flags."""
+    flags, problems = layer_flags(root, build)
+    checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, layer in enumerate(LAYERS):
+            if layer not in flags:
+                continue
+            above = [PROBE_HEADERS[LAYERS[i + 1]]] if i + 1 < len(LAYERS) else []
+            if i < LAYERS.index(PUBLIC["onnxtrim"]):
+                above.append(PUBLIC_PROBE)
+            for header in above:
+                ok, err = compiles(flags[layer], [header], tmp)
+                if ok or "No such file" not in err or header not in err:
+                    problems.append(f"src/{layer}/: an include of \"{header}\" (a higher layer) "
+                                    f"{'compiles' if ok else 'fails otherwise than as not found: ' + err[:400]}")
+                checked += 1
+            below = [PROBE_HEADERS[layer]] + ([PROBE_HEADERS[LAYERS[i - 1]]] if i else [])
+            if layer == PUBLIC["onnxtrim"]:
+                below.append(PUBLIC_PROBE)
+            ok, err = compiles(flags[layer], below, tmp)
+            if not ok:
+                problems.append(f"src/{layer}/: including {', '.join(below)} does not compile: {err[:400]}")
+            checked += 1
+    return problems, checked
+
+
 def main(argv):
+    build = None
+    if "--build" in argv:
+        k = argv.index("--build")
+        build = argv[k + 1]
+        argv = argv[:k] + argv[k + 2:]
     root = argv[0] if argv else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     self_test()
     problems, known = check(root)
+    if build:
+        refused, checked = build_check(root, build)
+        problems += refused
+        if not refused:
+            print(f"check_layers: the build refuses upward includes ({checked} probe compiles with the "
+                  f"{len(LAYERS)} layers' flags from {build}/compile_commands.json)")
     for p in problems:
         print(p)
     if problems:
