@@ -4,7 +4,8 @@
 # disabled and all; onnxtrim --opset 23 without the standard-op fusions ("nofuse") and with them
 # ("fused"), each at levels all and disabled. llama_tiny, rope_interleaved_tiny (llama_tiny with
 # GPT-J's partial interleaved rotary) and gpt_kv_tiny at prefill (seq 128, empty cache) and
-# decode (seq 1 over a 1,024-token cache); bert (seq 64, its longest) and vit at opset 13 and 17;
+# decode (seq 1 over a 1,024-token cache); gptj_tiny (GPT-J's own rotary layout) at prefill 128
+# and decode over 300 cached; bert (seq 64, its longest) and vit at opset 13 and 17;
 # fp16_norms_tiny (HF's float16 RMSNorm, seq 128; with a third variant "trt": --target tensorrt
 # --opset 23, which fuses it into float16 RMSNormalization, off by default). Then
 # groupnorm_unet_tiny (GroupNorm +
@@ -27,13 +28,13 @@ secs=${2:-10}
 cpu=${CPU:-1}
 threads=${THREADS:-1}
 bin=${ONNXTRIM:-build/onnxtrim}
-cases=${CASES:-"llama_prefill llama_decode rope_il_prefill rope_il_decode gpt_prefill gpt_decode bert_op17 bert_op13 vit_op17 vit_op13 fp16_norms groupnorm"}
+cases=${CASES:-"llama_prefill llama_decode rope_il_prefill rope_il_decode gpt_prefill gpt_decode gptj_prefill gptj_decode bert_op17 bert_op13 vit_op17 vit_op13 fp16_norms groupnorm"}
 pin="--cpu $cpu"
 [ "$cpu" = all ] && pin=""
 py=/usr/bin/python3
-fusions=fuse_attention,fuse_rotary_embedding,fuse_rms_normalization,fuse_gelu,fuse_layer_normalization
+fusions=fuse_attention,fuse_rotary_embedding,fuse_rotary_embedding_bshd,fuse_rms_normalization,fuse_gelu,fuse_layer_normalization
 mkdir -p "$out"
-for f in llama_tiny rope_interleaved_tiny gpt_kv_tiny bert_tiny bert_tiny_op13 vit_tiny vit_tiny_op13 fp16_norms_tiny; do
+for f in llama_tiny rope_interleaved_tiny gpt_kv_tiny gptj_tiny bert_tiny bert_tiny_op13 vit_tiny vit_tiny_op13 fp16_norms_tiny; do
   "$bin" "tests/models/$f.onnx" "$out/${f}_fused.onnx" --opset 23 > "$out/${f}_fused.log"
   "$bin" "tests/models/$f.onnx" "$out/${f}_nofuse.onnx" --opset 23 --skip $fusions > "$out/${f}_nofuse.log"
 done
@@ -55,6 +56,9 @@ run rope_il_prefill rope_interleaved_tiny batch=1,seq=128,past_seq=0
 run rope_il_decode rope_interleaved_tiny batch=1,seq=1,past_seq=1024
 run gpt_prefill gpt_kv_tiny batch=1,seq=128,past_seq=0
 run gpt_decode gpt_kv_tiny batch=1,seq=1,past_seq=1024
+# gptj_tiny has 320 positions (its causal buffer and rotary table): decode over 300 cached.
+run gptj_prefill gptj_tiny batch=1,seq=128,past_seq=0 --int position_ids=0:300
+run gptj_decode gptj_tiny batch=1,seq=1,past_seq=300 --int position_ids=0:300
 run bert_op17 bert_tiny batch=1,seq=64
 run bert_op13 bert_tiny_op13 batch=1,seq=64
 run vit_op17 vit_tiny batch=1
