@@ -330,7 +330,13 @@ std::vector<Fusion> fusions_of(ir::Model& m, const std::map<std::string, int64_t
   for (const passes::StandardOpFusion& f : passes::standard_op_fusions()) {
     Fusion r{f.pass, f.op,      f.opset, std::max<int64_t>(0, count(ops_after, f.op) - count(ops_before, f.op)),
              0,      f.runtimes};
-    if (opset < f.opset) r.would_fuse = passes::count_matches(m, f.pass, f.opset, sopts);
+    if (opset < f.opset) {
+      // Only the forms this run's passes would fuse (a target or --skip may turn one off).
+      r.would_fuse = 0;
+      for (const std::string& pass : f.variants)
+        if (passes::pass_selected(pass, sopts)) r.would_fuse += passes::count_matches(m, pass, f.opset, sopts);
+      if (passes::pass_selected(f.pass, sopts)) r.would_fuse += passes::count_matches(m, f.pass, f.opset, sopts);
+    }
     if (r.fused > 0 || r.would_fuse > 0) out.push_back(std::move(r));
   }
   return out;

@@ -52,6 +52,21 @@ std::vector<std::string> default_pipeline() {
   return out;
 }
 
+bool pass_selected(const PassInfo& p, const SimplifyOptions& opts, const TargetInfo* target) {
+  auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (listed(opts.skip, p.name)) return false;
+  if (!opts.only.empty()) return listed(opts.only, p.name);
+  const bool off_for_target = target && listed(target->disable, p.name);
+  return (p.default_on && !off_for_target) || listed(opts.enable, p.name) || (target && listed(target->enable, p.name));
+}
+
+bool pass_selected(const std::string& name, const SimplifyOptions& opts) {
+  const PassInfo* p = PassRegistry::instance().find(name);
+  return p && pass_selected(*p, opts, opts.target.empty() ? nullptr : find_target(opts.target));
+}
+
 Status check_pass_names(const SimplifyOptions& opts) {
   auto known = [](const std::string& n) { return PassRegistry::instance().find(n) != nullptr; };
   for (const auto* list : {&opts.only, &opts.skip})
@@ -237,15 +252,8 @@ Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts) {
   infer_opts.dims = opts.dims;
   FactsCache facts;
   std::vector<const PassInfo*> pipeline;
-  for (const PassInfo* p : PassRegistry::instance().all()) {
-    const bool asked = listed(opts.enable, p->name);
-    const bool by_target = target && listed(target->enable, p->name);
-    const bool off_for_target = target && listed(target->disable, p->name);
-    bool on =
-        opts.only.empty() ? ((p->default_on && !off_for_target) || asked || by_target) : listed(opts.only, p->name);
-    if (std::find(opts.skip.begin(), opts.skip.end(), p->name) != opts.skip.end()) on = false;
-    if (on) pipeline.push_back(p);
-  }
+  for (const PassInfo* p : PassRegistry::instance().all())
+    if (pass_selected(*p, opts, target)) pipeline.push_back(p);
   const bool infers =
       std::any_of(pipeline.begin(), pipeline.end(), [](const PassInfo* p) { return p->name == "infer_shapes"; });
   {

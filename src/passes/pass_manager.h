@@ -18,6 +18,8 @@ namespace onnxtrim::passes {
 
 class Pass;
 class RewriteRule;
+struct PassInfo;
+struct TargetInfo;
 
 // A user rewrite rule of one run (user_rules.h): a pass named "user:NAME", run after the
 // built-in passes in every round; a pattern rule also answers --explain.
@@ -97,6 +99,11 @@ struct SimplifyResult {
 
 // Names of the default pipeline, in order.
 std::vector<std::string> default_pipeline();
+// Whether a run with these options runs the pass: on by default unless its target turns it
+// off, or asked (--enable) or turned on by the target; with --passes, only those; never if
+// skipped. `target` is opts.target's entry (nullptr for none).
+bool pass_selected(const PassInfo& p, const SimplifyOptions& opts, const TargetInfo* target);
+bool pass_selected(const std::string& name, const SimplifyOptions& opts);
 // Checks --passes/--skip names; the error lists the known ones.
 Status check_pass_names(const SimplifyOptions& opts);
 Result<SimplifyResult> simplify(ir::Model& model, const SimplifyOptions& opts);

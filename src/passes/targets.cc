@@ -46,8 +46,9 @@ const std::vector<StandardOpFusion>& standard_op_fusions() {
   static const std::vector<StandardOpFusion> table{
       {"fuse_layer_normalization", "LayerNormalization", 17, "ONNX Runtime >= 1.13"},
       {"fuse_gelu", "Gelu", 20, "ONNX Runtime >= 1.17"},
-      {"fuse_rms_normalization", "RMSNormalization", 23, "ONNX Runtime >= 1.23"},
-      {"fuse_rotary_embedding", "RotaryEmbedding", 23, "ONNX Runtime >= 1.23"},
+      {"fuse_rms_normalization", "RMSNormalization", 23, "ONNX Runtime >= 1.23", {"fuse_rms_normalization_fp16"}},
+      // fuse_partial_rotary_embedding widens a RotaryEmbedding already written: no form of its own.
+      {"fuse_rotary_embedding", "RotaryEmbedding", 23, "ONNX Runtime >= 1.23", {"fuse_rotary_embedding_bshd"}},
       {"fuse_attention", "Attention", 23, "ONNX Runtime >= 1.23"},
   };
   return table;

@@ -23,13 +23,15 @@ const TargetInfo* find_target(std::string_view name);
 // "coreml, wasm, tensorrt, openvino": for messages.
 std::string target_names();
 
-// The fusions into standard ONNX ops: the pass, the op it writes, the opset that has the op, and
-// the first ONNX Runtime release that runs that opset.
+// The fusions into standard ONNX ops: the pass, the op it writes, the opset that has the op, the
+// first ONNX Runtime release that runs that opset, and the other passes that write the same op
+// from other forms (counted with it in the report's "what --opset N would fuse").
 struct StandardOpFusion {
   std::string pass;
   std::string op;
   int64_t opset;
   std::string runtimes;
+  std::vector<std::string> variants = {};
 };
 const std::vector<StandardOpFusion>& standard_op_fusions();
 
