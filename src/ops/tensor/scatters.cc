@@ -40,7 +40,11 @@ Status scatter_update(const KernelContext& ctx, Tensor& y, int64_t dst, const Te
 Status eval_scatter_elements(KernelContext& ctx) {
   Result<ScatterOperands> s = scatter_operands(ctx);
   if (!s) return s.status();
-  const auto& [data, idx, upd] = *s;
+  // Named references, not a structured binding: the lambda below reads `upd`, and clang 14
+  // (the web build's compiler) cannot capture a structured binding.
+  const Tensor& data = s->data;
+  const Tensor& idx = s->idx;
+  const Tensor& upd = s->upd;
   auto axis = normalize_axis(ctx.node().attr_int("axis", 0), data.rank());
   if (!axis || idx.rank() != data.rank() || idx.dims() != upd.dims())
     return ctx.error("ScatterElements shapes or axis are invalid");
