@@ -17,6 +17,7 @@
 #include "eval/interpreter.h"
 #include "ops/kernel_util.h"
 #include "../unit/test_util.h"
+#include "ops_test_util.h"
 
 namespace onnxtrim {
 namespace {
@@ -24,15 +25,7 @@ namespace {
 using ir::RuntimeValue;
 using ops::Dims;
 using ops::make_tensor;
-
-Result<std::vector<RuntimeValue>> run(const std::string& text, const std::map<std::string, ir::Tensor>& feeds) {
-  auto m = test::parse(text);
-  if (!m) return Status(ErrorCode::kInvalidModel, "parse failed");
-  eval::Interpreter interp(*m);
-  std::map<std::string, RuntimeValue> f;
-  for (const auto& [k, v] : feeds) f[k] = RuntimeValue::of(v);
-  return interp.run(f);
-}
+using test::run;
 
 std::string dims_text(const Dims& d) {
   std::string s;

@@ -10,28 +10,15 @@
 #include "eval/interpreter.h"
 #include "ops/kernel_util.h"
 #include "../rewrites/rewrite_test_util.h"
+#include "ops_test_util.h"
 
 namespace onnxtrim {
 namespace {
 
 using ir::RuntimeValue;
 using ops::make_tensor;
-
-Result<std::vector<RuntimeValue>> run(const std::string& text, const std::map<std::string, ir::Tensor>& feeds) {
-  auto m = test::parse(text);
-  if (!m) return Status(ErrorCode::kInvalidModel, "parse failed");
-  eval::Interpreter interp(*m);
-  std::map<std::string, RuntimeValue> f;
-  for (const auto& [k, v] : feeds) f[k] = RuntimeValue::of(v);
-  return interp.run(f);
-}
-
-template <typename T>
-std::vector<T> vals(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
-  EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
-  if (!r.is_ok()) return {};
-  return r.value()[i].tensor.to_vector<T>();
-}
+using test::run;
+using test::vals;
 
 // One Reduce* node over x with noop_with_empty_axes=1, axes absent (form "absent") or an empty
 // int64 input (form "empty"), at the given opset.

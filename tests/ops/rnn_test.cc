@@ -11,28 +11,16 @@
 #include "ops/kernel_util.h"
 #include "passes/shape_inference.h"
 #include "../unit/test_util.h"
+#include "ops_test_util.h"
 
 namespace onnxtrim {
 namespace {
 
 using ir::RuntimeValue;
 using ops::make_tensor;
+using test::run;
+using test::vals;
 
-Result<std::vector<RuntimeValue>> run(const std::string& text, const std::map<std::string, ir::Tensor>& feeds) {
-  auto m = test::parse(text);
-  if (!m) return Status(ErrorCode::kInvalidModel, "parse failed");
-  eval::Interpreter interp(*m);
-  std::map<std::string, RuntimeValue> f;
-  for (const auto& [k, v] : feeds) f[k] = RuntimeValue::of(v);
-  return interp.run(f);
-}
-
-template <typename T>
-std::vector<T> vals(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
-  EXPECT_TRUE(r.is_ok()) << (r.is_ok() ? "" : r.status().message());
-  if (!r.is_ok()) return {};
-  return r.value()[i].tensor.to_vector<T>();
-}
 ops::Dims dims(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
   if (!r.is_ok()) return {-1};
   return r.value()[i].tensor.dims();

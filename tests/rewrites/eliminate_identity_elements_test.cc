@@ -8,18 +8,9 @@ namespace onnxtrim {
 namespace {
 
 using test::count_ops;
+using test::expect_folded;
 using test::expect_same_outputs;
-
-// Runs shape inference, the given fold pass and dead-node elimination; returns the result.
-test::Simplified run(const std::string& pass, const std::string& body, const std::string& sig) {
-  std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng " + sig + " {\n" + body + "\n}\n";
-  return test::simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
-}
-
-void expect_folded(const test::Simplified& s, size_t nodes) {
-  EXPECT_EQ(s.nodes(), nodes) << s.printed;
-  expect_same_outputs(s);
-}
+using test::run_fold_pass;
 
 struct IdentityCase {
   const char* name;
@@ -38,38 +29,41 @@ TEST(EliminateIdentityElements, EachIdentityElement) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    auto s =
-        run("eliminate_identity_elements", std::string(c.body) + "\n y = Relu(a)", "(float[2,3] x) => (float[2,3] y)");
+    auto s = run_fold_pass("eliminate_identity_elements", std::string(c.body) + "\n y = Relu(a)",
+                           "(float[2,3] x) => (float[2,3] y)");
     expect_folded(s, 1);
   }
 }
 
 TEST(EliminateIdentityElements, AndTrueOrFalse) {
-  auto s = run("eliminate_identity_elements",
-               "t = Constant <value = bool {1}> ()\n f = Constant <value = bool {0}> ()\n a = And(x, t)\n o = Or(a, "
-               "f)\n y = Not(o)",
-               "(bool[4] x) => (bool[4] y)");
+  auto s = run_fold_pass(
+      "eliminate_identity_elements",
+      "t = Constant <value = bool {1}> ()\n f = Constant <value = bool {0}> ()\n a = And(x, t)\n o = Or(a, "
+      "f)\n y = Not(o)",
+      "(bool[4] x) => (bool[4] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateIdentityElements, BroadcastToLargerShapeStays) {
   // x * 1 where the 1 has shape [4, 3]: the output is larger than x, the Mul must stay.
-  auto s = run("eliminate_identity_elements",
-               "o = Constant <value = float[4,3] {1,1,1,1,1,1,1,1,1,1,1,1}> ()\n a = Mul(x, o)\n y = Relu(a)",
-               "(float[3] x) => (float[4,3] y)");
+  auto s = run_fold_pass("eliminate_identity_elements",
+                         "o = Constant <value = float[4,3] {1,1,1,1,1,1,1,1,1,1,1,1}> ()\n a = Mul(x, o)\n y = Relu(a)",
+                         "(float[3] x) => (float[4,3] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 1u);
   expect_same_outputs(s);
 }
 
 TEST(EliminateIdentityElements, NonIdentityConstantStays) {
-  auto s = run("eliminate_identity_elements", "o = Constant <value = float {2}> ()\n a = Mul(x, o)\n y = Relu(a)",
-               "(float[3] x) => (float[3] y)");
+  auto s =
+      run_fold_pass("eliminate_identity_elements", "o = Constant <value = float {2}> ()\n a = Mul(x, o)\n y = Relu(a)",
+                    "(float[3] x) => (float[3] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 1u);
 }
 
 TEST(EliminateIdentityElements, GraphOutput) {
-  auto s = run("eliminate_identity_elements", "r = Relu(x)\n z = Constant <value = float {0}> ()\n y = Add(r, z)",
-               "(float[3] x) => (float[3] y)");
+  auto s =
+      run_fold_pass("eliminate_identity_elements", "r = Relu(x)\n z = Constant <value = float {0}> ()\n y = Add(r, z)",
+                    "(float[3] x) => (float[3] y)");
   EXPECT_EQ(s.nodes(), 1u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(s);

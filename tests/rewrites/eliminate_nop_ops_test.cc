@@ -12,19 +12,10 @@ namespace onnxtrim {
 namespace {
 
 using test::count_ops;
+using test::expect_folded;
 using test::expect_same_outputs;
+using test::run_fold_pass;
 using test::simplify_text;
-
-// Runs shape inference, the given fold pass and dead-node elimination; returns the result.
-test::Simplified run(const std::string& pass, const std::string& body, const std::string& sig) {
-  std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng " + sig + " {\n" + body + "\n}\n";
-  return test::simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
-}
-
-void expect_folded(const test::Simplified& s, size_t nodes) {
-  EXPECT_EQ(s.nodes(), nodes) << s.printed;
-  expect_same_outputs(s);
-}
 
 const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
   const ir::Node* found = nullptr;
@@ -35,131 +26,142 @@ const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
 }
 
 TEST(EliminateNopOps, CastToSameType) {
-  auto s = run("eliminate_nop_ops", "c = Cast <to = 1> (x)\n y = Relu(c)", "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "c = Cast <to = 1> (x)\n y = Relu(c)", "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, CastToOtherTypeStays) {
-  auto s = run("eliminate_nop_ops", "c = Cast <to = 11> (x)\n y = Relu(c)", "(float[2,3] x) => (double[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "c = Cast <to = 11> (x)\n y = Relu(c)", "(float[2,3] x) => (double[2,3] y)");
   EXPECT_EQ(s.nodes(), 2u);
 }
 
 TEST(EliminateNopOps, TransposeIdentityPerm) {
-  auto s = run("eliminate_nop_ops", "t = Transpose <perm = [0, 1, 2]> (x)\n y = Relu(t)",
-               "(float[2,3,4] x) => (float[2,3,4] y)");
+  auto s = run_fold_pass("eliminate_nop_ops", "t = Transpose <perm = [0, 1, 2]> (x)\n y = Relu(t)",
+                         "(float[2,3,4] x) => (float[2,3,4] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, TransposeRealPermStays) {
-  auto s = run("eliminate_nop_ops", "t = Transpose <perm = [0, 2, 1]> (x)\n y = Relu(t)",
-               "(float[2,3,4] x) => (float[2,4,3] y)");
+  auto s = run_fold_pass("eliminate_nop_ops", "t = Transpose <perm = [0, 2, 1]> (x)\n y = Relu(t)",
+                         "(float[2,3,4] x) => (float[2,4,3] y)");
   EXPECT_EQ(s.nodes(), 2u);
 }
 
 TEST(EliminateNopOps, ReshapeToSameShape) {
-  auto s = run("eliminate_nop_ops", "sh = Shape(x)\n r = Reshape(x, sh)\n y = Relu(r)",
-               "(float[batch,3] x) => (float[batch,3] y)");
+  auto s = run_fold_pass("eliminate_nop_ops", "sh = Shape(x)\n r = Reshape(x, sh)\n y = Relu(r)",
+                         "(float[batch,3] x) => (float[batch,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, ReshapeChangingShapeStays) {
-  auto s = run("eliminate_nop_ops", "s = Constant <value = int64[2] {3, 2}> ()\n r = Reshape(x, s)\n y = Relu(r)",
-               "(float[2,3] x) => (float[3,2] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "s = Constant <value = int64[2] {3, 2}> ()\n r = Reshape(x, s)\n y = Relu(r)",
+                    "(float[2,3] x) => (float[3,2] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u);
 }
 
 TEST(EliminateNopOps, ExpandToSameShape) {
-  auto s = run("eliminate_nop_ops", "s = Constant <value = int64[2] {1, 3}> ()\n e = Expand(x, s)\n y = Relu(e)",
-               "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "s = Constant <value = int64[2] {1, 3}> ()\n e = Expand(x, s)\n y = Relu(e)",
+                    "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, ExpandThatBroadcastsStays) {
-  auto s = run("eliminate_nop_ops", "s = Constant <value = int64[2] {4, 3}> ()\n e = Expand(x, s)\n y = Relu(e)",
-               "(float[1,3] x) => (float[4,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "s = Constant <value = int64[2] {4, 3}> ()\n e = Expand(x, s)\n y = Relu(e)",
+                    "(float[1,3] x) => (float[4,3] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Expand"), 1u);
 }
 
 TEST(EliminateNopOps, FlattenOf2D) {
-  auto s = run("eliminate_nop_ops", "f = Flatten <axis = 1> (x)\n y = Relu(f)", "(float[2,3] x) => (float[2,3] y)");
+  auto s = run_fold_pass("eliminate_nop_ops", "f = Flatten <axis = 1> (x)\n y = Relu(f)",
+                         "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, SqueezeWithoutUnitDims) {
-  auto s = run("eliminate_nop_ops", "q = Squeeze(x)\n y = Relu(q)", "(float[2,3] x) => (float[2,3] y)");
+  auto s = run_fold_pass("eliminate_nop_ops", "q = Squeeze(x)\n y = Relu(q)", "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, DropoutInInference) {
-  auto s = run("eliminate_nop_ops", "d, mask = Dropout(x)\n y = Relu(d)", "(float[2,3] x) => (float[2,3] y)");
+  auto s = run_fold_pass("eliminate_nop_ops", "d, mask = Dropout(x)\n y = Relu(d)", "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, DropoutWithUsedMaskStays) {
-  auto s = run("eliminate_nop_ops", "d, mask = Dropout(x)\n y = Relu(d)",
-               "(float[2,3] x) => (float[2,3] y, bool[2,3] mask)");
+  auto s = run_fold_pass("eliminate_nop_ops", "d, mask = Dropout(x)\n y = Relu(d)",
+                         "(float[2,3] x) => (float[2,3] y, bool[2,3] mask)");
   EXPECT_EQ(count_ops(*s.model->graph, "Dropout"), 1u);
 }
 
 TEST(EliminateNopOps, ConcatOfOneInput) {
-  auto s = run("eliminate_nop_ops", "c = Concat <axis = 0> (x)\n y = Relu(c)", "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "c = Concat <axis = 0> (x)\n y = Relu(c)", "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, SplitIntoOneOutput) {
-  auto s = run("eliminate_nop_ops", "c = Split <axis = 1> (x)\n y = Relu(c)", "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "c = Split <axis = 1> (x)\n y = Relu(c)", "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, SliceThatTakesEverything) {
-  auto s = run("eliminate_nop_ops",
-               "st = Constant <value = int64[1] {0}> ()\n en = Constant <value = int64[1] {9223372036854775807}> ()\n"
-               " ax = Constant <value = int64[1] {1}> ()\n c = Slice(x, st, en, ax)\n y = Relu(c)",
-               "(float[2,3] x) => (float[2,3] y)");
+  auto s = run_fold_pass(
+      "eliminate_nop_ops",
+      "st = Constant <value = int64[1] {0}> ()\n en = Constant <value = int64[1] {9223372036854775807}> ()\n"
+      " ax = Constant <value = int64[1] {1}> ()\n c = Slice(x, st, en, ax)\n y = Relu(c)",
+      "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, SliceThatCutsStays) {
-  auto s = run("eliminate_nop_ops",
-               "st = Constant <value = int64[1] {1}> ()\n en = Constant <value = int64[1] {3}> ()\n"
-               " ax = Constant <value = int64[1] {1}> ()\n c = Slice(x, st, en, ax)\n y = Relu(c)",
-               "(float[2,3] x) => (float[2,2] y)");
+  auto s = run_fold_pass("eliminate_nop_ops",
+                         "st = Constant <value = int64[1] {1}> ()\n en = Constant <value = int64[1] {3}> ()\n"
+                         " ax = Constant <value = int64[1] {1}> ()\n c = Slice(x, st, en, ax)\n y = Relu(c)",
+                         "(float[2,3] x) => (float[2,2] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Slice"), 1u);
 }
 
 TEST(EliminateNopOps, TileByOnes) {
-  auto s = run("eliminate_nop_ops", "r = Constant <value = int64[2] {1, 1}> ()\n t = Tile(x, r)\n y = Relu(t)",
-               "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "r = Constant <value = int64[2] {1, 1}> ()\n t = Tile(x, r)\n y = Relu(t)",
+                    "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(EliminateNopOps, ResizeThatKeepsTheSize) {
   // Scale 1 with linear half_pixel samples every element exactly; sizes equal to the input
   // with nearest too.
-  auto s =
-      run("eliminate_nop_ops",
-          "sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n r = Resize <mode = \"linear\"> (x, , sc)\n y = Relu(r)",
-          "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
+  auto s = run_fold_pass(
+      "eliminate_nop_ops",
+      "sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n r = Resize <mode = \"linear\"> (x, , sc)\n y = Relu(r)",
+      "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
   expect_folded(s, 1);
-  auto t =
-      run("eliminate_nop_ops",
-          "sz = Constant <value = int64[4] {1, 2, 3, 4}> ()\n r = Resize <mode = \"cubic\"> (x, , , sz)\n y = Relu(r)",
-          "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
+  auto t = run_fold_pass(
+      "eliminate_nop_ops",
+      "sz = Constant <value = int64[4] {1, 2, 3, 4}> ()\n r = Resize <mode = \"cubic\"> (x, , , sz)\n y = Relu(r)",
+      "(float[1,2,3,4] x) => (float[1,2,3,4] y)");
   expect_folded(t, 1);
 }
 
 TEST(EliminateNopOps, ResizeThatScalesOrCropsStays) {
-  auto up =
-      run("eliminate_nop_ops", "sc = Constant <value = float[4] {1, 1, 2, 2}> ()\n r = Resize (x, , sc)\n y = Relu(r)",
-          "(float[1,2,3,4] x) => (float[1,2,6,8] y)");
+  auto up = run_fold_pass("eliminate_nop_ops",
+                          "sc = Constant <value = float[4] {1, 1, 2, 2}> ()\n r = Resize (x, , sc)\n y = Relu(r)",
+                          "(float[1,2,3,4] x) => (float[1,2,6,8] y)");
   EXPECT_EQ(count_ops(*up.model->graph, "Resize"), 1u);
   // tf_crop_and_resize samples the region of interest even at scale 1.
-  auto crop = run("eliminate_nop_ops",
-                  "roi = Constant <value = float[8] {0, 0, 0.2, 0.2, 1, 1, 0.8, 0.8}> ()\n"
-                  " sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n"
-                  " r = Resize <mode = \"linear\", coordinate_transformation_mode = \"tf_crop_and_resize\"> (x, roi, "
-                  "sc)\n y = Relu(r)",
-                  "(float[1,2,5,5] x) => (float[1,2,3,3] y)");
+  auto crop =
+      run_fold_pass("eliminate_nop_ops",
+                    "roi = Constant <value = float[8] {0, 0, 0.2, 0.2, 1, 1, 0.8, 0.8}> ()\n"
+                    " sc = Constant <value = float[4] {1, 1, 1, 1}> ()\n"
+                    " r = Resize <mode = \"linear\", coordinate_transformation_mode = \"tf_crop_and_resize\"> (x, roi, "
+                    "sc)\n y = Relu(r)",
+                    "(float[1,2,5,5] x) => (float[1,2,3,3] y)");
   EXPECT_EQ(count_ops(*crop.model->graph, "Resize"), 1u);
   expect_same_outputs(crop);
 }
@@ -167,8 +169,9 @@ TEST(EliminateNopOps, ResizeThatScalesOrCropsStays) {
 TEST(EliminateNopOps, ResizeGraphOutputAndSymbolicSizes) {
   // The Resize produces the graph output: it goes, and the output keeps its name. The sizes
   // come from the input's own (symbolic) shape.
-  auto s = run("eliminate_nop_ops", "r = Relu(x)\n sh = Shape(r)\n y = Resize <mode = \"nearest\"> (r, , , sh)",
-               "(float[N,3] x) => (float[N,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "r = Relu(x)\n sh = Shape(r)\n y = Resize <mode = \"nearest\"> (r, , , sh)",
+                    "(float[N,3] x) => (float[N,3] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Resize"), 0u) << s.printed;
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(s);
@@ -195,7 +198,8 @@ g (bool c, float[1,1,2,2] x) => (float[1,1,2,2] y) {
 }
 
 TEST(EliminateNopOps, GraphOutputKeepsItsName) {
-  auto s = run("eliminate_nop_ops", "r = Relu(x)\n y = Cast <to = 1> (r)", "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("eliminate_nop_ops", "r = Relu(x)\n y = Cast <to = 1> (r)", "(float[2,3] x) => (float[2,3] y)");
   EXPECT_EQ(s.nodes(), 1u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(s);

@@ -14,18 +14,9 @@ namespace onnxtrim {
 namespace {
 
 using test::count_ops;
+using test::expect_folded;
 using test::expect_same_outputs;
-
-// Runs shape inference, the given fold pass and dead-node elimination; returns the result.
-test::Simplified run(const std::string& pass, const std::string& body, const std::string& sig) {
-  std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng " + sig + " {\n" + body + "\n}\n";
-  return test::simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
-}
-
-void expect_folded(const test::Simplified& s, size_t nodes) {
-  EXPECT_EQ(s.nodes(), nodes) << s.printed;
-  expect_same_outputs(s);
-}
+using test::run_fold_pass;
 
 const std::vector<std::string> kPasses = {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes",
                                           "eliminate_unused_initializers"};
@@ -62,64 +53,67 @@ g (float[2,3] x) => (float[)" +
 }
 
 TEST(FuseConsecutiveOps, TransposeTransposeCompose) {
-  auto s = run("fuse_consecutive_ops",
-               "a = Transpose <perm = [1, 2, 0]> (x)\n b = Transpose <perm = [0, 2, 1]> (a)\n y = Relu(b)",
-               "(float[2,3,4] x) => (float[3,2,4] y)");
+  auto s = run_fold_pass("fuse_consecutive_ops",
+                         "a = Transpose <perm = [1, 2, 0]> (x)\n b = Transpose <perm = [0, 2, 1]> (a)\n y = Relu(b)",
+                         "(float[2,3,4] x) => (float[3,2,4] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 1u);
   expect_same_outputs(s);
 }
 
 TEST(FuseConsecutiveOps, TransposeTransposeIdentityDrops) {
-  auto s =
-      run("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n b = Transpose <perm = [1, 0]> (a)\n y = Relu(b)",
-          "(float[2,3] x) => (float[2,3] y)");
+  auto s = run_fold_pass("fuse_consecutive_ops",
+                         "a = Transpose <perm = [1, 0]> (x)\n b = Transpose <perm = [1, 0]> (a)\n y = Relu(b)",
+                         "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(FuseConsecutiveOps, ReshapeReshapeLastWins) {
-  auto s = run("fuse_consecutive_ops",
-               "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[3] {4, "
-               "3, 2}> ()\n"
-               " b = Reshape(a, s2)\n y = Relu(b)",
-               "(float[2,3,4] x) => (float[4,3,2] y)");
+  auto s = run_fold_pass(
+      "fuse_consecutive_ops",
+      "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[3] {4, "
+      "3, 2}> ()\n"
+      " b = Reshape(a, s2)\n y = Relu(b)",
+      "(float[2,3,4] x) => (float[4,3,2] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 1u);
   expect_same_outputs(s);
 }
 
 TEST(FuseConsecutiveOps, ReshapeWithSharedIntermediateStays) {
-  auto s =
-      run("fuse_consecutive_ops",
-          "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[1] {24}> ()\n"
-          " b = Reshape(a, s2)\n y = Relu(b)",
-          "(float[2,3,4] x) => (float[24] y, float[6,4] a)");
+  auto s = run_fold_pass(
+      "fuse_consecutive_ops",
+      "s1 = Constant <value = int64[2] {6, 4}> ()\n a = Reshape(x, s1)\n s2 = Constant <value = int64[1] {24}> ()\n"
+      " b = Reshape(a, s2)\n y = Relu(b)",
+      "(float[2,3,4] x) => (float[24] y, float[6,4] a)");
   EXPECT_EQ(count_ops(*s.model->graph, "Reshape"), 2u);
 }
 
 TEST(FuseConsecutiveOps, SqueezeUnsqueezeCancel) {
-  auto s = run("fuse_consecutive_ops",
-               "ax = Constant <value = int64[1] {1}> ()\n a = Unsqueeze(x, ax)\n b = Squeeze(a, ax)\n y = Relu(b)",
-               "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("fuse_consecutive_ops",
+                    "ax = Constant <value = int64[1] {1}> ()\n a = Unsqueeze(x, ax)\n b = Squeeze(a, ax)\n y = Relu(b)",
+                    "(float[2,3] x) => (float[2,3] y)");
   expect_folded(s, 1);
 }
 
 TEST(FuseConsecutiveOps, CastCastThroughWiderType) {
   // int32 -> int64 -> float: the middle type holds every int32: one Cast.
-  auto s = run("fuse_consecutive_ops", "a = Cast <to = 7> (x)\n b = Cast <to = 1> (a)\n y = Relu(b)",
-               "(int32[4] x) => (float[4] y)");
+  auto s = run_fold_pass("fuse_consecutive_ops", "a = Cast <to = 7> (x)\n b = Cast <to = 1> (a)\n y = Relu(b)",
+                         "(int32[4] x) => (float[4] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Cast"), 1u);
   expect_same_outputs(s);
 }
 
 TEST(FuseConsecutiveOps, CastCastThroughNarrowerTypeStays) {
   // float -> int32 -> float truncates: both Casts stay.
-  auto s = run("fuse_consecutive_ops", "a = Cast <to = 6> (x)\n b = Cast <to = 1> (a)\n y = Relu(b)",
-               "(float[4] x) => (float[4] y)");
+  auto s = run_fold_pass("fuse_consecutive_ops", "a = Cast <to = 6> (x)\n b = Cast <to = 1> (a)\n y = Relu(b)",
+                         "(float[4] x) => (float[4] y)");
   EXPECT_EQ(count_ops(*s.model->graph, "Cast"), 2u);
 }
 
 TEST(FuseConsecutiveOps, GraphOutput) {
-  auto s = run("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n y = Transpose <perm = [1, 0]> (a)",
-               "(float[2,3] x) => (float[2,3] y)");
+  auto s =
+      run_fold_pass("fuse_consecutive_ops", "a = Transpose <perm = [1, 0]> (x)\n y = Transpose <perm = [1, 0]> (a)",
+                    "(float[2,3] x) => (float[2,3] y)");
   // y would have to become the graph input x: kept under its name.
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(s);

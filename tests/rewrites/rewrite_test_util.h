@@ -39,6 +39,13 @@ inline Simplified simplify_text(const std::string& text, std::vector<std::string
   return s;
 }
 
+// A fold pass's test: the body and signature of an opset-17 graph, run through shape inference,
+// `pass` and the dead-node and unused-initializer eliminations.
+inline Simplified run_fold_pass(const std::string& pass, const std::string& body, const std::string& sig) {
+  std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng " + sig + " {\n" + body + "\n}\n";
+  return simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
+}
+
 // The simplified model computes what the original did, on `samples` random inputs.
 inline void expect_same_outputs(const Simplified& s, int samples = 3, std::map<std::string, int64_t> dims = {}) {
   eval::VerifyOptions vo;
@@ -49,6 +56,12 @@ inline void expect_same_outputs(const Simplified& s, int samples = 3, std::map<s
   auto rep = v.value()->compare_with(*s.model);
   ASSERT_TRUE(rep.is_ok()) << rep.status().message();
   EXPECT_TRUE(rep.value().ok) << rep.value().why;
+}
+
+// The pass left `nodes` nodes, and the result computes what the original did.
+inline void expect_folded(const Simplified& s, size_t nodes) {
+  EXPECT_EQ(s.nodes(), nodes) << s.printed;
+  expect_same_outputs(s);
 }
 
 // The same for a model whose input n is a Loop's trip count, pinned to 3 (random trip counts
