@@ -13,15 +13,8 @@ namespace {
 
 using test::count_ops;
 using test::expect_same_outputs;
+using test::find_op;
 using test::simplify_text;
-
-const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
-  const ir::Node* found = nullptr;
-  g.for_each_node([&](const ir::Node* n) {
-    if (!found && n->op_type == op) found = n;
-  });
-  return found;
-}
 
 std::vector<int64_t> ints(const ir::Value* v) { return ops::to_int64_vector(*ops::FoldContext::constant(v)); }
 

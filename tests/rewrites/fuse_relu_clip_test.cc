@@ -12,15 +12,8 @@ namespace {
 
 using test::count_ops;
 using test::expect_same_outputs;
+using test::find_op;
 using test::simplify_text;
-
-const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
-  const ir::Node* found = nullptr;
-  g.for_each_node([&](const ir::Node* n) {
-    if (!found && n->op_type == op) found = n;
-  });
-  return found;
-}
 
 TEST(FuseReluClip, ClipOfReluIsOneClip) {
   auto s = simplify_text(R"(

@@ -28,14 +28,6 @@ inline Simplified fuse(const std::string& pass, const std::string& body) {
   return simplify_text(std::string(kConvHead) + "{\n" + body + "\n}\n", {"infer_shapes", pass, "eliminate_dead_nodes"});
 }
 
-inline const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
-  const ir::Node* found = nullptr;
-  g.for_each_node([&](const ir::Node* n) {
-    if (!found && n->op_type == op) found = n;
-  });
-  return found;
-}
-
 inline Simplified run(const std::string& text, const std::string& pass) {
   return simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
 }

@@ -12,18 +12,11 @@ namespace {
 
 using test::count_ops;
 using test::expect_same_outputs;
+using test::find_op;
 using test::simplify_text;
 
 const std::vector<std::string> kPasses = {"rebuild_shape_values", "eliminate_dead_nodes",
                                           "eliminate_unused_initializers"};
-
-const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
-  const ir::Node* found = nullptr;
-  g.for_each_node([&](const ir::Node* n) {
-    if (!found && n->op_type == op) found = n;
-  });
-  return found;
-}
 
 // torch's x.expand(B, -1, -1): the target is known to be [B, 1, 1] whatever computes it.
 const char* kClassToken = R"(

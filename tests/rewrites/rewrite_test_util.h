@@ -39,6 +39,15 @@ inline Simplified simplify_text(const std::string& text, std::vector<std::string
   return s;
 }
 
+// The first node of type `op` (bodies included), or nullptr.
+inline const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
+  const ir::Node* found = nullptr;
+  g.for_each_node([&](const ir::Node* n) {
+    if (!found && n->op_type == op) found = n;
+  });
+  return found;
+}
+
 // A fold pass's test: the body and signature of an opset-17 graph, run through shape inference,
 // `pass` and the dead-node and unused-initializer eliminations.
 inline Simplified run_fold_pass(const std::string& pass, const std::string& body, const std::string& sig) {
