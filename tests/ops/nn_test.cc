@@ -18,13 +18,10 @@ namespace {
 using ir::RuntimeValue;
 using ops::Half;
 using ops::make_tensor;
+using test::dims;
 using test::run;
 using test::vals;
 
-ops::Dims dims(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
-  if (!r.is_ok()) return {-1};
-  return r.value()[i].tensor.dims();
-}
 ir::Tensor bool_scalar(bool v) {
   ir::Tensor t(ir::DataType::kBool, {});
   t.mutable_bytes()[0] = v ? 1 : 0;

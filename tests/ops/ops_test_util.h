@@ -11,6 +11,7 @@
 
 #include "eval/interpreter.h"
 #include "ops/kernel_util.h"
+#include "passes/shape_inference.h"
 #include "../unit/test_util.h"
 
 namespace onnxtrim::test {
@@ -49,7 +50,31 @@ inline ir::Tensor strings(std::vector<int64_t> d, std::vector<std::string> v) {
 
 inline void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
   ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << i;
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "element " << i;
+}
+
+// The shapes shape inference gives `text`'s graph outputs, without reading their declared types:
+// "[batch,n,2]" per output, space-separated; "?" for an output without a shape.
+inline std::string inferred(const std::string& text) {
+  auto m = parse(text);
+  if (!m) return "parse failed";
+  passes::InferOptions io;
+  io.use_declared = false;
+  passes::ShapeInference si(*m, io);
+  Status st = si.run();
+  if (!st.is_ok()) return "error: " + st.message();
+  std::string out;
+  for (const ir::Value* v : m->graph->outputs()) {
+    const ops::TypeInfo* f = si.facts(v);
+    std::string s = "?";
+    if (f && f->shape) {
+      s = "[";
+      for (size_t k = 0; k < f->shape->size(); ++k) s += (k ? "," : "") + (*f->shape)[k].str();
+      s += "]";
+    }
+    out += (out.empty() ? "" : " ") + s;
+  }
+  return out;
 }
 
 }  // namespace onnxtrim::test

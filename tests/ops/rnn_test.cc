@@ -18,37 +18,15 @@ namespace {
 
 using ir::RuntimeValue;
 using ops::make_tensor;
+using test::dims;
+using test::inferred;
 using test::run;
 using test::vals;
 
-ops::Dims dims(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
-  if (!r.is_ok()) return {-1};
-  return r.value()[i].tensor.dims();
-}
-void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-6f) {
+// Within 1e-6 (the shared expect_near allows 1e-5).
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-6f) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
-std::string shape_str(const passes::ShapeInference& si, const ir::Value* v) {
-  const ops::TypeInfo* f = si.facts(v);
-  if (!f || !f->shape) return "?";
-  std::string s = "[";
-  for (size_t k = 0; k < f->shape->size(); ++k) s += (k ? "," : "") + (*f->shape)[k].str();
-  return s + "]";
-}
-// Inferred shapes of all graph outputs, separated by spaces.
-std::string inferred(const std::string& text) {
-  auto m = test::parse(text);
-  if (!m) return "parse failed";
-  passes::InferOptions io;
-  io.use_declared = false;
-  passes::ShapeInference si(*m, io);
-  Status st = si.run();
-  if (!st.is_ok()) return "error: " + st.message();
-  std::string out;
-  for (const ir::Value* v : m->graph->outputs()) out += (out.empty() ? "" : " ") + shape_str(si, v);
-  return out;
 }
 
 // ------------------------------------------------------------------ RNN
@@ -62,8 +40,8 @@ TEST(RnnRnn, ReluAccumulates) {
        {"w", make_tensor<float>({1, 1, 1}, {1})},
        {"r", make_tensor<float>({1, 1, 1}, {1})}});
   EXPECT_EQ(dims(r), (ops::Dims{2, 1, 1, 1}));
-  expect_near(vals<float>(r, 0), {1, 3});
-  expect_near(vals<float>(r, 1), {3});
+  expect_close(vals<float>(r, 0), {1, 3});
+  expect_close(vals<float>(r, 1), {3});
 }
 
 TEST(RnnRnn, ReverseWithSequenceLensAndAffine) {
@@ -77,8 +55,8 @@ TEST(RnnRnn, ReverseWithSequenceLensAndAffine) {
        {"w", make_tensor<float>({1, 1, 1}, {1})},
        {"r", make_tensor<float>({1, 1, 1}, {1})},
        {"l", make_tensor<int32_t>({2}, {2, 1})}});
-  expect_near(vals<float>(r, 0), {13, 21, 5, 0});
-  expect_near(vals<float>(r, 1), {13, 21});
+  expect_close(vals<float>(r, 0), {13, 21, 5, 0});
+  expect_close(vals<float>(r, 1), {13, 21});
 }
 
 TEST(RnnRnn, ClipAndBadWeightShape) {
@@ -89,7 +67,7 @@ TEST(RnnRnn, ClipAndBadWeightShape) {
       {{"x", make_tensor<float>({1, 1, 1}, {100})},
        {"w", make_tensor<float>({1, 1, 1}, {1})},
        {"r", make_tensor<float>({1, 1, 1}, {1})}});
-  expect_near(vals<float>(r), {std::tanh(0.5f)});
+  expect_close(vals<float>(r), {std::tanh(0.5f)});
   auto bad = run(
       R"(<ir_version: 8, opset_import: ["" : 14]> g (float[1,1,1] x, float[1,2,1] w, float[1,1,1] r) => (float[1,1,1] yh) {
                    y, yh = RNN<hidden_size = 1>(x, w, r) })",
@@ -113,8 +91,8 @@ TEST(RnnGru, ZeroWeightsHalveTheState) {
          {"w", make_tensor<float>({1, 3, 1}, {0, 0, 0})},
          {"r", make_tensor<float>({1, 3, 1}, {0, 0, 0})},
          {"h0", make_tensor<float>({1, 1, 1}, {2})}});
-    expect_near(vals<float>(r, 0), {1, 0.5f});
-    expect_near(vals<float>(r, 1), {0.5f});
+    expect_close(vals<float>(r, 0), {1, 0.5f});
+    expect_close(vals<float>(r, 1), {0.5f});
   }
 }
 
@@ -134,7 +112,7 @@ TEST(RnnGru, LinearBeforeResetDiffers) {
          {"b", make_tensor<float>({1, 6}, {0, 0, 0, 0, 0, 1})},
          {"h0", make_tensor<float>({1, 1, 1}, {1})}});
     float cand = lbr ? std::tanh(1.0f) : std::tanh(1.5f);
-    expect_near(vals<float>(r), {0.5f * cand + 0.5f});
+    expect_close(vals<float>(r), {0.5f * cand + 0.5f});
   }
 }
 
@@ -198,9 +176,9 @@ TEST(RnnLstm, ZeroWeightsWithCellState) {
        {"w", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})},
        {"r", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})},
        {"c0", make_tensor<float>({1, 1, 1}, {2})}});
-  expect_near(vals<float>(r, 0), {0.5f * std::tanh(1.0f)});
-  expect_near(vals<float>(r, 1), {0.5f * std::tanh(1.0f)});
-  expect_near(vals<float>(r, 2), {1});
+  expect_close(vals<float>(r, 0), {0.5f * std::tanh(1.0f)});
+  expect_close(vals<float>(r, 1), {0.5f * std::tanh(1.0f)});
+  expect_close(vals<float>(r, 2), {1});
 }
 
 TEST(RnnLstm, PeepholesInputForgetAndLayout1Bidirectional) {
@@ -215,8 +193,8 @@ TEST(RnnLstm, PeepholesInputForgetAndLayout1Bidirectional) {
        {"c0", make_tensor<float>({1, 2, 1}, {1, 1})},
        {"p", make_tensor<float>({2, 3}, {0, 0, 100, 0, 0, 100})}});
   EXPECT_EQ(dims(r, 0), (ops::Dims{1, 2, 1}));
-  expect_near(vals<float>(r, 1), {1, 1});
-  expect_near(vals<float>(r, 0), {0.5f * std::tanh(1.0f), 0.5f * std::tanh(1.0f)});
+  expect_close(vals<float>(r, 1), {1, 1});
+  expect_close(vals<float>(r, 0), {0.5f * std::tanh(1.0f), 0.5f * std::tanh(1.0f)});
   // input_forget: f = 1 - i = 0.5 whatever the peephole says: C = 0.5.
   auto c = run(
       R"(<ir_version: 8, opset_import: ["" : 14]> g (float[1,1,1] x, float[1,4,1] w, float[1,4,1] r, float[1,1,1] c0, float[1,3] p) => (float[1,1,1] yc) {
@@ -226,7 +204,7 @@ TEST(RnnLstm, PeepholesInputForgetAndLayout1Bidirectional) {
        {"r", make_tensor<float>({1, 4, 1}, {0, 0, 0, 0})},
        {"c0", make_tensor<float>({1, 1, 1}, {1})},
        {"p", make_tensor<float>({1, 3}, {0, 0, 100})}});
-  expect_near(vals<float>(c), {0.5f});
+  expect_close(vals<float>(c), {0.5f});
 }
 
 TEST(RnnLstm, InferenceSymbolic) {
@@ -284,7 +262,7 @@ g (float[1,1,1] x, float[1,3,1] w, float[1,3,1] rr, float[1,6] b, float[1,1,1] h
                 {"rr", make_tensor<float>({1, 3, 1}, {0, 0, 0})},
                 {"b", make_tensor<float>({1, 6}, {100, 0, 0, 0, 0, 0})},
                 {"h0", make_tensor<float>({1, 1, 1}, {0.25f})}});
-  expect_near(vals<float>(r), {0.25f}, 1e-5f);
+  expect_close(vals<float>(r), {0.25f}, 1e-5f);
 }
 
 }  // namespace

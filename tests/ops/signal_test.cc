@@ -18,33 +18,13 @@ namespace {
 
 using ir::RuntimeValue;
 using ops::make_tensor;
+using test::dims;
+using test::expect_near;
+using test::inferred;
 using test::run;
 using test::vals;
 
-ops::Dims dims(const Result<std::vector<RuntimeValue>>& r, size_t i = 0) {
-  if (!r.is_ok()) return {-1};
-  return r.value()[i].tensor.dims();
-}
-void expect_near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
 // Inferred shape of graph output i, printed like "[batch,floor(n / 2) + 1,2]".
-std::string inferred(const std::string& text, size_t i = 0) {
-  auto m = test::parse(text);
-  if (!m) return "parse failed";
-  passes::InferOptions io;
-  io.use_declared = false;
-  passes::ShapeInference si(*m, io);
-  Status st = si.run();
-  if (!st.is_ok()) return "error: " + st.message();
-  const ops::TypeInfo* f = si.facts(m->graph->outputs()[i]);
-  if (!f || !f->shape) return "?";
-  std::string s = "[";
-  for (size_t k = 0; k < f->shape->size(); ++k) s += (k ? "," : "") + (*f->shape)[k].str();
-  return s + "]";
-}
 
 // ------------------------------------------------------------------ DFT
 

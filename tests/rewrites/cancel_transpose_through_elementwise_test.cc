@@ -18,11 +18,11 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 
-const std::vector<std::string> kPasses = {"infer_shapes", "cancel_transpose_through_elementwise",
-                                          "eliminate_dead_nodes", "eliminate_unused_initializers"};
+const std::vector<std::string> kTransposePasses = {"infer_shapes", "cancel_transpose_through_elementwise",
+                                                   "eliminate_dead_nodes", "eliminate_unused_initializers"};
 
-test::Simplified run(const std::string& inputs, const std::string& outputs, const std::string& body,
-                     std::vector<std::string> passes = kPasses) {
+test::Simplified run_transposes(const std::string& inputs, const std::string& outputs, const std::string& body,
+                                std::vector<std::string> passes = kTransposePasses) {
   return test::simplify_text(R"(<ir_version: 8, opset_import: ["" : 17]>
 g ()" + inputs + ") => (" + outputs +
                                  R"() {
@@ -33,7 +33,7 @@ g ()" + inputs + ") => (" + outputs +
 // h and k are NHWC [2,4,5,3]; the Transposes to NCHW meet the one back to NHWC through a Mul by
 // a per-channel constant [3,1,1] and an Add: nothing of them is left, the constant is [1,1,1,3].
 TEST(CancelTransposeThroughElementwise, PairCancelsThroughMulAndAdd) {
-  auto s = run("float[2,4,5,3] h, float[2,4,5,3] k", "float[2,4,5,3] y", R"(
+  auto s = run_transposes("float[2,4,5,3] h, float[2,4,5,3] k", "float[2,4,5,3] y", R"(
   a = Transpose <perm = [0, 3, 1, 2]> (h)
   c = Constant <value = float[3,1,1] {0.5, -2, 3}> ()
   m = Mul(c, a)
@@ -69,8 +69,8 @@ TEST(CancelTransposeThroughElementwise, PairCancelsThroughMulAndAdd) {
 // too. Before: t0, a1, a2, the final Transpose (4). After: t0 for its Sigmoid, one Transpose
 // back per shared sum (2): ONNX Runtime's basic level leaves the same.
 TEST(CancelTransposeThroughElementwise, ResidualChainKeepsSharedValuesThroughTransposesBack) {
-  auto s = run("float[1,4,4,8] s, float[1,4,4,8] h1, float[1,4,4,8] h2",
-               "float[1,8,4,4] o0, float[1,8,4,4] o1, float[1,4,4,8] y", R"(
+  auto s = run_transposes("float[1,4,4,8] s, float[1,4,4,8] h1, float[1,4,4,8] h2",
+                          "float[1,8,4,4] o0, float[1,8,4,4] o1, float[1,4,4,8] y", R"(
   t0 = Transpose <perm = [0, 3, 1, 2]> (s)
   o0 = Sigmoid(t0)
   a1 = Transpose <perm = [0, 3, 1, 2]> (h1)
@@ -90,29 +90,29 @@ TEST(CancelTransposeThroughElementwise, ResidualChainKeepsSharedValuesThroughTra
 // Refusals: both Add inputs plain (pulling adds 2, removes 1); a non-constant input of lower
 // rank; a non-elementwise op (Softmax) between inverse Transposes; the reason --explain gives.
 TEST(CancelTransposeThroughElementwise, RefusesWhatWouldNotLowerTheCount) {
-  auto plain = run("float[2,3,4] a, float[2,3,4] b", "float[4,3,2] y", R"(
+  auto plain = run_transposes("float[2,3,4] a, float[2,3,4] b", "float[4,3,2] y", R"(
   z = Add(a, b)
   y = Transpose <perm = [2, 1, 0]> (z))");
   EXPECT_EQ(count_ops(*plain.model->graph, "Transpose"), 1u) << plain.printed;
   EXPECT_EQ(plain.nodes(), 2u);
 
-  auto low_rank = run("float[2,4,3] h, float[4] v", "float[2,4,3] y", R"(
+  auto low_rank = run_transposes("float[2,4,3] h, float[4] v", "float[2,4,3] y", R"(
   a = Transpose <perm = [0, 2, 1]> (h)
   z = Add(a, v)
   y = Transpose <perm = [0, 2, 1]> (z))");
   EXPECT_EQ(count_ops(*low_rank.model->graph, "Transpose"), 2u) << low_rank.printed;
 
-  auto other_op = run("float[2,4,3] h", "float[2,4,3] y", R"(
+  auto other_op = run_transposes("float[2,4,3] h", "float[2,4,3] y", R"(
   a = Transpose <perm = [0, 2, 1]> (h)
   z = Softmax <axis = 1> (a)
   y = Transpose <perm = [0, 2, 1]> (z))");
   EXPECT_EQ(count_ops(*other_op.model->graph, "Transpose"), 2u) << other_op.printed;
 
   // explain names the reason (on the model with its types inferred, as --explain reads the result).
-  auto typed = run("float[2,3,4] a, float[2,3,4] b", "float[4,3,2] y", R"(
+  auto typed = run_transposes("float[2,3,4] a, float[2,3,4] b", "float[4,3,2] y", R"(
   z = Add(a, b)
   y = Transpose <perm = [2, 1, 0]> (z))",
-                   {"infer_shapes"});
+                              {"infer_shapes"});
   passes::SimplifyOptions o;
   bool found = false;
   for (const auto& [rule, why] : passes::explain(*typed.model, "y", o))
@@ -125,7 +125,7 @@ TEST(CancelTransposeThroughElementwise, RefusesWhatWouldNotLowerTheCount) {
 
 // The Add's output is a graph output too: it keeps its name and layout through a Transpose back.
 TEST(CancelTransposeThroughElementwise, GraphOutputIntermediateKeepsItsName) {
-  auto s = run("float[2,4,5,3] h, float[2,4,5,3] k", "float[2,4,5,3] y, float[2,3,4,5] z", R"(
+  auto s = run_transposes("float[2,4,5,3] h, float[2,4,5,3] k", "float[2,4,5,3] y, float[2,3,4,5] z", R"(
   a = Transpose <perm = [0, 3, 1, 2]> (h)
   b = Transpose <perm = [0, 3, 1, 2]> (k)
   z = Add(a, b)
@@ -156,7 +156,7 @@ g (bool c, float[2,4,3] h, float[2,4,3] k) => (float[2,4,3] y) {
   >
 }
 )",
-                               kPasses);
+                               kTransposePasses);
   const ir::Node* iff = nullptr;
   s.model->graph->for_each_node([&](const ir::Node* n) {
     if (n->op_type == "If") iff = n;
@@ -171,8 +171,8 @@ g (bool c, float[2,4,3] h, float[2,4,3] k) => (float[2,4,3] y) {
 // Through the default pipeline (convergence checked): the convnext-like stage ends with no
 // Transpose between the blocks but the ones the shared values need.
 TEST(CancelTransposeThroughElementwise, DefaultPipeline) {
-  auto s = run("float[1,4,4,8] s, float[1,4,4,8] h1, float[1,4,4,8] h2",
-               "float[1,8,4,4] o0, float[1,8,4,4] o1, float[1,4,4,8] y", R"(
+  auto s = run_transposes("float[1,4,4,8] s, float[1,4,4,8] h1, float[1,4,4,8] h2",
+                          "float[1,8,4,4] o0, float[1,8,4,4] o1, float[1,4,4,8] y", R"(
   t0 = Transpose <perm = [0, 3, 1, 2]> (s)
   o0 = Sigmoid(t0)
   a1 = Transpose <perm = [0, 3, 1, 2]> (h1)
@@ -184,7 +184,7 @@ TEST(CancelTransposeThroughElementwise, DefaultPipeline) {
   m2 = Mul(k, a2)
   c2 = Add(m2, c1)
   y = Transpose <perm = [0, 2, 3, 1]> (c2))",
-               {});
+                          {});
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 2u) << s.printed;
   expect_same_outputs(s);
 }

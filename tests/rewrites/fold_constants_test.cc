@@ -12,9 +12,8 @@ namespace {
 
 using test::count_ops;
 using test::expect_same_outputs;
+using test::ints_of;
 using test::simplify_text;
-
-std::vector<int64_t> ints_of(const ir::Value* v) { return ops::to_int64_vector(*v->initializer()); }
 
 TEST(FoldConstants, TwoConstantsIntoAdd) {
   auto s = simplify_text(R"(

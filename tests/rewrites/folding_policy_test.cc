@@ -13,7 +13,7 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 
-test::Simplified run(const char* text, int64_t budget = -1, std::vector<std::string> only = {}) {
+test::Simplified run_folding(const char* text, int64_t budget = -1, std::vector<std::string> only = {}) {
   test::Simplified s;
   s.model = test::parse(text);
   EXPECT_TRUE(s.model);
@@ -66,7 +66,7 @@ g (float[4,16,16] scores) => (float[4,16,16] y) {
 )";
 
 TEST(ConePolicy, WholeConstantComputationLeavesOnlyItsResult) {
-  auto s = run(kWindowMask);
+  auto s = run_folding(kWindowMask);
   EXPECT_EQ(s.nodes(), 1u);  // the Add
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "ScatterND"), 0u);
@@ -88,7 +88,7 @@ TEST(ConePolicy, WholeConstantComputationLeavesOnlyItsResult) {
 TEST(ConePolicy, ConeOverTheBudgetFallsBackToTheNodeGuard) {
   // With no budget, the 4 KiB mask may not be added: node by node, the large splat stays a
   // generator and everything behind it stays.
-  auto s = run(kWindowMask, 0);
+  auto s = run_folding(kWindowMask, 0);
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 1u);
   EXPECT_EQ(count_ops(*s.model->graph, "ScatterND"), 1u);
   expect_same_outputs(s);
@@ -97,7 +97,7 @@ TEST(ConePolicy, ConeOverTheBudgetFallsBackToTheNodeGuard) {
 TEST(ConePolicy, LargeSplatLeftBehindStaysOneGenerator) {
   // ConstantOfShape -> Mul -> Add(x, .): the splat 2.0 over 64x64 is not stored; one
   // ConstantOfShape of value 2 replaces the two nodes.
-  auto s = run(R"(
+  auto s = run_folding(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[64,64] x) => (float[64,64] y) {
   shape = Constant <value = int64[2] {64, 64}> ()
@@ -107,7 +107,7 @@ g (float[64,64] x) => (float[64,64] y) {
   y = Add(x, twos)
 }
 )",
-               -1, {"fold_constants", "eliminate_dead_nodes", "eliminate_unused_initializers"});
+                       -1, {"fold_constants", "eliminate_dead_nodes", "eliminate_unused_initializers"});
   EXPECT_EQ(count_ops(*s.model->graph, "Mul"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 1u);
   EXPECT_LE(largest_initializer(*s.model->graph), passes::kTinyBytes);
@@ -123,7 +123,7 @@ g (float[64,64] x) => (float[64,64] y) {
 TEST(ConePolicy, CopyOfAStoredSplatIsNoGenerator) {
   // torch shares a 0 bias through Identity: the copy folds (and is merged with its source)
   // instead of becoming a ConstantOfShape.
-  auto s = run(R"(
+  auto s = run_folding(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2,32] x) => (float[2,32] y, float[2,32] z) {
   b = Constant <value = float[32] {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0}> ()
@@ -132,7 +132,7 @@ g (float[2,32] x) => (float[2,32] y, float[2,32] z) {
   z = Sub(x, c)
 }
 )",
-               -1, {"fold_constants", "eliminate_duplicate_constants", "eliminate_dead_nodes"});
+                       -1, {"fold_constants", "eliminate_duplicate_constants", "eliminate_dead_nodes"});
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "Identity"), 0u);
   EXPECT_EQ(s.nodes(), 2u);
@@ -141,7 +141,7 @@ g (float[2,32] x) => (float[2,32] y, float[2,32] z) {
 
 TEST(ConePolicy, GeneratorReadingTinyConstantsStaysAsItIs) {
   // The shape is computed (a Concat of constants): it folds; the generator stays untouched.
-  auto s = run(R"(
+  auto s = run_folding(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[64,64] x) => (float[64,64] y) {
   a = Constant <value = int64[1] {64}> ()
@@ -150,7 +150,7 @@ g (float[64,64] x) => (float[64,64] y) {
   y = Sub(x, ones)
 }
 )",
-               -1, {"fold_constants"});
+                       -1, {"fold_constants"});
   EXPECT_EQ(count_ops(*s.model->graph, "Concat"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "ConstantOfShape"), 1u);
   EXPECT_LE(largest_initializer(*s.model->graph), passes::kTinyBytes);
@@ -170,9 +170,9 @@ g (int64[20000] x) => (int64[20000] y) {
   y = Add(x, r)
 }
 )";
-  auto kept = run(text);
+  auto kept = run_folding(text);
   EXPECT_EQ(count_ops(*kept.model->graph, "Range"), 1u);
-  auto folded = run(text, 1 << 20);
+  auto folded = run_folding(text, 1 << 20);
   EXPECT_EQ(count_ops(*folded.model->graph, "Range"), 0u);
   EXPECT_EQ(folded.nodes(), 1u);
   expect_same_outputs(folded);
@@ -180,7 +180,7 @@ g (int64[20000] x) => (int64[20000] y) {
 
 TEST(ConePolicy, WeightTransformsFoldWhateverTheirSize) {
   // Transpose of a constant weight frees as many bytes as it makes: no budget needed.
-  auto s = run(R"(
+  auto s = run_folding(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2,3] x) => (float[2,4] y) {
   w = Constant <value = float[4,3] {1,2,3,4,5,6,7,8,9,10,11,12}> ()
@@ -188,14 +188,14 @@ g (float[2,3] x) => (float[2,4] y) {
   y = MatMul(x, wt)
 }
 )",
-               0);
+                       0);
   EXPECT_EQ(count_ops(*s.model->graph, "Transpose"), 0u);
   EXPECT_EQ(s.nodes(), 1u);
   expect_same_outputs(s);
 }
 
 TEST(ConePolicy, ValueLeftBehindAsGraphOutputKeepsItsName) {
-  auto s = run(R"(
+  auto s = run_folding(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[3] x) => (float[3] y, float[3] k) {
   a = Constant <value = float[3] {1, 2, 3}> ()
@@ -212,7 +212,7 @@ g (float[3] x) => (float[3] y, float[3] k) {
 }
 
 TEST(ConePolicy, ConeInsideABranchReadingOuterConstants) {
-  auto s = run(R"(
+  auto s = run_folding(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[64] x, bool c) => (float[64] y) {
   n = Constant <value = int64[1] {64}> ()
@@ -247,7 +247,7 @@ g (float[1,4,8,8] x) => (float[1,8,6,6] y) {
   y = Conv(x, w)
 }
 )";
-  auto s = run(text.c_str(), 0);
+  auto s = run_folding(text.c_str(), 0);
   EXPECT_EQ(count_ops(*s.model->graph, "Constant"), 0u);
   EXPECT_EQ(s.nodes(), 1u);
   expect_same_outputs(s);
@@ -310,7 +310,7 @@ g (float[b,3,16] x) => (float[b,3,64] y) {
   flat = Constant <value = int64[3] {0, 3, -1}> ()
 )" + body + "  y = Concat <axis = 2> (" +
                      cat + ")\n}\n";
-  auto s = run(text.c_str());
+  auto s = run_folding(text.c_str());
   const ir::Graph& g = *s.model->graph;
   for (const char* op : {"Equal", "Where", "ConstantOfShape", "Mul", "Shape", "Constant"})
     EXPECT_EQ(count_ops(g, op), 0u) << op;

@@ -196,23 +196,19 @@ TEST(FuseAttention, DecoderWithCacheAndCausalMask) {
   expect_decoder_fused(simplify_text(decoder(kAddMask, "rows = Range(p_len, t_len, one)")));
 }
 
-std::string reason(const std::string& text, const std::string& node) {
-  auto m = test::parse(text);
-  passes::SimplifyOptions o;
-  for (const auto& [rule, why] : passes::explain(*m, node, o))
-    if (rule == "fuse_attention") return why;
-  return "(not listed)";
+std::string attention_reason(const std::string& text, const std::string& node) {
+  return test::explain_reason(text, "fuse_attention", node);
 }
 
 TEST(FuseAttention, Refusals) {
   // Before opset 23.
   EXPECT_EQ(count_ops(*simplify_text(plain("22")).model->graph, "Attention"), 0u);
-  EXPECT_EQ(reason(plain("22"), "y"), "opset 22 < 23 has no Attention");
+  EXPECT_EQ(attention_reason(plain("22"), "y"), "opset 22 < 23 has no Attention");
   // Softmax over the query axis.
   auto axis2 = simplify_text(plain("23", "Softmax <axis = 2> (d)"));
   EXPECT_EQ(count_ops(*axis2.model->graph, "Attention"), 0u);
   expect_same_outputs(axis2);
-  EXPECT_EQ(reason(plain("23", "Softmax <axis = 2> (d)"), "y"), "the Softmax is not over the last axis");
+  EXPECT_EQ(attention_reason(plain("23", "Softmax <axis = 2> (d)"), "y"), "the Softmax is not over the last axis");
   // The probabilities are a graph output too.
   auto shared = simplify_text(plain("23", "Softmax <axis = -1> (d)", ", float[2,2,3,5] p"));
   EXPECT_EQ(count_ops(*shared.model->graph, "Attention"), 0u);
@@ -222,14 +218,14 @@ TEST(FuseAttention, Refusals) {
   auto tl = simplify_text(top_left);
   EXPECT_EQ(count_ops(*tl.model->graph, "Attention"), 0u);
   expect_same_outputs(tl, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
-  EXPECT_EQ(reason(top_left, "y"),
+  EXPECT_EQ(attention_reason(top_left, "y"),
             "the mask is not a causal mask: the query positions are not Range(0, S, 1) + the cache's length along the "
             "query axis");
   // NEG too small to exclude a key.
   std::string weak = decoder(kWhereMask, "rows = Add(r0, p_len)", "neg = Constant <value = float {-1}> ()");
   auto w = simplify_text(weak);
   EXPECT_EQ(count_ops(*w.model->graph, "Attention"), 0u);
-  EXPECT_EQ(reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
+  EXPECT_EQ(attention_reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
   // The mask's [S, T] moved off the last two axes before the Add (here onto the heads and
   // queries of a model whose S equals its head count): not the comparison's layout.
   std::string moved = R"(
@@ -277,7 +273,7 @@ g (float[2,2,3,4] q, float[2,2,5,4] k, float[2,2,5,4] v, float[2,1,3,5] mask) =>
   auto pm = simplify_text(padding);
   EXPECT_EQ(count_ops(*pm.model->graph, "Attention"), 0u);
   expect_same_outputs(pm);
-  EXPECT_EQ(reason(padding, "y"), "the scores' Add is not of a causal mask Where(cond, NEG, 0)");
+  EXPECT_EQ(attention_reason(padding, "y"), "the scores' Add is not of a causal mask Where(cond, NEG, 0)");
   // Head counts that are not known (Attention's shapes need them).
   std::string heads = R"(
 <ir_version: 10, opset_import: ["" : 23]>
@@ -288,7 +284,7 @@ g (float[2,H,3,4] q, float[2,H,5,4] k, float[2,H,5,4] v) => (float[2,H,3,4] y) {
   y = MatMul(p, v)
 }
 )";
-  EXPECT_EQ(reason(heads, "y"), "the head counts or head sizes are not constants with Hq a multiple of Hkv");
+  EXPECT_EQ(attention_reason(heads, "y"), "the head counts or head sizes are not constants with Hq a multiple of Hkv");
 }
 
 TEST(FuseAttention, CacheReadElsewhereIsNotAbsorbed) {
@@ -389,19 +385,20 @@ TEST(FuseAttention, TriluRefusals) {
   auto sh = simplify_text(shifted);
   EXPECT_EQ(count_ops(*sh.model->graph, "Attention"), 0u) << sh.printed;
   expect_same_outputs(sh, 2, {{"B", 2}, {"S", 5}});
-  EXPECT_EQ(reason(shifted, "y"), "the mask is not a causal mask: the Trilu's diagonal is not the cache's length");
+  EXPECT_EQ(attention_reason(shifted, "y"),
+            "the mask is not a causal mask: the Trilu's diagonal is not the cache's length");
   // NEG where the lower triangle is (an anti-causal mask).
   std::string anti = tril_model("t = Trilu <upper = 0> (ones)");
   auto an = simplify_text(anti);
   EXPECT_EQ(count_ops(*an.model->graph, "Attention"), 0u) << an.printed;
-  EXPECT_EQ(reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
+  EXPECT_EQ(attention_reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
   // A fill that does not exclude a key: -1 instead of -inf.
   std::string weak = tril_model("tl = Trilu <upper = 0> (ones)\n    t = Not(tl)",
                                 "m1 = Constant <value = float {-1}> ()\n    x = Where(t, m1, d)");
   auto wk = simplify_text(weak);
   EXPECT_EQ(count_ops(*wk.model->graph, "Attention"), 0u) << wk.printed;
   expect_same_outputs(wk, 2, {{"B", 2}, {"S", 5}});
-  EXPECT_EQ(reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
+  EXPECT_EQ(attention_reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
 }
 
 // M x M lower-triangular bools, one element flipped when flip_row >= 0 (row flip_row, key 0).
@@ -492,7 +489,7 @@ TEST(FuseAttention, ScaleAfterTheMask) {
   auto w = simplify_text(weak);
   EXPECT_EQ(count_ops(*w.model->graph, "Attention"), 0u) << w.printed;
   expect_same_outputs(w, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
-  EXPECT_EQ(reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
+  EXPECT_EQ(attention_reason(weak, "y"), "the Where's other branch is not a constant of -inf or at most -1e4");
 }
 
 TEST(FuseAttention, SlicedBufferRefusals) {
@@ -501,18 +498,18 @@ TEST(FuseAttention, SlicedBufferRefusals) {
   auto f = simplify_text(flipped);
   EXPECT_EQ(count_ops(*f.model->graph, "Attention"), 0u) << f.printed;
   expect_same_outputs(f, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
-  EXPECT_EQ(reason(flipped, "y"), "the mask is not a causal mask: the sliced buffer is not lower-triangular");
+  EXPECT_EQ(attention_reason(flipped, "y"), "the mask is not a causal mask: the sliced buffer is not lower-triangular");
   // Rows from 0: the top-left mask, which is not is_causal's with a cache.
   std::string top = sliced_buffer(16, "start = Identity(zero1)\n  rend = Identity(s1)");
   auto t = simplify_text(top);
   EXPECT_EQ(count_ops(*t.model->graph, "Attention"), 0u) << t.printed;
   expect_same_outputs(t, 2, {{"B", 2}, {"S", 3}, {"P", 4}});
-  EXPECT_EQ(reason(top, "y"),
+  EXPECT_EQ(attention_reason(top, "y"),
             "the mask is not a causal mask: the buffer's slice is not rows [P, T) and columns [0, T) with T = P + S");
   // NEG where the buffer allows.
   std::string anti = sliced_buffer(16, "start = Sub(t1, s1)\n  rend = Identity(t1)", "x = Where(m, neg, d)");
   EXPECT_EQ(count_ops(*simplify_text(anti).model->graph, "Attention"), 0u);
-  EXPECT_EQ(reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
+  EXPECT_EQ(attention_reason(anti, "y"), "the mask is not a causal mask: the NEG branch is on the allowed side");
   // A fill of -10 does not exclude a key.
   std::string weak = R"(neg2 = Constant <value = float {-10}> ()
   x = Where(m, d, neg2))";
@@ -592,7 +589,7 @@ TEST(FuseAttention, ConstantCausalMask) {
   EXPECT_EQ(count_ops(*h.model->graph, "Attention"), 0u) << h.printed;
   expect_same_outputs(h);
   EXPECT_EQ(
-      reason(holed, "y"),
+      attention_reason(holed, "y"),
       "the mask is not a causal mask: the constant mask is not [1, .., S, T] selecting NEG exactly where key > query + "
       "the cache's length");
 }

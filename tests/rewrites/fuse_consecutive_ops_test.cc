@@ -18,8 +18,8 @@ using test::expect_folded;
 using test::expect_same_outputs;
 using test::run_fold_pass;
 
-const std::vector<std::string> kPasses = {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes",
-                                          "eliminate_unused_initializers"};
+const std::vector<std::string> kConsecutivePasses = {"infer_shapes", "fuse_consecutive_ops", "eliminate_dead_nodes",
+                                                     "eliminate_unused_initializers"};
 
 const ir::Node* only_unsqueeze(const ir::Graph& g) {
   const ir::Node* found = nullptr;
@@ -139,7 +139,7 @@ g (int64 n, float[2,3] x) => (float[2,3] y) {
 }
 
 TEST(FuseUnsqueezeChain, TwoUnsqueezesAreOneFromOpset13) {
-  auto s = test::simplify_text(chain(13, "0", "3", "1,2,3,1"), kPasses);
+  auto s = test::simplify_text(chain(13, "0", "3", "1,2,3,1"), kConsecutivePasses);
   ASSERT_EQ(s.nodes(), 2u) << s.printed;
   ASSERT_EQ(count_ops(*s.model->graph, "Unsqueeze"), 1u) << s.printed;
   EXPECT_EQ(axes_of(*only_unsqueeze(*s.model->graph), 13), (std::vector<int64_t>{0, 3}));
@@ -155,19 +155,19 @@ TEST(FuseUnsqueezeChain, TwoUnsqueezesAreOneFromOpset13) {
 
 TEST(FuseUnsqueezeChain, NegativeAndInterleavedAxes) {
   // [2, 3] -> [2, 3, 1] (a1 = -1) -> [2, 1, 3, 1, 1] (a2 = 1, -1): merged axes 1, 3, 4.
-  auto s = test::simplify_text(chain(13, "-1", "1,-1", "2,1,3,1,1"), kPasses);
+  auto s = test::simplify_text(chain(13, "-1", "1,-1", "2,1,3,1,1"), kConsecutivePasses);
   ASSERT_EQ(count_ops(*s.model->graph, "Unsqueeze"), 1u) << s.printed;
   EXPECT_EQ(axes_of(*only_unsqueeze(*s.model->graph), 13), (std::vector<int64_t>{1, 3, 4}));
   expect_same_outputs(s);
   // The outer inserting between the inner's dims: [2, 3] -> [1, 2, 3] (0) -> [1, 2, 1, 3] (2).
-  auto t = test::simplify_text(chain(13, "0", "2", "1,2,1,3"), kPasses);
+  auto t = test::simplify_text(chain(13, "0", "2", "1,2,1,3"), kConsecutivePasses);
   ASSERT_EQ(count_ops(*t.model->graph, "Unsqueeze"), 1u) << t.printed;
   EXPECT_EQ(axes_of(*only_unsqueeze(*t.model->graph), 13), (std::vector<int64_t>{0, 2}));
   expect_same_outputs(t);
 }
 
 TEST(FuseUnsqueezeChain, AttributeFormBeforeOpset13) {
-  auto s = test::simplify_text(chain(11, "1", "0,-1", "1,2,1,3,1"), kPasses);
+  auto s = test::simplify_text(chain(11, "1", "0,-1", "1,2,1,3,1"), kConsecutivePasses);
   ASSERT_EQ(count_ops(*s.model->graph, "Unsqueeze"), 1u) << s.printed;
   const ir::Node* u = only_unsqueeze(*s.model->graph);
   EXPECT_EQ(u->num_inputs(), 1u);
@@ -181,7 +181,7 @@ g (float[2,3] x) => (float[1,2,1,3,1] y) {
   y = Unsqueeze <axes = [4]> (u2)
 }
 )",
-                               kPasses);
+                               kConsecutivePasses);
   ASSERT_EQ(t.nodes(), 1u) << t.printed;
   EXPECT_EQ(axes_of(*only_unsqueeze(*t.model->graph), 11), (std::vector<int64_t>{0, 2, 4}));
   EXPECT_EQ(t.model->graph->outputs()[0]->name(), "y");
@@ -191,7 +191,7 @@ g (float[2,3] x) => (float[1,2,1,3,1] y) {
 TEST(FuseUnsqueezeChain, Refusals) {
   // The inner output read elsewhere too.
   auto shared = test::simplify_text(
-      chain(13, "0", "3", "1,2,3,1", "r = Relu(u2)\n  v = Unsqueeze(u1, a2)\n  y = Add(r, v)"), kPasses);
+      chain(13, "0", "3", "1,2,3,1", "r = Relu(u2)\n  v = Unsqueeze(u1, a2)\n  y = Add(r, v)"), kConsecutivePasses);
   EXPECT_EQ(count_ops(*shared.model->graph, "Unsqueeze"), 3u) << shared.printed;
   expect_same_outputs(shared);
   // Axes that are not constant.
@@ -202,12 +202,12 @@ g (float[2,3] x, int64[1] a) => (float[1,2,3,1] y) {
   y = Unsqueeze(u1, a)
 }
 )",
-                                 kPasses);
+                                 kConsecutivePasses);
   EXPECT_EQ(count_ops(*dyn.model->graph, "Unsqueeze"), 2u) << dyn.printed;
 }
 
 TEST(FuseUnsqueezeChain, GraphOutputIntermediateStays) {
-  auto s = test::simplify_text(chain(13, "0", "3", "1,2,3,1", "y = Relu(u2)", ", float[1,2,3] u1"), kPasses);
+  auto s = test::simplify_text(chain(13, "0", "3", "1,2,3,1", "y = Relu(u2)", ", float[1,2,3] u1"), kConsecutivePasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Unsqueeze"), 2u) << s.printed;
   expect_same_outputs(s);
 }
@@ -230,7 +230,7 @@ g (bool c, float[2,3] x) => (float[1,2,3,1] y) {
   >
 }
 )",
-                               kPasses);
+                               kConsecutivePasses);
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   const ir::Graph& then = *iff->subgraphs()[0];

@@ -5,6 +5,7 @@
 
 #include "ops/fold.h"
 #include "ops/kernel_util.h"
+#include "fusion_test_models.h"
 #include "rewrite_test_util.h"
 
 namespace onnxtrim {
@@ -12,6 +13,7 @@ namespace {
 
 using test::count_ops;
 using test::expect_same_outputs;
+using test::run;
 
 std::string values(int64_t n, double step) {
   std::string s;
@@ -38,10 +40,6 @@ g (float[1,4,3,3] x) => (float[1,)" +
 {
 )" + body +
          "\n}\n";
-}
-
-test::Simplified run(const std::string& text, const std::string& pass) {
-  return test::simplify_text(text, {"infer_shapes", pass, "eliminate_dead_nodes", "eliminate_unused_initializers"});
 }
 
 std::vector<float> floats(const ir::Value* v) {

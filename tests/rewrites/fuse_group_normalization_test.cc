@@ -62,13 +62,8 @@ g (float[B,4,2,3] x) => (float[B,4,2,3] y)" +
 )";
 }
 
-std::string reason(const std::string& text, const std::string& node) {
-  auto m = test::parse(text);
-  passes::SimplifyOptions o;
-  o.target = "tensorrt";
-  for (const auto& [rule, why] : passes::explain(*m, node, o))
-    if (rule == "fuse_group_normalization") return why;
-  return "(not listed)";
+std::string group_norm_reason(const std::string& text, const std::string& node) {
+  return test::explain_reason(text, "fuse_group_normalization", node, "tensorrt");
 }
 
 TEST(FuseGroupNormalization, TorchExportIsOneGroupNormalizationForTensorRT) {
@@ -180,22 +175,22 @@ TEST(FuseGroupNormalization, Refusals) {
   // Before opset 21 GroupNormalization takes scale and bias per group.
   auto old = simplify_for(group_norm("18"), "tensorrt");
   EXPECT_EQ(count_ops(*old.model->graph, "GroupNormalization"), 0u);
-  EXPECT_EQ(reason(group_norm("18"), "y"), "opset 18 < 21 has no GroupNormalization with per-channel scale");
+  EXPECT_EQ(group_norm_reason(group_norm("18"), "y"), "opset 18 < 21 has no GroupNormalization with per-channel scale");
   // The InstanceNormalization scales its groups: not torch's GroupNorm.
   auto scaled = simplify_for(group_norm("21", "1, 2"), "tensorrt");
   EXPECT_EQ(count_ops(*scaled.model->graph, "GroupNormalization"), 0u);
   test::expect_same_outputs(scaled, 2, {{"B", 2}});
-  EXPECT_EQ(reason(group_norm("21", "1, 2"), "y"),
+  EXPECT_EQ(group_norm_reason(group_norm("21", "1, 2"), "y"),
             "the InstanceNormalization's scale is not a constant of ones of the group count");
   // The first Reshape splits each sample in two: [2B, 2, 6] normalizes halves of groups.
   auto halves = simplify_for(group_norm("21", "1, 1", "-1, 2, 6"), "tensorrt");
   EXPECT_EQ(count_ops(*halves.model->graph, "GroupNormalization"), 0u) << halves.printed;
   test::expect_same_outputs(halves, 2, {{"B", 2}});
-  EXPECT_EQ(reason(group_norm("21", "1, 1", "-1, 2, 6"), "y"),
+  EXPECT_EQ(group_norm_reason(group_norm("21", "1, 1", "-1, 2, 6"), "y"),
             "the first Reshape's output is not [x's dim 0, G, K] with a known G");
   // A gamma along the last axis ([4] lines up with x's width, not its channels).
   const std::string last_axis = group_norm("21", "1, 1", "0, 2, -1", "float[1,1,1,4]");
-  EXPECT_EQ(reason(last_axis, "y"), "the scale is not per channel ([C, 1, ..] or one value)");
+  EXPECT_EQ(group_norm_reason(last_axis, "y"), "the scale is not per channel ([C, 1, ..] or one value)");
   // The InstanceNormalization's output is also a graph output: it must stay.
   const std::string shared = group_norm("21", "1, 1", "0, 2, -1", "float[4,1,1]", ", float[B,2,12] n");
   auto sh = simplify_for(shared, "tensorrt");

@@ -15,12 +15,12 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 
-const std::vector<std::string> kPasses = {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes",
-                                          "eliminate_unused_initializers"};
+const std::vector<std::string> kMatMulAddPasses = {"infer_shapes", "fuse_matmul_add", "eliminate_dead_nodes",
+                                                   "eliminate_unused_initializers"};
 
 // x [IN] @ w [3, 2] + BIAS, then Relu (so the Add's output is no graph output).
 test::Simplified gemm(const std::string& in, const std::string& out, const std::string& inits, const std::string& body,
-                      std::vector<std::string> passes = kPasses) {
+                      std::vector<std::string> passes = kMatMulAddPasses) {
   std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[)" + in + R"(] x) => (float[)" +
                      out + R"(] y)
@@ -112,7 +112,7 @@ g (float[4,3] x) => (float[4,2] y, float[4,2] m)
   y = Add(m, b)
 }
 )");
-  auto s = test::simplify_text(text, kPasses);
+  auto s = test::simplify_text(text, kMatMulAddPasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Gemm"), 0u) << s.printed;
   EXPECT_EQ(s.nodes(), 2u);
   // The Add itself a graph output: fires, keeps the name.
@@ -134,7 +134,7 @@ g (bool c, float[4,3] x) => (float[4,2] y)
   >
 }
 )",
-                               kPasses);
+                               kMatMulAddPasses);
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Gemm"), 1u) << s.printed;

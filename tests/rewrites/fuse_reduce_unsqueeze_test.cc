@@ -14,16 +14,16 @@ namespace {
 using test::count_ops;
 using test::expect_same_outputs;
 
-const std::vector<std::string> kPasses = {"infer_shapes", "fuse_reduce_unsqueeze", "eliminate_dead_nodes",
-                                          "eliminate_unused_initializers"};
+const std::vector<std::string> kReducePasses = {"infer_shapes", "fuse_reduce_unsqueeze", "eliminate_dead_nodes",
+                                                "eliminate_unused_initializers"};
 
-test::Simplified run(int64_t opset, const std::string& out_shape, const std::string& body,
-                     const std::string& outs = "") {
+test::Simplified run_reduce(int64_t opset, const std::string& out_shape, const std::string& body,
+                            const std::string& outs = "") {
   return test::simplify_text(R"(<ir_version: 8, opset_import: ["" : )" + std::to_string(opset) + R"(]>
 g (float[2,3,4] x) => (float[)" + out_shape +
                                  "] y" + outs + R"() {
 )" + body + "\n}\n",
-                             kPasses);
+                             kReducePasses);
 }
 
 const ir::Node* find(const ir::Graph& g, const std::string& op) {
@@ -35,7 +35,7 @@ const ir::Node* find(const ir::Graph& g, const std::string& op) {
 }
 
 TEST(FuseReduceUnsqueeze, ReduceSumAxesInputsBecomesKeepdims) {
-  auto s = run(13, "2,1,4", R"(
+  auto s = run_reduce(13, "2,1,4", R"(
   a = Constant <value = int64[1] {1}> ()
   r = ReduceSum <keepdims = 0> (x, a)
   u = Unsqueeze(r, a)
@@ -58,7 +58,7 @@ TEST(FuseReduceUnsqueeze, ReduceSumAxesInputsBecomesKeepdims) {
 
 TEST(FuseReduceUnsqueeze, AttributeAxesAndOtherReductions) {
   // ReduceMean-13 (axes attribute) with negative axes, Unsqueeze-13 (axes input) in another order.
-  auto mean = run(13, "1,3,1", R"(
+  auto mean = run_reduce(13, "1,3,1", R"(
   r = ReduceMean <axes = [-1, 0], keepdims = 0> (x)
   a = Constant <value = int64[2] {2, -3}> ()
   u = Unsqueeze(r, a)
@@ -67,7 +67,7 @@ TEST(FuseReduceUnsqueeze, AttributeAxesAndOtherReductions) {
   EXPECT_EQ(find(*mean.model->graph, "ReduceMean")->attr_int("keepdims", 0), 1);
   expect_same_outputs(mean);
   // ReduceMax-18 (axes input), the output a graph output: its name is kept.
-  auto mx = run(18, "2,3,1", R"(
+  auto mx = run_reduce(18, "2,3,1", R"(
   a = Constant <value = int64[1] {2}> ()
   r = ReduceMax <keepdims = 0> (x, a)
   y = Unsqueeze(r, a))");
@@ -76,7 +76,7 @@ TEST(FuseReduceUnsqueeze, AttributeAxesAndOtherReductions) {
   EXPECT_EQ(mx.model->graph->outputs()[0]->name(), "y");
   expect_same_outputs(mx);
   // Opset 11: both as attributes; ReduceL2 of every axis (no axes) and an Unsqueeze of all three.
-  auto all = run(11, "1,1,1", R"(
+  auto all = run_reduce(11, "1,1,1", R"(
   r = ReduceL2 <keepdims = 0> (x)
   u = Unsqueeze <axes = [0, 1, 2]> (r)
   y = Relu(u))");
@@ -87,7 +87,7 @@ TEST(FuseReduceUnsqueeze, AttributeAxesAndOtherReductions) {
 
 TEST(FuseReduceUnsqueeze, Refusals) {
   // The Unsqueeze puts the dim elsewhere: [2, 4] -> [1, 2, 4], not [2, 1, 4].
-  auto other = run(13, "1,2,4", R"(
+  auto other = run_reduce(13, "1,2,4", R"(
   a = Constant <value = int64[1] {1}> ()
   z = Constant <value = int64[1] {0}> ()
   r = ReduceSum <keepdims = 0> (x, a)
@@ -96,14 +96,14 @@ TEST(FuseReduceUnsqueeze, Refusals) {
   EXPECT_EQ(count_ops(*other.model->graph, "Unsqueeze"), 1u) << other.printed;
   expect_same_outputs(other);
   // keepdims = 1 already (the default): the Unsqueeze adds a dim.
-  auto kept = run(13, "2,1,1,4", R"(
+  auto kept = run_reduce(13, "2,1,1,4", R"(
   a = Constant <value = int64[1] {1}> ()
   r = ReduceSum(x, a)
   u = Unsqueeze(r, a)
   y = Relu(u))");
   EXPECT_EQ(count_ops(*kept.model->graph, "Unsqueeze"), 1u) << kept.printed;
   // Two axes reduced, one put back.
-  auto fewer = run(18, "2,1", R"(
+  auto fewer = run_reduce(18, "2,1", R"(
   a = Constant <value = int64[2] {1, 2}> ()
   b = Constant <value = int64[1] {1}> ()
   r = ReduceMin <keepdims = 0> (x, a)
@@ -112,7 +112,7 @@ TEST(FuseReduceUnsqueeze, Refusals) {
   EXPECT_EQ(count_ops(*fewer.model->graph, "Unsqueeze"), 1u) << fewer.printed;
   expect_same_outputs(fewer);
   // The reduction read elsewhere too.
-  auto shared = run(13, "2,1,4", R"(
+  auto shared = run_reduce(13, "2,1,4", R"(
   a = Constant <value = int64[1] {1}> ()
   r = ReduceSum <keepdims = 0> (x, a)
   u = Unsqueeze(r, a)
@@ -123,11 +123,11 @@ TEST(FuseReduceUnsqueeze, Refusals) {
 }
 
 TEST(FuseReduceUnsqueeze, GraphOutputReductionStays) {
-  auto s = run(13, "2,1,4", R"(
+  auto s = run_reduce(13, "2,1,4", R"(
   a = Constant <value = int64[1] {1}> ()
   r = ReduceSum <keepdims = 0> (x, a)
   y = Unsqueeze(r, a))",
-               ", float[2,4] r");
+                      ", float[2,4] r");
   EXPECT_EQ(count_ops(*s.model->graph, "Unsqueeze"), 1u) << s.printed;
   EXPECT_EQ(find(*s.model->graph, "ReduceSum")->attr_int("keepdims", 1), 0);
   expect_same_outputs(s);
@@ -149,7 +149,7 @@ g (bool c, float[2,3,4] x) => (float[2,3,1] y) {
   >
 }
 )",
-                               kPasses);
+                               kReducePasses);
   const ir::Node* iff = s.model->graph->first_node();
   ASSERT_EQ(iff->op_type, "If");
   EXPECT_EQ(count_ops(*iff->subgraphs()[0], "Unsqueeze"), 0u) << s.printed;

@@ -44,13 +44,13 @@ g (float[)" +
 )";
 }
 
-const char* kDivOne = "s = Sqrt(a)\n  one = Constant <value = float {1}> ()\n  r = Div(one, s)\n  n = Mul(x, r)";
-const char* kDiv = "s = Sqrt(a)\n  n = Div(x, s)";
-const char* kReciprocal = "s = Sqrt(a)\n  r = Reciprocal(s)\n  n = Mul(r, x)";
-const char* kPowHalf = "mh = Constant <value = float {-0.5}> ()\n  r = Pow(a, mh)\n  n = Mul(x, r)";
+const char* kRmsDivOne = "s = Sqrt(a)\n  one = Constant <value = float {1}> ()\n  r = Div(one, s)\n  n = Mul(x, r)";
+const char* kRmsDiv = "s = Sqrt(a)\n  n = Div(x, s)";
+const char* kRmsReciprocal = "s = Sqrt(a)\n  r = Reciprocal(s)\n  n = Mul(r, x)";
+const char* kRmsPowHalf = "mh = Constant <value = float {-0.5}> ()\n  r = Pow(a, mh)\n  n = Mul(x, r)";
 
 TEST(FuseRmsNormalization, EveryDivisionFormIsOneNode) {
-  for (const char* division : {kDivOne, kDiv, kReciprocal, kPowHalf}) {
+  for (const char* division : {kRmsDivOne, kRmsDiv, kRmsReciprocal, kRmsPowHalf}) {
     auto s = simplify_text(rms("23", division));
     ASSERT_EQ(s.nodes(), 1u) << s.printed;
     const ir::Node* n = s.model->graph->first_node();
@@ -61,7 +61,7 @@ TEST(FuseRmsNormalization, EveryDivisionFormIsOneNode) {
     expect_same_outputs(s);
   }
   // Exact values: x = [3, 4, 0, 0] in the last axis: mean of squares 25/4, rms 2.5.
-  auto s = simplify_text(rms("23", kDivOne));
+  auto s = simplify_text(rms("23", kRmsDivOne));
   eval::Interpreter interp(*s.model);
   std::vector<float> x(24, 0.0f);
   x[0] = 3;
@@ -78,13 +78,13 @@ TEST(FuseRmsNormalization, EveryDivisionFormIsOneNode) {
 
 TEST(FuseRmsNormalization, Refusals) {
   // Before opset 23.
-  EXPECT_EQ(count_ops(*simplify_text(rms("21", kDivOne)).model->graph, "RMSNormalization"), 0u);
+  EXPECT_EQ(count_ops(*simplify_text(rms("21", kRmsDivOne)).model->graph, "RMSNormalization"), 0u);
   // keepdims = 0 on a square x: the mean broadcasts along the other axis (ORT #30513).
-  auto keep0 = simplify_text(rms("23", kDivOne, "ReduceMean <keepdims = 0> (sq, axes)", "{-1}", "4,4", "4,4"));
+  auto keep0 = simplify_text(rms("23", kRmsDivOne, "ReduceMean <keepdims = 0> (sq, axes)", "{-1}", "4,4", "4,4"));
   EXPECT_EQ(count_ops(*keep0.model->graph, "RMSNormalization"), 0u);
   expect_same_outputs(keep0);
   // Reduced over another axis than the last.
-  auto other = simplify_text(rms("23", kDivOne, "ReduceMean <keepdims = 1> (sq, axes)", "{1}", "2,4,4", "2,4,4"));
+  auto other = simplify_text(rms("23", kRmsDivOne, "ReduceMean <keepdims = 1> (sq, axes)", "{1}", "2,4,4", "2,4,4"));
   EXPECT_EQ(count_ops(*other.model->graph, "RMSNormalization"), 0u);
   expect_same_outputs(other);
   // eps outside the square root: Sqrt(mean) + eps.
@@ -92,7 +92,7 @@ TEST(FuseRmsNormalization, Refusals) {
   EXPECT_EQ(count_ops(*outside.model->graph, "RMSNormalization"), 0u);
   expect_same_outputs(outside);
   // A scale of [4] on x [2,4,1]: it broadcasts the output to [2,4,4].
-  auto grows = simplify_text(rms("23", kDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4"));
+  auto grows = simplify_text(rms("23", kRmsDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4"));
   EXPECT_EQ(count_ops(*grows.model->graph, "RMSNormalization"), 0u);
   expect_same_outputs(grows);
   // The reasons.
@@ -103,14 +103,14 @@ TEST(FuseRmsNormalization, Refusals) {
       if (rule == "fuse_rms_normalization") return why;
     return std::string("(not listed)");
   };
-  EXPECT_EQ(reason(rms("23", kDivOne, "ReduceMean <keepdims = 0> (sq, axes)", "{-1}", "4,4", "4,4")),
+  EXPECT_EQ(reason(rms("23", kRmsDivOne, "ReduceMean <keepdims = 0> (sq, axes)", "{-1}", "4,4", "4,4")),
             "the ReduceMean drops the reduced axes (keepdims = 0)");
-  EXPECT_EQ(reason(rms("23", kDivOne, "ReduceMean <keepdims = 1> (sq, axes)", "{1}", "2,4,4", "2,4,4")),
+  EXPECT_EQ(reason(rms("23", kRmsDivOne, "ReduceMean <keepdims = 1> (sq, axes)", "{1}", "2,4,4", "2,4,4")),
             "the ReduceMean's axes are not the last ones");
-  EXPECT_EQ(reason(rms("23", kDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4")),
+  EXPECT_EQ(reason(rms("23", kRmsDiv, "ReduceMean <keepdims = 1> (sq, axes)", "{-1}", "2,4,1", "2,4,4")),
             "the scale's dims are not x's trailing dims");
   // Axes as an attribute at opset 23 (removed from ReduceMean at 18): refused, not read.
-  EXPECT_EQ(reason(rms("23", kDiv, "ReduceMean <axes = [-1], keepdims = 1> (sq)")),
+  EXPECT_EQ(reason(rms("23", kRmsDiv, "ReduceMean <axes = [-1], keepdims = 1> (sq)")),
             "the ReduceMean has axes as an attribute, not valid at opset 23");
 }
 
@@ -239,9 +239,9 @@ TEST(FuseRmsNormalization, Float16IsOffByDefault) {
     expect_same_outputs(s, 2, {{"B", 3}});
   }
   // The float16 rule alone leaves a float32 RMSNorm to fuse_rms_normalization.
-  auto f = simplify_text(rms("23", kDiv), {"fuse_rms_normalization_fp16"});
+  auto f = simplify_text(rms("23", kRmsDiv), {"fuse_rms_normalization_fp16"});
   EXPECT_EQ(count_ops(*f.model->graph, "RMSNormalization"), 0u) << f.printed;
-  auto m = test::parse(rms("23", kDiv));
+  auto m = test::parse(rms("23", kRmsDiv));
   passes::SimplifyOptions o;
   o.only = {"fuse_rms_normalization_fp16"};
   std::string why = "(not listed)";

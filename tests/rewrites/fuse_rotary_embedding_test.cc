@@ -58,13 +58,7 @@ g (float[B,2,S,4] x, )" +
 )";
 }
 
-std::string reason(const std::string& text) {
-  auto m = test::parse(text);
-  passes::SimplifyOptions o;
-  for (const auto& [rule, why] : passes::explain(*m, "y", o))
-    if (rule == "fuse_rotary_embedding") return why;
-  return "(not listed)";
-}
+std::string rotary_reason(const std::string& text) { return test::explain_reason(text, "fuse_rotary_embedding"); }
 
 TEST(FuseRotaryEmbedding, HalfTablesAndOneNode) {
   auto s = simplify_text(rope());
@@ -92,14 +86,14 @@ TEST(FuseRotaryEmbedding, HalfTablesAndOneNode) {
 
 TEST(FuseRotaryEmbedding, Refusals) {
   EXPECT_EQ(count_ops(*simplify_text(rope("22")).model->graph, "RotaryEmbedding"), 0u);
-  EXPECT_EQ(reason(rope("22")), "opset 22 < 23 has no RotaryEmbedding");
+  EXPECT_EQ(rotary_reason(rope("22")), "opset 22 < 23 has no RotaryEmbedding");
   // A cos table whose halves differ (not HF's cat(freqs, freqs)).
   std::string uneven =
       rope("23", "float[4,4] {1, 1, 1, 0.5, 0, 0, 0, 0, 0.5, 0.25, 0.5, 0.25, -0.75, 0.125, -0.75, 0.125}");
   auto u = simplify_text(uneven);
   EXPECT_EQ(count_ops(*u.model->graph, "RotaryEmbedding"), 0u);
   expect_same_outputs(u, 2, {{"B", 2}, {"S", 3}});
-  EXPECT_EQ(reason(uneven), "a table's rows do not have equal halves");
+  EXPECT_EQ(rotary_reason(uneven), "a table's rows do not have equal halves");
   // The low half taken as x[.., :1]: not rotate_half.
   std::string wrong =
       rope("23", kCos,
@@ -110,7 +104,7 @@ TEST(FuseRotaryEmbedding, Refusals) {
   // Position ids of batch 1 broadcast over x's batch: RotaryEmbedding wants [B, S].
   std::string one = rope("23", kCos, "x1 = Slice(x, z, h, ax)", "int64[1,S] pos");
   EXPECT_EQ(count_ops(*simplify_text(one).model->graph, "RotaryEmbedding"), 0u);
-  EXPECT_EQ(reason(one), "the position ids are not int64 [B, S] of x's batch and length");
+  EXPECT_EQ(rotary_reason(one), "the position ids are not int64 [B, S] of x's batch and length");
   // x * cos is a graph output too.
   auto shared = simplify_text(rope("23", kCos, "x1 = Slice(x, z, h, ax)", "int64[B,S] pos", ", float[B,2,S,4] m1"));
   EXPECT_EQ(count_ops(*shared.model->graph, "RotaryEmbedding"), 0u);
@@ -390,14 +384,14 @@ TEST(FuseRotaryEmbedding, InterleavedEvenTablesAndOneNode) {
 }
 
 TEST(FuseRotaryEmbedding, InterleavedRefusals) {
-  EXPECT_EQ(reason(rope_interleaved("22")), "opset 22 < 23 has no RotaryEmbedding");
+  EXPECT_EQ(rotary_reason(rope_interleaved("22")), "opset 22 < 23 has no RotaryEmbedding");
   // A cos table whose pairs differ (element 1 of row 0): not repeat_interleave(freqs, 2).
   std::string uneven = rope_interleaved(
       "23", false, "float[4,4] {1, 0.5, 1, 1, 0, 0, 0, 0, 0.5, 0.5, 0.25, 0.25, -0.75, -0.75, 0.125, 0.125}");
   auto u = simplify_text(uneven);
   EXPECT_EQ(count_ops(*u.model->graph, "RotaryEmbedding"), 0u) << u.printed;
   expect_same_outputs(u, 2, {{"B", 2}, {"S", 3}});
-  EXPECT_EQ(reason(uneven), "a table's rows do not have equal pairs (elements 2i and 2i + 1)");
+  EXPECT_EQ(rotary_reason(uneven), "a table's rows do not have equal pairs (elements 2i and 2i + 1)");
   // HF's halves-equal tables with the interleaved rotation: pairs differ, no fusion.
   std::string halves = rope_interleaved("23", false, kCos);
   EXPECT_EQ(count_ops(*simplify_text(halves).model->graph, "RotaryEmbedding"), 0u);
@@ -407,7 +401,7 @@ TEST(FuseRotaryEmbedding, InterleavedRefusals) {
     auto w = simplify_text(swapped);
     EXPECT_EQ(count_ops(*w.model->graph, "RotaryEmbedding"), 0u) << w.printed;
     expect_same_outputs(w, 2, {{"B", 2}, {"S", 3}});
-    EXPECT_EQ(reason(swapped), "the Add is not x * cos + rotate_half(x) * sin");
+    EXPECT_EQ(rotary_reason(swapped), "the Add is not x * cos + rotate_half(x) * sin");
   }
   // The rotated x is a graph output too.
   auto shared = simplify_text(rope_interleaved("23", true, kCosI, ", float[B,2,S,4] rot"));

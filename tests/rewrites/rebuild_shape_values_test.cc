@@ -15,8 +15,8 @@ using test::expect_same_outputs;
 using test::find_op;
 using test::simplify_text;
 
-const std::vector<std::string> kPasses = {"rebuild_shape_values", "eliminate_dead_nodes",
-                                          "eliminate_unused_initializers"};
+const std::vector<std::string> kRebuildPasses = {"rebuild_shape_values", "eliminate_dead_nodes",
+                                                 "eliminate_unused_initializers"};
 
 // torch's x.expand(B, -1, -1): the target is known to be [B, 1, 1] whatever computes it.
 const char* kClassToken = R"(
@@ -40,7 +40,7 @@ g (float[batch,4,8] x) => (float[batch,5,8] y) {
 )";
 
 TEST(RebuildShapeValues, WhereOfAKnownConditionBecomesOneConcat) {
-  auto s = simplify_text(kClassToken, kPasses);
+  auto s = simplify_text(kClassToken, kRebuildPasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Where"), 0u);
   EXPECT_EQ(count_ops(*s.model->graph, "Equal"), 0u);
   const ir::Node* e = find_op(*s.model->graph, "Expand");
@@ -69,7 +69,7 @@ g (float[n,6] x) => (float[n,6] y) {
   y = Reshape(x, u)
 }
 )",
-                         kPasses);
+                         kRebuildPasses);
   const ir::Node* r = find_op(*s.model->graph, "Reshape");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->input(1)->producer()->op_type, "Shape");
@@ -96,7 +96,7 @@ g (float[n,6] x) => (float[n,2,3] y, int64[2] w) {
   w = Identity(w0)
 }
 )",
-                         kPasses);
+                         kRebuildPasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Concat"), 2u);
   EXPECT_EQ(count_ops(*s.model->graph, "Size"), 1u);
   expect_same_outputs(s, 2, {{"n", 2}});
@@ -118,7 +118,7 @@ g (float[batch,4] x) => (int64[2] t) {
   t = Where(eq, ones, want)
 }
 )",
-                         kPasses);
+                         kRebuildPasses);
   EXPECT_EQ(count_ops(*s.model->graph, "Where"), 1u);
   EXPECT_EQ(s.model->graph->outputs()[0]->name(), "t");
   expect_same_outputs(s, 2, {{"batch", 3}});
@@ -144,7 +144,7 @@ g (float[batch,4,8] x, float[batch,5,8] z, bool c) => (float[batch,5,8] y) {
     }, else_branch = f () => (float[batch,5,8] b) { b = Identity(z) }>
 }
 )",
-                         kPasses);
+                         kRebuildPasses);
   const ir::Node* branch = find_op(*s.model->graph, "If");
   ASSERT_TRUE(branch);
   EXPECT_EQ(count_ops(*branch->subgraphs()[0], "Where"), 0u);

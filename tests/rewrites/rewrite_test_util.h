@@ -10,7 +10,9 @@
 #include "eval/verify.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
+#include "ops/kernel_util.h"
 #include "passes/pass_manager.h"
+#include "passes/rule.h"
 #include "../unit/test_util.h"
 
 namespace onnxtrim::test {
@@ -91,5 +93,21 @@ inline size_t count_ops(const ir::Graph& g, const std::string& op) {
   g.for_each_node([&](const ir::Node* node) { n += node->op_type == op; });
   return n;
 }
+
+// Why `rule` does not fire at the node that writes `node` in `text`'s model (passes::explain,
+// with the options of `target`), or "(not listed)" when explain does not name the rule.
+inline std::string explain_reason(const std::string& text, const std::string& rule, const std::string& node = "y",
+                                  const std::string& target = "") {
+  auto m = parse(text);
+  if (!m) return "(no model)";
+  passes::SimplifyOptions o;
+  o.target = target;
+  for (const auto& [r, why] : passes::explain(*m, node, o))
+    if (r == rule) return why;
+  return "(not listed)";
+}
+
+// The elements of an initializer, as int64.
+inline std::vector<int64_t> ints_of(const ir::Value* v) { return ops::to_int64_vector(*v->initializer()); }
 
 }  // namespace onnxtrim::test

@@ -9,9 +9,8 @@ namespace onnxtrim {
 namespace {
 
 using test::expect_same_outputs;
+using test::ints_of;
 using test::simplify_text;
-
-std::vector<int64_t> ints_of(const ir::Value* v) { return ops::to_int64_vector(*v->initializer()); }
 
 TEST(SimplifyShapeChains, AttentionReshapeStaysDynamic) {
   // x: [batch, seq, 768] -> [batch, seq, 12, 64] spelled the way exporters do.

@@ -9,14 +9,12 @@
 #include "api/internal.h"
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
+#include "api_test_util.h"
 
 namespace onnxtrim {
 namespace {
 
-struct Converted {
-  Model model;
-  Report report;
-};
+using test::Converted;
 
 Converted convert(const std::string& text_or_model, const std::string& dtype, bool keep_io = true, int samples = 1,
                   const Model* from = nullptr) {

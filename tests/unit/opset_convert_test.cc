@@ -11,14 +11,12 @@
 #include "convert/opset.h"
 #include "ir/printer.h"
 #include "onnxtrim/onnxtrim.hpp"
+#include "api_test_util.h"
 
 namespace onnxtrim {
 namespace {
 
-struct Converted {
-  Model model;
-  Report report;
-};
+using test::Converted;
 
 Converted convert_model(Model m, int64_t opset) {
   Options o;
@@ -64,7 +62,7 @@ const ir::Node* find(const Model& m, const std::string& op) {
   return found;
 }
 
-int count(const Model& m, const std::string& op) {
+int op_count(const Model& m, const std::string& op) {
   int k = 0;
   api::ir_model(m).graph->for_each_node([&](const ir::Node* n) { k += n->op_type == op; });
   return k;
@@ -232,10 +230,10 @@ g (float[N,2] x) => (float[?,2] a, float[?,2] b, float[?,2] c) {
     Report r = simplify(m, o);
     EXPECT_TRUE(r.verification.ran && r.verification.ok) << r.verification.why;
     EXPECT_EQ(r.verification.dims.count("N") ? r.verification.dims.at("N") : rows, rows);
-    EXPECT_EQ(count(m, "Min"), 1);  // computed, not constant
+    EXPECT_EQ(op_count(m, "Min"), 1);  // computed, not constant
   }
   auto dynamic = convert(dyn, 13);
-  EXPECT_EQ(count(dynamic.model, "Min"), 1);
+  EXPECT_EQ(op_count(dynamic.model, "Min"), 1);
   EXPECT_NE(find(dynamic.model, "Split")->input(1), nullptr);
   std::string msg = refusal(R"(
 <ir_version: 8, opset_import: ["" : 18]>
@@ -396,8 +394,8 @@ g (float[2,3,4] x) => (float[2,3,4] y) {
 }
 )",
                     13);
-  EXPECT_EQ(count(up.model, "Flatten"), 1);
-  EXPECT_EQ(count(up.model, "Reshape"), 1);
+  EXPECT_EQ(op_count(up.model, "Flatten"), 1);
+  EXPECT_EQ(op_count(up.model, "Reshape"), 1);
   // Softmax-13 over a middle axis goes down through Transposes; over the last axis, unchanged.
   auto down = convert(R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -407,7 +405,7 @@ g (float[2,3,4] x) => (float[2,3,4] y, float[2,3,4] z) {
 }
 )",
                       11);
-  EXPECT_EQ(count(down.model, "Transpose"), 2);
+  EXPECT_EQ(op_count(down.model, "Transpose"), 2);
   int last = 0;
   api::ir_model(down.model).graph->for_each_node([&](const ir::Node* n) {
     if (n->op_type == "LogSoftmax") last = static_cast<int>(n->attr_int("axis", 1));
@@ -430,7 +428,7 @@ g (float[2,4,3] x) => (float[2,4,3] y) {
   const ir::Node* gn = find(down.model, "GroupNormalization");
   EXPECT_EQ(floats_in(gn, 1), F({1, 1}));
   EXPECT_EQ(floats_in(gn, 2), F({0, 0}));
-  EXPECT_EQ(count(down.model, "Mul"), 1);
+  EXPECT_EQ(op_count(down.model, "Mul"), 1);
   // Uniform within each group: one value per group, nothing added.
   auto uniform = convert(R"(
 <ir_version: 10, opset_import: ["" : 21]>
@@ -444,7 +442,7 @@ g (float[2,4,3] x) => (float[2,4,3] y) {
   gn = find(uniform.model, "GroupNormalization");
   EXPECT_EQ(floats_in(gn, 1), F({0.5f, 3}));
   EXPECT_EQ(floats_in(gn, 2), F({0.1f, 0.4f}));
-  EXPECT_EQ(count(uniform.model, "Mul"), 0);
+  EXPECT_EQ(op_count(uniform.model, "Mul"), 0);
   // And up again: repeated per channel.
   auto up = again(uniform, 21);
   EXPECT_EQ(floats_in(find(up.model, "GroupNormalization"), 1), F({0.5f, 0.5f, 3, 3}));
@@ -510,11 +508,11 @@ g (float[2,5,8] x) => (float[2,5,8] y, float[2,5,8] z) {
 )",
                       13);
   EXPECT_EQ(down.report.opset.nodes_expanded, 3);
-  EXPECT_EQ(count(down.model, "LayerNormalization"), 0);
-  EXPECT_EQ(count(down.model, "Gelu"), 0);
-  EXPECT_EQ(count(down.model, "Erf"), 1);
-  EXPECT_EQ(count(down.model, "Tanh"), 1);
-  EXPECT_EQ(count(down.model, "ReduceMean"), 2);
+  EXPECT_EQ(op_count(down.model, "LayerNormalization"), 0);
+  EXPECT_EQ(op_count(down.model, "Gelu"), 0);
+  EXPECT_EQ(op_count(down.model, "Erf"), 1);
+  EXPECT_EQ(op_count(down.model, "Tanh"), 1);
+  EXPECT_EQ(op_count(down.model, "ReduceMean"), 2);
   EXPECT_EQ(find(down.model, "ReduceMean")->attr_ints("axes"), V({-1}));
 }
 
@@ -527,8 +525,8 @@ g (float[2,3,4,8] q, float[2,3,6,8] k, float[2,3,6,5] v, bool[4,6] m) => (float[
 }
 )",
                       13);
-  EXPECT_EQ(count(four.model, "Attention"), 0);
-  EXPECT_EQ(count(four.model, "Softmax"), 1);
+  EXPECT_EQ(op_count(four.model, "Attention"), 0);
+  EXPECT_EQ(op_count(four.model, "Softmax"), 1);
   // 3-D, grouped heads (4 query heads over 2 key/value heads), past and present key/value.
   auto gqa = convert(R"(
 <ir_version: 10, opset_import: ["" : 23]>
@@ -538,8 +536,8 @@ g (float[2,3,32] q, float[2,5,16] k, float[2,5,16] v, float[2,2,4,8] pk, float[2
 }
 )",
                      13);
-  EXPECT_EQ(count(gqa.model, "Attention"), 0);
-  EXPECT_EQ(count(gqa.model, "Expand"), 2);
+  EXPECT_EQ(op_count(gqa.model, "Attention"), 0);
+  EXPECT_EQ(op_count(gqa.model, "Expand"), 2);
   EXPECT_EQ(gqa.report.verification.outputs.size(), 3u);
 }
 

@@ -11,6 +11,7 @@
 #include "eval/verify.h"
 #include "onnxtrim/onnxtrim.hpp"
 #include "passes/pass_manager.h"
+#include "api_test_util.h"
 #include "test_util.h"
 
 namespace onnxtrim {
@@ -34,11 +35,7 @@ std::unique_ptr<eval::Verifier> verifier(const ir::Model& m, int samples = 2) {
   return v ? std::move(v).value() : nullptr;
 }
 
-Model public_model(const ir::Model& m) {
-  auto bytes = onnx_io::serialize_model(m);
-  EXPECT_TRUE(bytes.is_ok());
-  return Model::parse(bytes.value().data(), bytes.value().size());
-}
+using test::public_model;
 
 // Two unseeded RandomNormalLike, the second reading the first's result.
 constexpr const char* kTwoNoises = R"(

@@ -10,6 +10,7 @@
 #include "driver/sizes.h"
 #include "eval/verify.h"
 #include "onnxtrim/onnxtrim.hpp"
+#include "api_test_util.h"
 #include "test_util.h"
 
 namespace onnxtrim {
@@ -25,11 +26,7 @@ void conv_weight(ir::Model& m, int64_t k) {
   test::set_weight(m, "w", std::move(t));
 }
 
-Model public_model(const ir::Model& m) {
-  auto bytes = onnx_io::serialize_model(m);
-  EXPECT_TRUE(bytes.is_ok());
-  return Model::parse(bytes.value().data(), bytes.value().size());
-}
+using test::public_model;
 
 // A signal with unnamed dynamic dims into a Conv with a kernel of 100 inside an If (where the
 // facts do not look): the check's first sizes (8, then 64) are too short for it.

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::parse;
 
-constexpr const char* kChain = R"(
+constexpr const char* kVerifierChain = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2] x) => (float[2] y) {
   a = Relu(x)
@@ -52,7 +52,7 @@ const bool kRegistered = [] {
 
 TEST(WriteVerifier, NamesThePassThatBrokeTheGraph) {
   ASSERT_TRUE(kRegistered);
-  auto m = parse(kChain);
+  auto m = parse(kVerifierChain);
   passes::SimplifyOptions o;
   o.only = {"test_break_graph"};
   auto r = passes::simplify(*m, o);
@@ -65,7 +65,7 @@ TEST(WriteVerifier, NamesThePassThatBrokeTheGraph) {
 }
 
 TEST(WriteVerifier, SaveWritesNothingForABrokenGraph) {
-  auto m = parse(kChain);
+  auto m = parse(kVerifierChain);
   ir::Graph& g = *m->graph;
   g.move_node_before(g.find_value("y")->producer(), g.first_node());
   m->changed_by = "pass some_rewrite";
@@ -89,7 +89,7 @@ TEST(WriteVerifier, PublicApiWithoutTheCheck) {
   fs::path dir = fs::temp_directory_path() / "onnxtrim_write_verifier_api";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  auto m = parse(kChain);
+  auto m = parse(kVerifierChain);
   ASSERT_TRUE(onnx_io::save_model(*m, (dir / "in.onnx").string()).is_ok());
   Options o;
   o.passes = {"test_break_graph"};
@@ -106,7 +106,7 @@ TEST(WriteVerifier, PublicApiWithoutTheCheck) {
 }
 
 TEST(WriteVerifier, CatchesNamesAndInitializerTypes) {
-  auto m = parse(kChain);
+  auto m = parse(kVerifierChain);
   EXPECT_TRUE(ir::verify_for_write(*m).is_ok());
   ir::Graph& g = *m->graph;
   // A name that is not UTF-8 (what freed memory looks like).
@@ -153,7 +153,7 @@ TEST(WriteVerifier, AnUnnamedGraphInputIsWrittenBack) {
   std::string bytes;
   simplify_and_serialize(*m, &bytes);
   // A node output without a name is refused.
-  auto chain = parse(kChain);
+  auto chain = parse(kVerifierChain);
   chain->graph->rename_value(chain->graph->find_value("a"), "");
   Status st = ir::verify_for_write(*chain);
   ASSERT_FALSE(st.is_ok());
@@ -172,7 +172,7 @@ TEST(WriteVerifier, AFileWithNamesThatAreNotUtf8IsWrittenBack) {
   ASSERT_TRUE(again.is_ok()) << again.status().message();
   EXPECT_TRUE(again.value()->unchecked_names_and_types);
   // A model whose names were UTF-8 as loaded is not allowed to end with one that is not.
-  auto chain = parse(kChain);
+  auto chain = parse(kVerifierChain);
   EXPECT_FALSE(chain->unchecked_names_and_types);
 }
 
