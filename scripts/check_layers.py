@@ -133,8 +133,9 @@ def layer_flags(root, build):
     flags, problems = {}, []
     for c in commands:
         path = os.path.realpath(os.path.join(c["directory"], c["file"]))
-        if not path.startswith(src) and not unity.search(path):
-            continue  # tests, tools, the Python module: they see src/ and include/
+        batch = unity.search(path)
+        if not path.startswith(src) and not (batch and batch.group(1) in LAYERS):
+            continue  # tests (their batches too), tools, the Python module: they see src/ and include/
         args = c["arguments"] if "arguments" in c else shlex.split(c["command"])
         if os.path.basename(args[0]) == "ccache":
             args = args[1:]
