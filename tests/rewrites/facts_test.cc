@@ -178,7 +178,9 @@ g (float[2, 3] x) => (float[4, 3] y, int64 n) {
     EXPECT_NE(v->name(), "c");
     EXPECT_NE(v->name(), "r");
     EXPECT_NE(v->name(), "sq");
-    if (v->type.is_tensor()) EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+    if (v->type.is_tensor()) {
+      EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+    }
   }
   EXPECT_EQ(s.model->graph->outputs()[0]->type.elem, ir::DataType::kFloat);
 }
@@ -234,7 +236,9 @@ g (float[2, 6] x) => (float[3, 4] y) {
   ASSERT_TRUE(s.model);
   EXPECT_FALSE(value_named(*s.model->graph, "r")->has_value_info);
   for (const ir::Value* v : s.model->graph->value_info_order())
-    if (v->type.is_tensor()) EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+    if (v->type.is_tensor()) {
+      EXPECT_NE(v->type.elem, ir::DataType::kUndefined) << v->name();
+    }
 }
 
 TEST(WrittenFacts, DeclaredElementTypeZeroIsDropped) {

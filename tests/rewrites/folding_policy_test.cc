@@ -318,7 +318,9 @@ g (float[b,3,16] x) => (float[b,3,64] y) {
   EXPECT_EQ(count_ops(g, "Expand"), size_t{n});
   EXPECT_EQ(s.nodes(), size_t{1 + 3 * n + 1});
   g.for_each_node([](const ir::Node* node) {
-    if (node->op_type == "Split") EXPECT_EQ(node->input(0)->name(), "x");
+    if (node->op_type == "Split") {
+      EXPECT_EQ(node->input(0)->name(), "x");
+    }
     if (node->op_type != "Expand") return;
     ASSERT_TRUE(node->input(1)->is_initializer());
     EXPECT_EQ(node->input(1)->initializer()->to_vector<int64_t>(), (std::vector<int64_t>{1, 3, 1, 4}));

@@ -141,8 +141,9 @@ g (float[2,3,4] x) => (float[2,3,4] y) {
   auto m = test::parse(ln);
   passes::SimplifyOptions o;
   for (const auto& [rule, why] : passes::explain(*m, "y", o))
-    if (rule == "fuse_rms_normalization")
+    if (rule == "fuse_rms_normalization") {
       EXPECT_EQ(why, "x is x' - ReduceMean(x'): a LayerNorm (fuse_layer_normalization)");
+    }
 }
 
 TEST(FuseRmsNormalization, InsideABranch) {

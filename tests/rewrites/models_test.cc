@@ -95,7 +95,9 @@ TEST(BertTiny, ShapeChainsCollapseAndTheModelStaysDynamic) {
   // feeds Range(0, seq) for the position ids: a dynamic length no constant can express.
   EXPECT_LE(count_ops(*s.model->graph, "Shape"), 1u) << ir::print_graph(*s.model->graph);
   s.model->graph->for_each_node([&](const ir::Node* n) {
-    if (n->op_type == "Reshape") EXPECT_TRUE(n->input(1)->is_initializer()) << n->describe();
+    if (n->op_type == "Reshape") {
+      EXPECT_TRUE(n->input(1)->is_initializer()) << n->describe();
+    }
   });
   EXPECT_LT(s.model->graph->num_nodes(), s.original->graph->num_nodes());
   // Nothing frozen: two different sequence lengths give the original's outputs.

@@ -153,7 +153,9 @@ g (float[1] x) => (float[?] y) {
   y = Range(start, limit, delta)
 })";
   auto bad = onnx_io::parse_text_model(inf_text);
-  if (!bad.is_ok()) EXPECT_EQ(bad.status().code(), ErrorCode::kParse) << bad.status().message();
+  if (!bad.is_ok()) {
+    EXPECT_EQ(bad.status().code(), ErrorCode::kParse) << bad.status().message();
+  }
   // ...so the limit is set to infinity in the IR.
   auto f = parse(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[1] x) => (float[?] y) {

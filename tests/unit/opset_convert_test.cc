@@ -643,7 +643,9 @@ RowSum (x) => (y) {
   EXPECT_EQ(rs->attr_ints("axes"), V({1}));
   EXPECT_EQ(rs->num_inputs(), 1u);
   for (const auto& o : m.functions[0].opset_import)
-    if (o.domain.empty()) EXPECT_EQ(o.version, 11);
+    if (o.domain.empty()) {
+      EXPECT_EQ(o.version, 11);
+    }
   // Up again: a constant made inside a function is a Constant node (no initializers there).
   auto up = again(down, 13);
   rs = find(up.model, "ReduceSum");
